@@ -1,0 +1,42 @@
+// rlsim: replays recorded episodes through a model and reports prediction error.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/cli_common.h"
+#include "src/io/recording.h"
+#include "src/replay/replay.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rlsim: replay Rocket League recordings through rlfit's models"};
+  app.require_subcommand(1);
+  rlfit::ReplayOptions options;
+  CLI::App* replay = app.add_subcommand(
+      "replay", "predict recorded episodes open loop and from windowed restarts; report error");
+  replay->add_option("model", options.model, "model to replay")
+      ->required()
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  replay->add_option("paths", options.paths,
+                     "recordings: files or folders (default: the model's datasets); relative "
+                     "paths are also looked up under the datasets root");
+  replay->add_option("--coeffs", options.coeffs_path,
+                     "coefficients JSON written by rlfit (default: the seed notes' values)")
+      ->check(CLI::ExistingFile);
+  replay->add_option("--out", options.out_dir,
+                     "output folder: predicted trajectories, replay_summary.json, summary.txt");
+  replay->add_option("--horizons", options.horizons_s, "reported horizons in seconds")
+      ->capture_default_str();
+  replay->add_option("--window", options.window_s, "spacing of windowed restarts, s")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  replay->add_flag("--quiet", options.quiet, "no progress on stderr");
+  rlfit::AddDataOption(replay, &options.data_root);
+
+  CLI11_PARSE(app, argc, argv);
+  return rlfit::RunGuarded("rlsim", [&] {
+    std::string why;
+    if (!options.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+    options.data_root = rlfit::ResolveDataRoot(options.data_root);
+    rlfit::RunReplay(options, std::cout);
+  });
+}

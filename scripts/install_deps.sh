@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rlfit builds, tests and plots with. Safe to re-run.
+set -euo pipefail
+PKGS=(cmake g++ make libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
+      doctest-dev libbenchmark-dev python3-matplotlib python3-numpy)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

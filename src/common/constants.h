@@ -1,0 +1,43 @@
+// Game constants with unit and source. Used only as defaults of coefficient structs and
+// options; step functions read coefficients, never these directly.
+#pragma once
+
+namespace rlfit::game {
+
+// Physics tick of the game engine, Hz (datasets README; RocketSim).
+inline constexpr double kTickRateHz = 120.0;
+// Row rate of the ~61 Hz episode CSVs, Hz: in-air rows change vz by 650/60.96 (datasets README).
+inline constexpr double kEpisodeRowRateHz = 60.96;
+// Gravity along world z, uu/s^2 (datasets README).
+inline constexpr double kGravityZ = -650.0;
+// Largest car speed, uu/s (parameters/car.md ARBActor_TA.MaxLinearSpeed).
+inline constexpr double kCarMaxSpeed = 2300.0;
+// Largest car angular speed, rad/s (parameters/car.md ARBActor_TA.MaxAngularSpeed; note 000).
+inline constexpr double kCarMaxOmega = 5.5;
+// Boost acceleration: BoostForce 178500 / car mass 180, uu/s^2 (magic_numbers.py, car.md).
+inline constexpr double kBoostAccel = 178500.0 / 180.0;
+// In-air throttle acceleration: ThrottleForce 12000 / mass 180, uu/s^2 (magic_numbers.py).
+inline constexpr double kAirThrottleAccel = 12000.0 / 180.0;
+
+// Aerial torque and damping of note 000 ("Example Implementation"), 1/s^2 and 1/s.
+inline constexpr double kAirTorqueRoll = -36.07956616966136;
+inline constexpr double kAirTorquePitch = -12.14599781908070;
+inline constexpr double kAirTorqueYaw = 8.91962804287785;
+inline constexpr double kAirDampingRoll = -4.47166302201591;
+inline constexpr double kAirDampingPitch = -2.798194258050845;
+inline constexpr double kAirDampingYaw = -1.886491900437232;
+
+// Ball (note 003, parameters/ball.md, datasets README).
+inline constexpr double kBallRadius = 91.25;          // nominal radius, uu
+inline constexpr double kBallContactRadius = 93.15;   // resting height in the arena, uu
+inline constexpr double kBallMaxSpeed = 6000.0;       // uu/s (ball.md MaxLinearSpeed)
+inline constexpr double kBallMaxOmega = 6.0;          // rad/s (ball.md MaxAngularSpeed)
+inline constexpr double kBallRestitution = 0.6;       // note 003
+inline constexpr double kBallFrictionMu = 0.285;      // RLUtilities ball.cc
+inline constexpr double kBallFrictionY = 2.0;         // RLUtilities ball.cc
+inline constexpr double kBallDrag = -0.0305;          // 1/s, RLUtilities ball.cc
+
+// Game rotation units to radians: value * pi / 32768 (datasets README).
+inline constexpr double kRadiansPerUnrealUnit = 3.14159265358979323846 / 32768.0;
+
+}  // namespace rlfit::game

@@ -1,0 +1,63 @@
+// An episode: a validated, time-stamped sequence of recorded states (and, for the car,
+// the controller inputs), the unit every model is replayed and fitted on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace rlfit {
+
+// Controller inputs of one recorded row. Analog values in [-1, 1].
+struct CarInputs {
+  double throttle = 0.0;
+  double steer = 0.0;
+  double pitch = 0.0;
+  double yaw = 0.0;
+  double roll = 0.0;
+  bool jump = false;
+  bool boost = false;
+  bool handbrake = false;
+};
+
+// One recorded row, in SI-like game units: uu, uu/s, rad/s, all in the world frame.
+struct Sample {
+  int source_row = 0;             // 1-based line in the source file
+  double t_s = 0.0;               // time since the episode's first row, s (derived, see Episode)
+  Eigen::Vector3d x = Eigen::Vector3d::Zero();       // position, uu
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();       // velocity, uu/s
+  Eigen::Vector3d omega = Eigen::Vector3d::Zero();   // angular velocity (world), rad/s
+  Eigen::Matrix3d theta = Eigen::Matrix3d::Identity();  // columns forward, left, up
+  // Car only (zero for the ball):
+  bool supersonic = false;
+  bool jumped = false;
+  bool double_jumped = false;
+  bool on_ground = false;
+  double boost_amount = 0.0;      // 0-100
+  CarInputs input;
+};
+
+enum class EpisodeKind { kBall, kCar };
+
+// A continuous stretch of recording. rows[k+1] follows rows[k] after step_dt_s[k] seconds,
+// which spans step_ticks[k] physics ticks of the game (1 tick = 1/120 s nominally).
+struct Episode {
+  std::string path;    // source file
+  std::string name;    // output file name, e.g. "episode_00.csv" or "driving_seg02.csv"
+  EpisodeKind kind = EpisodeKind::kCar;
+  std::vector<Sample> rows;
+  std::vector<double> step_dt_s;  // size rows.size() - 1
+  std::vector<int> step_ticks;    // size rows.size() - 1
+
+  int size() const { return static_cast<int>(rows.size()); }
+  double duration_s() const { return rows.empty() ? 0.0 : rows.back().t_s; }
+};
+
+// An earlier model's open-loop prediction shipped beside an episode (prediction_NN.csv).
+struct BaselinePrediction {
+  std::string path;
+  std::vector<Eigen::Vector3d> x, v, omega;
+};
+
+}  // namespace rlfit

@@ -1,0 +1,93 @@
+// The car in the air (notes 000/001): torque Theta (T u + D Theta^T omega) with pitch and yaw
+// damping scaled by (1 - |input|), |omega| <= 5.5, orientation advanced by the closed-form
+// exponential of the averaged angular velocity; gravity, boost and air throttle along the nose.
+#pragma once
+
+#include <cmath>
+
+#include "src/common/constants.h"
+#include "src/models/car_state.h"
+#include "src/models/model.h"
+
+namespace rlfit {
+
+// Coefficients of the aerial model. Flat layout (JSON names in brackets):
+//   block air_torque  [T_r, T_p, T_y]      rad/s^2 per unit input (roll, pitch, yaw)
+//   block air_damping [D_r, D_p, D_y]      1/s, acting on the body-frame angular velocity
+//   block thrust      [boost_accel, air_throttle_accel]  uu/s^2 along the nose
+template <typename T>
+struct AerialCoeffs {
+  enum Index { kTr, kTp, kTy, kDr, kDp, kDy, kBoostAccel, kThrottleAccel, kSize };
+  Vec3<T> torque;
+  Vec3<T> damping;
+  T boost_accel;
+  T throttle_accel;
+  double max_omega = game::kCarMaxOmega;   // rad/s (game cap, not fitted)
+  double max_speed = game::kCarMaxSpeed;   // uu/s (game cap, not fitted)
+  double gravity_z = game::kGravityZ;      // uu/s^2 (not fitted)
+
+  // From the blocks in layout order: torque[3], damping[3], thrust[2].
+  static AerialCoeffs FromBlocks(const T* torque, const T* damping, const T* thrust) {
+    AerialCoeffs c;
+    c.torque = Vec3<T>(torque[0], torque[1], torque[2]);
+    c.damping = Vec3<T>(damping[0], damping[1], damping[2]);
+    c.boost_accel = thrust[0];
+    c.throttle_accel = thrust[1];
+    return c;
+  }
+  static AerialCoeffs FromArray(const T* flat) {
+    return FromBlocks(flat + kTr, flat + kDr, flat + kBoostAccel);
+  }
+};
+
+inline const CoeffLayout& AerialLayout() {
+  static const CoeffLayout layout{
+      {"T_r", "T_p", "T_y", "D_r", "D_p", "D_y", "boost_accel", "air_throttle_accel"},
+      {"rad/s^2", "rad/s^2", "rad/s^2", "1/s", "1/s", "1/s", "uu/s^2", "uu/s^2"},
+      {game::kAirTorqueRoll, game::kAirTorquePitch, game::kAirTorqueYaw, game::kAirDampingRoll,
+       game::kAirDampingPitch, game::kAirDampingYaw, game::kBoostAccel, game::kAirThrottleAccel},
+      {{"air_torque", 0, 3}, {"air_damping", 3, 3}, {"thrust", 6, 2}}};
+  return layout;
+}
+
+// One physics step of dt_s seconds with constant inputs u.
+template <typename T>
+CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const CarInputs& u,
+                       double dt_s) {
+  using std::abs;
+  const T dt(dt_s);
+  // Torque in the body frame (roll, pitch, yaw axes = forward, left, up columns of theta).
+  const Vec3<T> w_body = s.theta.transpose() * s.omega;
+  Vec3<T> tau_body;
+  tau_body(0) = c.torque(0) * T(u.roll) + c.damping(0) * w_body(0);
+  tau_body(1) = c.torque(1) * T(u.pitch) + c.damping(1) * T(1.0 - abs(u.pitch)) * w_body(1);
+  tau_body(2) = c.torque(2) * T(u.yaw) + c.damping(2) * T(1.0 - abs(u.yaw)) * w_body(2);
+
+  CarState<T> next;
+  next.omega = ClampNorm<T>(s.omega + s.theta * tau_body * dt, c.max_omega);
+  const Vec3<T> omega_avg = T(0.5) * (s.omega + next.omega);
+  next.theta = ExpSo3<T>(omega_avg * dt) * s.theta;
+
+  // Boost implies full throttle in the air; both push along the nose.
+  const T thrust = u.boost ? c.boost_accel + c.throttle_accel : c.throttle_accel * T(u.throttle);
+  Vec3<T> accel = s.theta.col(0) * thrust;
+  accel(2) += T(c.gravity_z);
+  next.v = ClampNorm<T>(s.v + accel * dt, c.max_speed);
+  // Semi-implicit Euler as in the game's engine (Bullet): position moves with the new velocity.
+  next.x = s.x + next.v * dt;
+  return next;
+}
+
+// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
+template <typename T>
+CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
+                             int k, const Integration& integ) {
+  const double dt_row = ep.step_dt_s[k];
+  const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
+  const CarInputs& u = InputsForStep(ep, k, integ.input_delay_rows);
+  CarState<T> out = s;
+  for (int i = 0; i < n; ++i) out = StepAerial(c, out, u, dt_row / n);
+  return out;
+}
+
+}  // namespace rlfit

@@ -1,0 +1,35 @@
+// State of the car shared by the aerial and ground models, templated on the scalar.
+#pragma once
+
+#include "src/common/rotation.h"
+#include "src/io/episode.h"
+
+namespace rlfit {
+
+template <typename T>
+struct CarState {
+  Vec3<T> x;      // position, uu
+  Vec3<T> v;      // velocity, uu/s
+  Vec3<T> omega;  // angular velocity (world frame), rad/s
+  Mat3<T> theta;  // orientation, columns forward, left, up
+
+  static CarState FromSample(const Sample& s) {
+    CarState out;
+    out.x = s.x.cast<T>();
+    out.v = s.v.cast<T>();
+    out.omega = s.omega.cast<T>();
+    out.theta = s.theta.cast<T>();
+    return out;
+  }
+};
+
+// Scales `w` down to norm at most `max_norm`; smooth except at the cap (autodiff-safe).
+template <typename T>
+Vec3<T> ClampNorm(const Vec3<T>& w, double max_norm) {
+  using std::sqrt;
+  const T n2 = w.squaredNorm();
+  if (n2 > T(max_norm * max_norm)) return w * (T(max_norm) / sqrt(n2));
+  return w;
+}
+
+}  // namespace rlfit

@@ -1,0 +1,51 @@
+// The registry of models: each entry binds a model's coefficient layout and row step to
+// the replay machinery. Adding a model means adding one entry here.
+#include <memory>
+
+#include "src/common/error.h"
+#include "src/models/aerial.h"
+#include "src/replay/predictor.h"
+
+namespace rlfit {
+namespace {
+
+template <typename Coeffs, typename State, typename Advance>
+std::unique_ptr<Predictor> MakeRowPredictor(Coeffs coeffs, const Integration& integ,
+                                            Advance advance) {
+  return std::make_unique<RowPredictor<State, Coeffs, Advance>>(std::move(coeffs), integ,
+                                                                std::move(advance));
+}
+
+std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file) {
+  const auto coeffs = AerialCoeffs<double>::FromArray(file.values.data());
+  return MakeRowPredictor<AerialCoeffs<double>, CarState<double>>(
+      coeffs, file.integration,
+      [](const AerialCoeffs<double>& c, const CarState<double>& s, const Episode& ep, int k,
+         const Integration& integ) { return AdvanceAerialRow(c, s, ep, k, integ); });
+}
+
+}  // namespace
+
+const std::vector<ModelInfo>& Models() {
+  static const std::vector<ModelInfo> models = {
+      {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
+       {"car_control/aerial"}, MakeAerial},
+  };
+  return models;
+}
+
+const ModelInfo& FindModel(const std::string& name) {
+  for (const ModelInfo& m : Models())
+    if (m.name == name) return m;
+  std::string known;
+  for (const ModelInfo& m : Models()) known += (known.empty() ? "" : ", ") + m.name;
+  throw InputError(name, 0, 0, "unknown model (known: " + known + ")");
+}
+
+std::vector<std::string> ModelNames() {
+  std::vector<std::string> names;
+  for (const ModelInfo& m : Models()) names.push_back(m.name);
+  return names;
+}
+
+}  // namespace rlfit

@@ -1,0 +1,77 @@
+// The replay-side face of a model: open-loop rollouts over recorded episodes in double,
+// and the registry of models by name (one entry per model; rlsim and rlfit both use it).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "src/io/coeff_file.h"
+#include "src/io/episode.h"
+#include "src/models/car_state.h"
+#include "src/models/model.h"
+
+namespace rlfit {
+
+struct PredictedState {
+  Eigen::Vector3d x, v, omega;
+  Eigen::Matrix3d theta = Eigen::Matrix3d::Identity();
+};
+
+inline PredictedState ToPredicted(const CarState<double>& s) {
+  return {s.x, s.v, s.omega, s.theta};
+}
+
+class Predictor {
+ public:
+  virtual ~Predictor() = default;
+  // Predicts rows start..end (inclusive) of `ep` from the recorded state at `start`, with the
+  // recorded inputs; element 0 is the recorded state at `start`.
+  virtual std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const = 0;
+};
+
+// Adapts a model's templated AdvanceRow to the Predictor interface.
+template <typename State, typename Coeffs, typename Advance>
+class RowPredictor : public Predictor {
+ public:
+  RowPredictor(Coeffs coeffs, Integration integ, Advance advance)
+      : coeffs_(std::move(coeffs)), integ_(integ), advance_(std::move(advance)) {}
+
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    std::vector<PredictedState> out;
+    out.reserve(end - start + 1);
+    State s = State::FromSample(ep.rows[start]);
+    out.push_back(ToPredicted(s));
+    for (int k = start; k < end; ++k) {
+      s = advance_(coeffs_, s, ep, k, integ_);
+      out.push_back(ToPredicted(s));
+    }
+    return out;
+  }
+
+ private:
+  Coeffs coeffs_;
+  Integration integ_;
+  Advance advance_;
+};
+
+struct ModelInfo {
+  std::string name;            // "aerial", "ball", "ground"
+  std::string description;
+  EpisodeKind kind;            // which recordings it replays
+  bool has_orientation;        // orientation error is reported
+  const CoeffLayout* layout;
+  std::vector<std::string> default_paths;  // relative to the data root
+  std::function<std::unique_ptr<Predictor>(const CoeffFile&)> make_predictor;
+};
+
+// Every model of the project, in a fixed order.
+const std::vector<ModelInfo>& Models();
+// The model called `name`; InputError listing the known ones otherwise.
+const ModelInfo& FindModel(const std::string& name);
+std::vector<std::string> ModelNames();
+
+}  // namespace rlfit
