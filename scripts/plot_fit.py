@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+# Plots a coefficients JSON written by `rlfit fit`: each coefficient with its standard error
+# beside its default, one small panel each, and an index.html in the output folder.
+"""Usage: plot_fit.py COEFFS_JSON OUT_DIR
+
+Writes OUT_DIR/coefficients.png, OUT_DIR/coefficients.json (a copy, so the page links to
+it) and OUT_DIR/index.html. std_errors and defaults are optional in the JSON."""
+import argparse
+import math
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_common as rc  # noqa: E402
+
+TOOL = "plot_fit.py"
+PANEL_COLUMNS = 4
+
+
+def coefficient_entries(coeffs, where):
+    """The coefficients of a coeffs JSON object (src/io/coeff_file.cc) as a list of dicts."""
+    values = rc.require(coeffs, "coefficients", where)
+    if not isinstance(values, dict) or not values:
+        raise rc.ReportError(f"{where}: \"coefficients\" must be a non-empty object")
+    errors = coeffs.get("std_errors") or {}
+    defaults = coeffs.get("defaults") or {}
+    units = coeffs.get("units") or {}
+    entries = []
+    for name, value in values.items():
+        if not rc.finite(value):
+            raise rc.ReportError(f"{where}: coefficient \"{name}\" is not a finite number")
+        se = errors.get(name)
+        entries.append({"name": name, "value": float(value),
+                        "std_error": float(se) if rc.finite(se) else None,
+                        "default": float(defaults[name]) if rc.finite(defaults.get(name)) else None,
+                        "unit": units.get(name, "")})
+    return entries
+
+
+def has_std_errors(entries):
+    return any(e["std_error"] is not None for e in entries)
+
+
+def differs_from_defaults(entries):
+    return any(e["default"] is not None and e["value"] != e["default"] for e in entries)
+
+
+def pretty_unit(unit):
+    """Units for figure titles: uu/s^2 -> uu/s²."""
+    return unit.replace("^2", "\u00b2").replace("^3", "\u00b3").replace("^-1", "\u207b\u00b9")
+
+
+def change_text(e):
+    """'+3.2%, 1.4σ' style description of value against default."""
+    if e["default"] is None:
+        return ""
+    diff = e["value"] - e["default"]
+    parts = []
+    if e["default"] != 0:
+        parts.append(f"{100.0 * diff / abs(e['default']):+.3g}%")
+    else:
+        parts.append(f"{diff:+.3g}")
+    if e["std_error"]:
+        parts.append(f"{diff / e['std_error']:+.2g}σ")
+    return ", ".join(parts)
+
+
+def draw_coefficients(plt, entries, title, path, value_label="fitted"):
+    """One small panel per coefficient: value ± std error (dot, bar) and default (square)."""
+    n = len(entries)
+    cols = min(PANEL_COLUMNS, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.3 * rows + 0.9), squeeze=False)
+    for ax, e in zip(axes.flat, entries):
+        lo = hi = e["value"]
+        se = e["std_error"]
+        if se is not None:
+            ax.errorbar([0], [e["value"]], yerr=[se], fmt="o", color="#1f77b4", capsize=6,
+                        markersize=7, elinewidth=1.5)
+            lo, hi = e["value"] - se, e["value"] + se
+        else:
+            ax.plot([0], [e["value"]], "o", color="#1f77b4", markersize=7)
+        if e["default"] is not None:
+            ax.axhline(e["default"], color="#888888", linestyle=":", linewidth=1)
+            ax.plot([1], [e["default"]], "s", color="#888888", markerfacecolor="white",
+                    markersize=7, markeredgewidth=1.5)
+            lo, hi = min(lo, e["default"]), max(hi, e["default"])
+        span = hi - lo
+        pad = 0.2 * span if span > 0 else 0.05 * max(abs(hi), 1e-9)
+        ax.set_ylim(lo - pad, hi + pad)
+        ax.set_xlim(-0.6, 1.6)
+        ax.set_xticks([0, 1])
+        ax.set_xticklabels([value_label, "default"])
+        unit = f" [{pretty_unit(e['unit'])}]" if e["unit"] else ""
+        ax.set_title(f"{e['name']}{unit}", fontsize=10)
+        change = change_text(e)
+        if change:
+            ax.set_xlabel(f"{change} vs default", fontsize=8, color="#555555")
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    note = "bars: ±1 standard error" if has_std_errors(entries) else "no standard errors in file"
+    fig.suptitle(f"{title}\n({note}; hollow square and dotted line: default)", fontsize=11)
+    fig.tight_layout()
+    rc.save_figure(fig, path)
+
+
+def coefficients_table_html(entries, value_label="fitted"):
+    with_se = has_std_errors(entries)
+    head = (f"<tr><th class=\"l\">coefficient</th><th>{rc.esc(value_label)}</th>"
+            + ("<th>std error</th>" if with_se else "")
+            + "<th>default</th><th>change</th><th class=\"l\">unit</th></tr>\n")
+    body = ""
+    for e in entries:
+        body += (f"<tr><td class=\"l\"><code>{rc.esc(e['name'])}</code></td>"
+                 f"<td>{rc.fmt_coeff(e['value'])}</td>"
+                 + (f"<td>{rc.fmt_coeff(e['std_error'])}</td>" if with_se else "")
+                 + f"<td>{rc.fmt_coeff(e['default'])}</td>"
+                 f"<td>{rc.esc(change_text(e)) or '-'}</td>"
+                 f"<td class=\"l\">{rc.esc(e['unit'])}</td></tr>\n")
+    return f"<table>\n{head}{body}</table>\n"
+
+
+def build(coeffs_path, out_dir):
+    plt = rc.import_pyplot(TOOL)
+    coeffs = rc.read_json(coeffs_path)
+    model = rc.require(coeffs, "model", coeffs_path)
+    entries = coefficient_entries(coeffs, coeffs_path)
+    os.makedirs(out_dir, exist_ok=True)
+
+    copy_name = "coefficients.json"
+    copy_path = os.path.join(out_dir, copy_name)
+    if not (os.path.exists(copy_path) and os.path.samefile(coeffs_path, copy_path)):
+        shutil.copyfile(coeffs_path, copy_path)
+    image = "coefficients.png"
+    draw_coefficients(plt, entries, f"{model}: coefficients", os.path.join(out_dir, image))
+
+    prov = coeffs.get("provenance") or {}
+    run_rows = [("model", rc.esc(model)),
+                ("coefficients file", f"<a href=\"{rc.href(copy_name)}\">{rc.esc(copy_name)}</a>"
+                 f" <span class=\"note\">(copy of {rc.esc(os.path.abspath(coeffs_path))})</span>"),
+                ("schema version", rc.json_cell(coeffs.get("schema_version")))]
+    if "integration" in coeffs:
+        run_rows.append(("integration", rc.json_cell(coeffs["integration"])))
+    body = [f"<h1>Coefficients of model {rc.esc(model)}</h1>",
+            "<p class=\"lead\">Drawn by <code>scripts/plot_fit.py</code> from a coefficients "
+            "JSON written by <code>rlfit fit</code>.</p>",
+            "<h2>Run</h2>", rc.kv_table(run_rows)]
+    if prov:
+        body += ["<h3>Provenance</h3>",
+                 rc.kv_table([(k, rc.json_cell(v)) for k, v in prov.items()])]
+    body += ["<h2>Coefficients</h2>"]
+    if not has_std_errors(entries):
+        body.append("<p class=\"note\">The file carries no standard errors.</p>")
+    body += [coefficients_table_html(entries),
+             f"<img src=\"{rc.href(image)}\" alt=\"coefficients against defaults\">"]
+    report = coeffs.get("fit_report") or {}
+    if report:
+        body += ["<h2>Fit report</h2>",
+                 rc.kv_table([(k, rc.json_cell(v)) for k, v in report.items()])]
+    rc.write_atomic(os.path.join(out_dir, "index.html"),
+                    rc.page(f"rlfit coefficients: {model}", "\n".join(body)))
+    print(f"{TOOL}: wrote {os.path.join(out_dir, 'index.html')}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("coeffs_json", help="coefficients JSON written by rlfit fit")
+    parser.add_argument("out_dir", help="folder for coefficients.png and index.html")
+    args = parser.parse_args()
+    rc.run_main(TOOL, lambda: build(args.coeffs_json, args.out_dir))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+# Shared pieces of rlfit's report pages: matplotlib import with a clear error, atomic file
+# writes, number formatting and the HTML skeleton (inline CSS, relative links, no JavaScript).
+import html
+import json
+import math
+import os
+import sys
+import tempfile
+from urllib.parse import quote
+
+# Component colours of every figure, as in the seed notes: x red, y green, z blue.
+COMPONENT_COLOURS = ("#d62728", "#2ca02c", "#1f77b4")
+FIG_DPI = 100  # with 10-inch-wide figures: 1000 px, readable without zooming
+
+
+class ReportError(Exception):
+    """Bad input to a report script: printed as one line, exit status 2."""
+
+
+def run_main(tool, body):
+    """Runs body(); a ReportError or a missing file becomes one line on stderr."""
+    try:
+        body()
+    except (ReportError, OSError, ValueError, KeyError) as e:
+        msg = str(e) if isinstance(e, ReportError) else f"{type(e).__name__}: {e}"
+        print(f"{tool}: error: {msg}", file=sys.stderr)
+        sys.exit(2)
+
+
+def import_pyplot(tool):
+    """Returns matplotlib.pyplot on the Agg backend, or exits with a one-line hint."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"{tool}: error: matplotlib is not installed for {sys.executable} "
+              "(Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+        sys.exit(2)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file") from None
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: not valid JSON ({e})") from None
+
+
+def require(obj, key, where):
+    if not isinstance(obj, dict) or key not in obj:
+        raise ReportError(f"{where}: missing key \"{key}\"")
+    return obj[key]
+
+
+def write_atomic(path, text):
+    """Writes through a temporary file and a rename, so a reader never sees half a page."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=os.path.basename(path) + ".tmp.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_figure(fig, path):
+    """Saves a figure as PNG through a temporary name, then closes it."""
+    import matplotlib.pyplot as plt
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=os.path.basename(path) + ".tmp.")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=FIG_DPI, format="png")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)
+
+
+def finite(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def fmt(v):
+    """Numbers as the text table prints them (src/replay/replay.cc Fmt); '-' if absent."""
+    if not finite(v):
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3f}"
+
+
+def fmt_coeff(v):
+    """Coefficient values: six significant digits."""
+    return f"{v:.6g}" if finite(v) else "-"
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def href(name):
+    """A relative link to a file in the same folder (or below it)."""
+    return quote(name, safe="/")
+
+
+CSS = """
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 1.5em auto;
+       max-width: 1060px; padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 1.8em; }
+h3 { font-size: 1.05em; margin-bottom: 0.3em; }
+p.lead { color: #555; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.6em 0 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; vertical-align: top; }
+th { background: #f2f2f2; }
+td.l, th.l { text-align: left; }
+table.kv td:first-child { text-align: left; font-weight: bold; background: #fafafa; }
+table.kv td { text-align: left; }
+td.good { background: #e3f4e3; }
+td.bad { background: #fbe3e3; }
+img { max-width: 100%; height: auto; border: 1px solid #ddd; margin: 0.3em 0 1em 0; }
+code, pre { font-family: "DejaVu Sans Mono", monospace; font-size: 0.85em; }
+pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; border: 1px solid #ddd; }
+.note { color: #555; font-size: 0.9em; }
+ul.files { columns: 3; }
+"""
+
+
+def page(title, body_html):
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+            f"{body_html}\n</body>\n</html>\n")
+
+
+def kv_table(rows):
+    """rows: (label, html_value) pairs; values are already escaped."""
+    cells = "".join(f"<tr><td>{esc(k)}</td><td>{v}</td></tr>\n" for k, v in rows)
+    return f"<table class=\"kv\">\n{cells}</table>\n"
+
+
+def json_cell(v):
+    """A JSON value as table-cell HTML: scalars plain, lists joined, objects as code."""
+    if isinstance(v, str):
+        return esc(v)
+    if finite(v) or isinstance(v, bool) or v is None:
+        return esc(json.dumps(v))
+    if isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v):
+        return esc(", ".join(str(x) for x in v)) if v else "<i>(none)</i>"
+    return f"<code>{esc(json.dumps(v, sort_keys=True))}</code>"
