@@ -11,7 +11,7 @@ fi
 out_dir=$(cd "$1" && pwd)
 index="$out_dir/index.html"
 shot="${2:-${TMPDIR:-/tmp}/index_screenshot_$$.png}"
-# A blank 1280x2000 page compresses to about 8 kB; the replay page with its figures is
+# A blank 1280x2000 page compresses to about 12 kB; the replay page with its figures is
 # several hundred kB. Anything under this is taken as "nothing rendered".
 min_shot_bytes=30000
 
