@@ -6,6 +6,7 @@
 #include "apps/cli_common.h"
 #include "src/io/recording.h"
 #include "src/replay/replay.h"
+#include "src/report/plots.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rlsim: replay Rocket League recordings through rlfit's models"};
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   replay->add_flag("--quiet", options.quiet, "no progress on stderr");
+  bool plots = false;
+  replay->add_flag("--plots", plots,
+                   "also draw figures and OUT/index.html (scripts/plot_replay.py, matplotlib)")
+      ->needs("--out");
   rlfit::AddDataOption(replay, &options.data_root);
 
   CLI11_PARSE(app, argc, argv);
@@ -38,5 +43,6 @@ int main(int argc, char** argv) {
     if (!options.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
     options.data_root = rlfit::ResolveDataRoot(options.data_root);
     rlfit::RunReplay(options, std::cout);
+    if (plots) rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_replay.py"), {options.out_dir});
   });
 }
