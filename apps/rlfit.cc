@@ -1,0 +1,93 @@
+// rlfit: refits model coefficients on recordings (Ceres least squares) and cross-validates.
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/cli_common.h"
+#include "fit/fit.h"
+#include "src/io/recording.h"
+#include "src/replay/predictor.h"
+
+namespace {
+
+// Options shared by `fit` and `crossval`, bound straight into FitOptions.
+void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
+  cmd->add_option("model", o->model, "model to fit")
+      ->required()
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  cmd->add_option("paths", o->paths,
+                  "recordings: files or folders (default: the model's datasets); relative paths "
+                  "are also looked up under the datasets root");
+  cmd->add_option("--init", o->init_coeffs, "starting coefficients JSON (default: seed notes)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--window", o->window_s, "length of each rollout residual, s")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--stride", o->stride_s, "spacing of rollout starts, s")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tick-rate", o->integration.tick_rate_hz,
+                  "physics steps per second; a row of dt seconds takes round(dt * rate) steps")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--input-delay", o->integration.input_delay_s,
+                  "seconds between a recorded input and the time it acts from")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--rotation", o->integration.rotate_with_new_omega,
+                  "orientation update: 1 = by the new angular velocity (semi-implicit), 0 = by "
+                  "the average of old and new (note 000)")
+      ->capture_default_str();
+  cmd->add_option("--hold", o->selection.constant_blocks,
+                  "parameter blocks held at their starting values (e.g. air_damping)");
+  cmd->add_option("--loss", o->solver.loss, "robust loss")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"huber", "cauchy", "none"}));
+  cmd->add_option("--loss-scale", o->solver.loss_scale, "robust-loss threshold, in sigmas")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--threads", o->solver.threads, "solver threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
+  rlfit::AddDataOption(cmd, &o->data_root);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rlfit: refit rlfit's model coefficients on Rocket League recordings"};
+  app.require_subcommand(1);
+
+  rlfit::FitOptions fit_options;
+  CLI::App* fit = app.add_subcommand(
+      "fit", "fit coefficients by least squares on rollouts; validate on held-out episodes");
+  AddFitOptions(fit, &fit_options);
+  fit->add_option("--out", fit_options.out_path, "coefficients JSON to write");
+  fit->add_option("--holdout-every", fit_options.holdout_every,
+                  "hold out every k-th episode for validation (0: none)")
+      ->capture_default_str();
+
+  rlfit::FitOptions cv_options;
+  int folds = 4;
+  std::string cv_out;
+  CLI::App* cv = app.add_subcommand(
+      "crossval", "k-fold by episode: replay every episode with coefficients fitted without it");
+  AddFitOptions(cv, &cv_options);
+  cv->add_option("--folds", folds, "number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
+  cv->add_option("--out", cv_out, "output folder for the combined held-out replay report");
+
+  CLI11_PARSE(app, argc, argv);
+  return rlfit::RunGuarded("rlfit", [&] {
+    rlfit::FitOptions& o = fit->parsed() ? fit_options : cv_options;
+    std::string why;
+    if (!o.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+    o.data_root = rlfit::ResolveDataRoot(o.data_root);
+    if (fit->parsed()) rlfit::RunFit(o, std::cout);
+    else rlfit::RunCrossValidation(o, folds, cv_out, std::cout);
+  });
+}

@@ -1,0 +1,28 @@
+// Rollout windows of the aerial fit.
+#include "fit/aerial_fit.h"
+
+#include "fit/fit_common.h"
+
+namespace rlfit {
+
+int AddAerialResiduals(ceres::Problem* problem, double* params,
+                       const std::vector<Episode>& episodes, const FitOptions& options) {
+  const CoeffLayout& layout = AerialLayout();
+  int blocks = 0;
+  for (const Episode& ep : episodes) {
+    for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
+      bool airborne = true;
+      for (int k = w.start; k <= w.start + w.rows; ++k)
+        airborne = airborne && !ep.rows[k].on_ground && !ep.rows[k].input.jump;
+      if (!airborne) continue;
+      problem->AddResidualBlock(
+          AerialRolloutResidual::Create(&ep, w.start, w.rows, options.integration),
+          MakeLoss(options.solver, 9 * w.rows), params + layout.blocks[0].offset,
+          params + layout.blocks[1].offset, params + layout.blocks[2].offset);
+      ++blocks;
+    }
+  }
+  return blocks;
+}
+
+}  // namespace rlfit

@@ -29,7 +29,9 @@ CoeffFile ReadCoeffFile(const std::string& path, const std::string& model,
     }
     const nlohmann::json& integ = RequireKey(j, "integration", path);
     file.integration.tick_rate_hz = RequireKey(integ, "tick_rate_hz", path).get<double>();
-    file.integration.input_delay_rows = RequireKey(integ, "input_delay_rows", path).get<int>();
+    file.integration.input_delay_s = RequireKey(integ, "input_delay_s", path).get<double>();
+    file.integration.rotate_with_new_omega =
+        RequireKey(integ, "rotation_update", path).get<std::string>() == "new_omega";
     if (j.contains("provenance")) file.provenance = j["provenance"];
     if (j.contains("fit_report")) file.fit_report = j["fit_report"];
     return file;
@@ -63,7 +65,9 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
   j["defaults"] = defaults;
   j["units"] = units;
   j["integration"] = {{"tick_rate_hz", file.integration.tick_rate_hz},
-                      {"input_delay_rows", file.integration.input_delay_rows}};
+                      {"input_delay_s", file.integration.input_delay_s},
+                      {"rotation_update",
+                       file.integration.rotate_with_new_omega ? "new_omega" : "average_omega"}};
   j["provenance"] = file.provenance;
   j["fit_report"] = file.fit_report;
   return j;

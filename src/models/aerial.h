@@ -50,10 +50,11 @@ inline const CoeffLayout& AerialLayout() {
   return layout;
 }
 
-// One physics step of dt_s seconds with constant inputs u.
+// One physics step of dt_s seconds with constant inputs u. The orientation turns by the new
+// angular velocity (semi-implicit) or by the average of old and new (note 000), see Integration.
 template <typename T>
-CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const CarInputs& u,
-                       double dt_s) {
+CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Controls& u,
+                       double dt_s, bool rotate_with_new_omega) {
   using std::abs;
   const T dt(dt_s);
   // Torque in the body frame (roll, pitch, yaw axes = forward, left, up columns of theta).
@@ -65,11 +66,14 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Car
 
   CarState<T> next;
   next.omega = ClampNorm<T>(s.omega + s.theta * tau_body * dt, c.max_omega);
-  const Vec3<T> omega_avg = T(0.5) * (s.omega + next.omega);
-  next.theta = ExpSo3<T>(omega_avg * dt) * s.theta;
+  const Vec3<T> omega_rot =
+      rotate_with_new_omega ? next.omega : Vec3<T>(T(0.5) * (s.omega + next.omega));
+  next.theta = ExpSo3<T>(omega_rot * dt) * s.theta;
 
-  // Boost implies full throttle in the air; both push along the nose.
-  const T thrust = u.boost ? c.boost_accel + c.throttle_accel : c.throttle_accel * T(u.throttle);
+  // Boost implies full throttle in the air; both push along the nose. u.boost is the fraction
+  // of the step boost was held.
+  const T thrust = T(u.boost) * (c.boost_accel + c.throttle_accel) +
+                   T(1.0 - u.boost) * c.throttle_accel * T(u.throttle);
   Vec3<T> accel = s.theta.col(0) * thrust;
   accel(2) += T(c.gravity_z);
   next.v = ClampNorm<T>(s.v + accel * dt, c.max_speed);
@@ -84,9 +88,13 @@ CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, con
                              int k, const Integration& integ) {
   const double dt_row = ep.step_dt_s[k];
   const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
-  const CarInputs& u = InputsForStep(ep, k, integ.input_delay_rows);
+  const double h = dt_row / n;
   CarState<T> out = s;
-  for (int i = 0; i < n; ++i) out = StepAerial(c, out, u, dt_row / n);
+  for (int i = 0; i < n; ++i) {
+    const double t0 = ep.rows[k].t_s + i * h;
+    const Controls u = ControlsOver(ep, t0, t0 + h, integ.input_delay_s);
+    out = StepAerial(c, out, u, h, integ.rotate_with_new_omega);
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 // onto physics ticks.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -39,7 +40,13 @@ struct CoeffLayout {
 // episode rows (each 1/121.9 s), 1 or 2 for the 120 Hz freefalling rows.
 struct Integration {
   double tick_rate_hz = game::kTickRateHz;  // physics steps per second, Hz
-  int input_delay_rows = 1;  // the inputs of row k act from row k + delay on (datasets README)
+  // The input recorded at time t acts from t + input_delay_s on. Measured on the aerial
+  // episodes: boost switches on 1.26 rows and off 1.31 rows after the row that records it,
+  // at a phase that varies from row to row (see README "Input timing").
+  double input_delay_s = 1.3 / game::kEpisodeRowRateHz;
+  // Orientation update of a step: true rotates by the step's new angular velocity
+  // (semi-implicit, as the game's engine does); false by the average of old and new (note 000).
+  bool rotate_with_new_omega = true;
 };
 
 inline int SubstepsForRow(double dt_s, double tick_rate_hz) {
@@ -47,10 +54,22 @@ inline int SubstepsForRow(double dt_s, double tick_rate_hz) {
   return n < 1 ? 1 : static_cast<int>(n);
 }
 
-// The inputs acting during the step from row k to k + 1.
-inline const CarInputs& InputsForStep(const Episode& ep, int k, int delay_rows) {
-  const int source = k - delay_rows < 0 ? 0 : k - delay_rows;
-  return ep.rows[source].input;
-}
+// Controller inputs averaged over a stretch of time; the switches (boost, jump, handbrake)
+// become the fraction of that time they were held, in [0, 1].
+struct Controls {
+  double throttle = 0.0;
+  double steer = 0.0;
+  double pitch = 0.0;
+  double yaw = 0.0;
+  double roll = 0.0;
+  double boost = 0.0;
+  double jump = 0.0;
+  double handbrake = 0.0;
+};
+
+// The time average over [t0_s, t1_s) (episode time) of the inputs acting then: the input
+// recorded at row j acts from rows[j].t_s + delay_s until the next row's input takes over.
+// Before the first row's input acts, the first row's input is assumed.
+Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, double delay_s);
 
 }  // namespace rlfit

@@ -1,0 +1,71 @@
+// Residuals of the aerial car fit: open-loop rollouts of StepAerial (the function replay
+// runs) compared with the recorded angular velocity, velocity and position.
+#pragma once
+
+#include <vector>
+
+#include <ceres/ceres.h>
+
+#include "fit/fit.h"
+#include "src/io/episode.h"
+#include "src/models/aerial.h"
+
+namespace rlfit {
+
+// Per-component scales that turn errors into dimensionless residuals; roughly the size of
+// a good 0.5 s prediction error, so that each quantity weighs in comparably.
+struct AerialResidualScales {
+  double omega_rad_s = 0.05;
+  double v_uu_s = 5.0;
+  double x_uu = 2.0;
+};
+
+// Rollout over rows start..start+rows of an episode from the recorded state at `start`:
+// for each row j in 1..rows the 9 residuals
+//   (omega_pred - omega_rec) / s_omega, (v_pred - v_rec) / s_v, (x_pred - x_rec) / s_x,
+// units rad/s, uu/s, uu divided by the scales. Parameter blocks: air_torque[3],
+// air_damping[3], thrust[2] (AerialLayout()).
+class AerialRolloutResidual {
+ public:
+  AerialRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
+                        const AerialResidualScales& scales)
+      : episode_(episode), start_(start), rows_(rows), integ_(integ), scales_(scales) {}
+
+  template <typename T>
+  bool operator()(const T* torque, const T* damping, const T* thrust, T* residuals) const {
+    const AerialCoeffs<T> c = AerialCoeffs<T>::FromBlocks(torque, damping, thrust);
+    CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
+    for (int j = 1; j <= rows_; ++j) {
+      s = AdvanceAerialRow(c, s, *episode_, start_ + j - 1, integ_);
+      const Sample& rec = episode_->rows[start_ + j];
+      T* r = residuals + 9 * (j - 1);
+      for (int i = 0; i < 3; ++i) {
+        r[i] = (s.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
+        r[3 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
+        r[6 + i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
+      }
+    }
+    return true;
+  }
+
+  static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
+                                     const Integration& integ,
+                                     const AerialResidualScales& scales = {}) {
+    return new ceres::AutoDiffCostFunction<AerialRolloutResidual, ceres::DYNAMIC, 3, 3, 2>(
+        new AerialRolloutResidual(episode, start, rows, integ, scales), 9 * rows);
+  }
+
+ private:
+  const Episode* episode_;
+  int start_;
+  int rows_;
+  Integration integ_;
+  AerialResidualScales scales_;
+};
+
+// Adds one AerialRolloutResidual per window (options.window_s long, options.stride_s apart)
+// in which the car stays in the air. Returns the number of residual blocks.
+int AddAerialResiduals(ceres::Problem* problem, double* params,
+                       const std::vector<Episode>& episodes, const FitOptions& options);
+
+}  // namespace rlfit

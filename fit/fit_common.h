@@ -1,0 +1,26 @@
+// Pieces every model's fit shares: rollout windows over an episode and the robust loss.
+#pragma once
+
+#include <vector>
+
+#include <ceres/ceres.h>
+
+#include "fit/fit.h"
+#include "src/io/episode.h"
+
+namespace rlfit {
+
+struct RolloutWindow {
+  int start = 0;  // first row (the recorded state the rollout starts from)
+  int rows = 0;   // number of steps predicted
+};
+
+// Windows of about window_s seconds starting every stride_s seconds, all inside the episode.
+std::vector<RolloutWindow> RolloutWindows(const Episode& ep, double window_s, double stride_s);
+
+// The robust loss for one residual block of `residuals` dimensionless residuals: the threshold
+// scales with sqrt(residuals) so a block whose residuals are all about loss_scale sits at the
+// knee. nullptr (plain squares) for loss "none". Ceres takes ownership.
+ceres::LossFunction* MakeLoss(const SolverOptions& solver, int residuals);
+
+}  // namespace rlfit
