@@ -2,6 +2,7 @@
 # Checks a report page as a person would see it: every image and relative link in
 # OUT_DIR/index.html exists, and headless chromium renders it to a non-blank screenshot.
 # Usage: scripts/check_index_page.sh OUT_DIR [SCREENSHOT.png]   (exit 0 = page is fine)
+# CHECK_INDEX_LINKS_ONLY=1 checks the images and links but takes no screenshot.
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -59,6 +60,10 @@ print(f"check_index_page: {images} images and all relative links present")
 EOF
 
 # 2. Render it.
+if [ "${CHECK_INDEX_LINKS_ONLY:-0}" = 1 ]; then
+  echo "check_index_page: no screenshot (CHECK_INDEX_LINKS_ONLY=1)"
+  exit 0
+fi
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ]; then
   echo "check_index_page: chromium is not installed (Debian: apt-get install chromium)" >&2
