@@ -6,6 +6,7 @@
 Writes OUT_DIR/coefficients.png, OUT_DIR/coefficients.json (a copy, so the page links to
 it) and OUT_DIR/index.html. std_errors and defaults are optional in the JSON."""
 import argparse
+import json
 import math
 import os
 import shutil
@@ -62,7 +63,8 @@ def change_text(e):
     else:
         parts.append(f"{diff:+.3g}")
     if e["std_error"]:
-        parts.append(f"{diff / e['std_error']:+.2g}σ")
+        z = diff / e["std_error"]
+        parts.append(f"{z:+.0f}σ" if abs(z) >= 10 else f"{z:+.2g}σ")
     return ", ".join(parts)
 
 
@@ -123,6 +125,76 @@ def coefficients_table_html(entries, value_label="fitted"):
     return f"<table>\n{head}{body}</table>\n"
 
 
+def horizon_order(label):
+    """Sort key of horizon labels: "0.5s" < "1s" < "10s" < "last"."""
+    return (1, 0.0) if label == "last" else (0, float(label.rstrip("s")))
+
+
+def heldout_aggregates(report):
+    """(before, after) aggregate blocks of the held-out replays in a fit report, or None."""
+    before = (report.get("heldout_before") or {}).get("aggregate")
+    after = (report.get("heldout_after") or {}).get("aggregate")
+    if isinstance(before, dict) and isinstance(after, dict) and \
+            isinstance(before.get("open_loop"), dict) and isinstance(after.get("open_loop"), dict):
+        return before, after
+    return None
+
+
+def heldout_table_html(before, after, block, caption):
+    """Quantity x horizon table of held-out medians, starting -> fitted, with the ratio."""
+    keys = [k for k in rc.QUANTITIES if k in after.get(block, {}) and k in before.get(block, {})]
+    if not keys:
+        return ""
+    labels = sorted(after[block][keys[0]], key=horizon_order)
+    counts = [(after[block][keys[0]].get(lb) or {}).get("n", 0) for lb in labels]
+    head = "<tr><th class=\"l\">quantity</th>" + "".join(
+        f"<th>{rc.esc(lb)} <span class=\"note\">(n={n})</span></th>"
+        for lb, n in zip(labels, counts)) + "</tr>\n"
+    rows = ""
+    for k in keys:
+        label, unit = rc.QUANTITIES[k]
+        cells = ""
+        for lb in labels:
+            b = (before[block][k].get(lb) or {}).get("median")
+            a = (after[block][k].get(lb) or {}).get("median")
+            n = (after[block][k].get(lb) or {}).get("n", 0)
+            if not n or not rc.finite(a) or not rc.finite(b):
+                cells += "<td>-</td>"
+                continue
+            cls = "good" if a < b else "bad" if a > b else ""
+            ratio = f" (×{a / b:.2f})" if b > 0 else ""
+            cells += f"<td class=\"{cls}\">{rc.fmt(b)} → {rc.fmt(a)}{ratio}</td>"
+        rows += f"<tr><td class=\"l\">{rc.esc(label)} ({rc.esc(unit)})</td>{cells}</tr>\n"
+    return f"<h3>{rc.esc(caption)}</h3>\n<table>\n{head}{rows}</table>\n"
+
+
+def draw_heldout(plt, before, after, model, path):
+    """Bars of held-out median errors after vs before the fit (windowed if present)."""
+    block = "windowed" if after.get("windowed") and before.get("windowed") else "open_loop"
+    keys = [k for k in rc.QUANTITIES if k in after[block] and k in before[block]]
+    labels = sorted(after[block][keys[0]], key=horizon_order)
+    panels = [(k, [after[block][k][lb]["median"] for lb in labels],
+               [before[block][k][lb]["median"] for lb in labels]) for k in keys]
+    what = "windowed restarts" if block == "windowed" else "open loop from row 0"
+    rc.draw_paired_bars(plt, panels, labels, ("fitted", "starting coefficients"),
+                        f"{model}: median error on held-out episodes, {what} (×: ratio)", path)
+
+
+def report_rows(report):
+    """Key/value rows of the rest of a fit report; large objects fold into <details>."""
+    rows = []
+    for k, v in report.items():
+        if k in ("heldout_before", "heldout_after"):
+            continue
+        text = json.dumps(v, indent=1, sort_keys=True)
+        if isinstance(v, (dict, list)) and len(text) > 300:
+            rows.append((k, f"<details><summary>{len(text)} characters of JSON</summary>"
+                            f"<pre>{rc.esc(text)}</pre></details>"))
+        else:
+            rows.append((k, rc.json_cell(v)))
+    return rows
+
+
 def build(coeffs_path, out_dir):
     plt = rc.import_pyplot(TOOL)
     coeffs = rc.read_json(coeffs_path)
@@ -157,9 +229,20 @@ def build(coeffs_path, out_dir):
     body += [coefficients_table_html(entries),
              f"<img src=\"{rc.href(image)}\" alt=\"coefficients against defaults\">"]
     report = coeffs.get("fit_report") or {}
-    if report:
-        body += ["<h2>Fit report</h2>",
-                 rc.kv_table([(k, rc.json_cell(v)) for k, v in report.items()])]
+    held = heldout_aggregates(report)
+    if held:
+        before, after = held
+        heldout_image = "heldout.png"
+        draw_heldout(plt, before, after, model, os.path.join(out_dir, heldout_image))
+        body += ["<h2>Held-out episodes: starting → fitted coefficients</h2>",
+                 "<p class=\"note\">Medians of prediction error on the episodes the fit did "
+                 "not see (green: the fit helped).</p>",
+                 heldout_table_html(before, after, "open_loop", "Open loop from row 0"),
+                 heldout_table_html(before, after, "windowed", "Windowed restarts"),
+                 f"<img src=\"{rc.href(heldout_image)}\" alt=\"held-out errors\">"]
+    rows = report_rows(report)
+    if rows:
+        body += ["<h2>Fit report</h2>", rc.kv_table(rows)]
     rc.write_atomic(os.path.join(out_dir, "index.html"),
                     rc.page(f"rlfit coefficients: {model}", "\n".join(body)))
     print(f"{TOOL}: wrote {os.path.join(out_dir, 'index.html')}")

@@ -23,11 +23,7 @@ FIGSIZE = (10, 7)  # inches; 1000 x 700 px at rc.FIG_DPI
 PANELS = [("position", "uu", ("x", "y", "z")),
           ("velocity", "uu/s", ("vx", "vy", "vz")),
           ("angular velocity", "rad/s", ("wx", "wy", "wz"))]
-# Error quantities of replay_summary.json: key -> (label, unit).
-QUANTITIES = {"dx": ("position error |dx|", "uu"),
-              "dv": ("velocity error |dv|", "uu/s"),
-              "domega": ("angular velocity error |dω|", "rad/s"),
-              "angle_deg": ("orientation error", "deg")}
+QUANTITIES = rc.QUANTITIES
 
 
 def read_trajectory(path):
@@ -52,8 +48,9 @@ def read_trajectory(path):
                     try:
                         data[c].append(float(v))
                     except ValueError:
-                        raise rc.ReportError(f"{path}: row {line_no}, column "
-                                             f"{header.index(c) + 1}: not a number: {v!r}") from None
+                        column = header.index(c) + 1
+                        raise rc.ReportError(f"{path}: row {line_no}, column {column}: "
+                                             f"not a number: {v!r}") from None
     except FileNotFoundError:
         raise rc.ReportError(f"{path}: no such file (named in replay_summary.json)") from None
     if not data["t_s"]:
@@ -177,39 +174,14 @@ def baseline_data(summary):
 
 def draw_baseline(plt, summary, path):
     """Grouped bars: median open-loop error of this model vs the shipped prediction files."""
-    import numpy as np
     agg = summary["aggregate"]
     keys, labels = baseline_data(summary)
-    fig, axes = plt.subplots(1, len(keys), figsize=(10, 4.6), squeeze=False)
-    x = np.arange(len(labels))
-    width = 0.38
-    for ax, key in zip(axes[0], keys):
-        mine = [agg["open_loop_on_baseline_episodes"][key][lb]["median"] for lb in labels]
-        base = [agg["baseline"][key][lb]["median"] for lb in labels]
-        mine = [v if rc.finite(v) else 0.0 for v in mine]
-        base = [v if rc.finite(v) else 0.0 for v in base]
-        ax.bar(x - width / 2, mine, width, color="#1f77b4", label="this model")
-        ax.bar(x + width / 2, base, width, color="#aaaaaa", label="shipped prediction")
-        positive = [v for v in mine + base if v > 0]
-        if positive and max(positive) / min(positive) > 30:
-            ax.set_yscale("log")
-        for xi, m, b in zip(x, mine, base):
-            if b > 0:
-                ax.annotate(f"×{m / b:.2g}", (xi, max(m, b)), textcoords="offset points",
-                            xytext=(0, 3), ha="center", fontsize=8, color="#333333")
-        ax.margins(y=0.15)
-        ax.set_xticks(x)
-        ax.set_xticklabels(labels)
-        ax.set_xlabel("horizon")
-        label, unit = QUANTITIES[key]
-        ax.set_title(f"{label}\n({unit})", fontsize=10)
-        ax.grid(axis="y", alpha=0.3)
-    axes[0][0].legend(fontsize=8, loc="upper left")
-    fig.suptitle(f"{summary['model']}: median open-loop error against the shipped "
-                 f"prediction_*.csv ({agg['episodes_with_baseline']} episodes; ×: ratio)",
-                 fontsize=11)
-    fig.tight_layout()
-    rc.save_figure(fig, path)
+    panels = [(k, [agg["open_loop_on_baseline_episodes"][k][lb]["median"] for lb in labels],
+               [agg["baseline"][k][lb]["median"] for lb in labels]) for k in keys]
+    rc.draw_paired_bars(plt, panels, labels, ("this model", "shipped prediction"),
+                        f"{summary['model']}: median open-loop error against the shipped "
+                        f"prediction_*.csv ({agg['episodes_with_baseline']} episodes; ×: ratio)",
+                        path)
 
 
 # ---- the page ---------------------------------------------------------------------------
@@ -256,11 +228,22 @@ def baseline_table(agg, keys, labels):
     return f"<table>\n{head}{rows}</table>\n"
 
 
-def episodes_table(episodes, drawn):
+def fit_roles(coeffs):
+    """Recording path -> "train" / "held out" from a coefficients provenance (rlfit fit)."""
+    prov = (coeffs or {}).get("provenance") or {}
+    roles = {}
+    for key, role in (("train_episodes", "train"), ("heldout_episodes", "held out")):
+        for path in prov.get(key) or []:
+            roles[os.path.realpath(path)] = role
+    return roles
+
+
+def episodes_table(episodes, drawn, roles):
     has_angle = any(rc.finite(last_error(e, "angle_deg")) for e in episodes)
     head = ("<tr><th class=\"l\">episode (predicted trajectory CSV)</th><th>rows</th>"
             "<th>duration s</th><th>|dx| uu</th><th>|dv| uu/s</th><th>|dω| rad/s</th>"
             + ("<th>angle deg</th>" if has_angle else "")
+            + ("<th class=\"l\">in the fit</th>" if roles else "")
             + "<th class=\"l\">figure</th><th class=\"l\">recording</th></tr>\n")
     rows = ""
     for i, e in enumerate(episodes):
@@ -274,10 +257,15 @@ def episodes_table(episodes, drawn):
                  f"<td>{rc.fmt(last_error(e, 'dx'))}</td><td>{rc.fmt(last_error(e, 'dv'))}</td>"
                  f"<td>{rc.fmt(last_error(e, 'domega'))}</td>"
                  + (f"<td>{rc.fmt(last_error(e, 'angle_deg'))}</td>" if has_angle else "")
+                 + (f"<td class=\"l\">{roles.get(os.path.realpath(e.get('path', '')), '-')}"
+                    "</td>" if roles else "")
                  + f"<td class=\"l\">{fig}</td>"
                  f"<td class=\"l note\">{rc.esc(e.get('path', ''))}</td></tr>\n")
-    return (f"<p class=\"note\">Open-loop error at the last row, predicted from row 0 "
-            f"only.</p>\n<table>\n{head}{rows}</table>\n")
+    note = "Open-loop error at the last row, predicted from row 0 only."
+    if roles:
+        note += (" The coefficients were fitted on the episodes marked train: their errors "
+                 "are in-sample.")
+    return f"<p class=\"note\">{note}</p>\n<table>\n{head}{rows}</table>\n"
 
 
 def build(out_dir, episode_count):
@@ -337,21 +325,22 @@ def build(out_dir, episode_count):
                  for k, v in opts.items()]
     if coeffs and coeffs.get("integration"):
         run_rows.append(("integration", rc.json_cell(coeffs["integration"])))
-    if coeffs and coeffs.get("provenance"):
-        run_rows.append(("coefficient provenance", rc.json_cell(coeffs["provenance"])))
     body = [f"<h1>Replay of model {rc.esc(model)}: {len(episodes)} episodes</h1>",
             "<p class=\"lead\">Written by <code>rlsim replay</code>; drawn by "
             "<code>scripts/plot_replay.py</code>. Files: "
             "<a href=\"summary.txt\">summary.txt</a> · "
             "<a href=\"replay_summary.json\">replay_summary.json</a> · "
             "<a href=\"#episodes\">trajectory CSVs</a></p>",
-            "<h2>Run</h2>", rc.kv_table(run_rows),
-            "<h2>Aggregate errors</h2>",
-            stats_table(agg.get("open_loop", {}), keys, labels,
-                        "Open loop from row 0 (one sample per episode)"),
-            stats_table(agg.get("windowed", {}), keys, [lb for lb in labels if lb != "last"],
-                        f"Windowed: restart from the recorded state every "
-                        f"{summary.get('window_s', '?')} s")]
+            "<h2>Run</h2>", rc.kv_table(run_rows)]
+    if coeffs and coeffs.get("provenance"):
+        body += ["<h3>Where the coefficients came from</h3>",
+                 rc.kv_table([(k, rc.json_cell(v)) for k, v in coeffs["provenance"].items()])]
+    body += ["<h2>Aggregate errors</h2>",
+             stats_table(agg.get("open_loop", {}), keys, labels,
+                         "Open loop from row 0 (one sample per episode)"),
+             stats_table(agg.get("windowed", {}), keys, [lb for lb in labels if lb != "last"],
+                         f"Windowed: restart from the recorded state every "
+                         f"{summary.get('window_s', '?')} s")]
     if base:
         body += [f"<h3>Against the shipped prediction_*.csv ({agg['episodes_with_baseline']} "
                  "episodes; medians of open-loop error; ratio below 1: this model is "
@@ -369,7 +358,8 @@ def build(out_dir, episode_count):
     if base:
         body += ["<h2>Against the shipped predictions</h2>",
                  f"<img src=\"{rc.href(base_image)}\" alt=\"model vs shipped predictions\">"]
-    body += ["<h2 id=\"episodes\">Episodes</h2>", episodes_table(episodes, drawn)]
+    body += ["<h2 id=\"episodes\">Episodes</h2>",
+             episodes_table(episodes, drawn, fit_roles(coeffs))]
     for i, e, role, image in figures:
         role_text = f" ({role} |dx| at the last row)" if role in ("best", "median", "worst") else ""
         body += [f"<h3 id=\"ep{i}\">{rc.esc(e['name'])}{rc.esc(role_text)}</h3>",

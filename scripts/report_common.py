@@ -12,6 +12,11 @@ from urllib.parse import quote
 # Component colours of every figure, as in the seed notes: x red, y green, z blue.
 COMPONENT_COLOURS = ("#d62728", "#2ca02c", "#1f77b4")
 FIG_DPI = 100  # with 10-inch-wide figures: 1000 px, readable without zooming
+# Error quantities of the replay JSON (src/replay/metrics.cc keys): key -> (label, unit).
+QUANTITIES = {"dx": ("position error |dx|", "uu"),
+              "dv": ("velocity error |dv|", "uu/s"),
+              "domega": ("angular velocity error |dω|", "rad/s"),
+              "angle_deg": ("orientation error", "deg")}
 
 
 class ReportError(Exception):
@@ -131,7 +136,8 @@ table { border-collapse: collapse; margin: 0.6em 0 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; vertical-align: top; }
 th { background: #f2f2f2; }
 td.l, th.l { text-align: left; }
-table.kv td:first-child { text-align: left; font-weight: bold; background: #fafafa; }
+table.kv td:first-child { text-align: left; font-weight: bold; background: #fafafa;
+                          white-space: nowrap; }
 table.kv td { text-align: left; }
 td.good { background: #e3f4e3; }
 td.bad { background: #fbe3e3; }
@@ -164,3 +170,37 @@ def json_cell(v):
     if isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v):
         return esc(", ".join(str(x) for x in v)) if v else "<i>(none)</i>"
     return f"<code>{esc(json.dumps(v, sort_keys=True))}</code>"
+
+
+def draw_paired_bars(plt, panels, labels, names, title, path):
+    """Grouped bars, one panel per quantity: `panels` is [(key, values, reference_values)]
+    over the horizon `labels`; `names` = (values name, reference name). Each pair is
+    annotated with values/reference; a log scale is used when the bars span > 30x."""
+    import numpy as np
+    fig, axes = plt.subplots(1, len(panels), figsize=(10, 4.6), squeeze=False)
+    x = np.arange(len(labels))
+    width = 0.38
+    for ax, (key, mine, ref) in zip(axes[0], panels):
+        mine = [v if finite(v) else 0.0 for v in mine]
+        ref = [v if finite(v) else 0.0 for v in ref]
+        ax.bar(x - width / 2, mine, width, color="#1f77b4", label=names[0])
+        ax.bar(x + width / 2, ref, width, color="#aaaaaa", label=names[1])
+        positive = [v for v in mine + ref if v > 0]
+        if positive and max(positive) / min(positive) > 30:
+            ax.set_yscale("log")
+        for xi, m, r in zip(x, mine, ref):
+            if r > 0:
+                ax.annotate(f"×{m / r:.2g}", (xi, max(m, r)), textcoords="offset points",
+                            xytext=(0, 3), ha="center", fontsize=8, color="#333333")
+        ax.margins(y=0.15)
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels)
+        ax.set_xlabel("horizon")
+        label, unit = QUANTITIES.get(key, (key, ""))
+        ax.set_title(f"{label}\n({unit})", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    handles, names_shown = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, names_shown, loc="lower center", ncol=2, fontsize=9, frameon=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))  # room for the legend under the panels
+    save_figure(fig, path)
