@@ -136,8 +136,8 @@ def draw_horizon_curve(plt, summary, path):
     h = curve.get("horizon_s") or []
     keys = quantity_keys(summary)
     reported = [float(x[:-1]) for x in summary.get("horizons", []) if x.endswith("s")]
-    cols = 2
-    rows = (len(keys) + 1) // 2
+    cols = 2 if len(keys) == 4 else len(keys)  # a 2x2 grid, or one row (no orientation)
+    rows = (len(keys) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(10, 3.0 * rows + 0.8), squeeze=False)
     for ax, key in zip(axes.flat, keys):
         label, unit = QUANTITIES[key]
@@ -328,9 +328,10 @@ def build(out_dir, episode_count):
     body = [f"<h1>Replay of model {rc.esc(model)}: {len(episodes)} episodes</h1>",
             "<p class=\"lead\">Written by <code>rlsim replay</code>; drawn by "
             "<code>scripts/plot_replay.py</code>. Files: "
-            "<a href=\"summary.txt\">summary.txt</a> · "
-            "<a href=\"replay_summary.json\">replay_summary.json</a> · "
-            "<a href=\"#episodes\">trajectory CSVs</a></p>",
+            + "".join(f"<a href=\"{name}\">{name}</a> · " for name in
+                      ("summary.txt", "replay_summary.json")
+                      if os.path.exists(os.path.join(out_dir, name)))
+            + "<a href=\"#episodes\">trajectory CSVs</a></p>",
             "<h2>Run</h2>", rc.kv_table(run_rows)]
     if coeffs and coeffs.get("provenance"):
         body += ["<h3>Where the coefficients came from</h3>",
