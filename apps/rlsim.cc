@@ -6,6 +6,7 @@
 #include "apps/cli_common.h"
 #include "src/io/recording.h"
 #include "src/replay/replay.h"
+#include "src/replay/synth.h"
 #include "src/report/plots.h"
 
 int main(int argc, char** argv) {
@@ -37,7 +38,37 @@ int main(int argc, char** argv) {
       ->needs("--out");
   rlfit::AddDataOption(replay, &options.data_root);
 
+  std::string synth_model, synth_template, synth_out, synth_coeffs, synth_data;
+  int synth_rows = 0;
+  CLI::App* synth = app.add_subcommand(
+      "synth", "write a synthetic episode: a recording's timing, inputs and first state, with "
+               "the later states predicted by the model");
+  synth->add_option("model", synth_model, "model")->required()->check(
+      CLI::IsMember(rlfit::ModelNames()));
+  synth->add_option("template", synth_template, "recorded episode to take timing and inputs from")
+      ->required();
+  synth->add_option("--out", synth_out, "CSV to write (recording format)")->required();
+  synth->add_option("--rows", synth_rows, "keep only the first N rows (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  synth->add_option("--coeffs", synth_coeffs, "coefficients JSON (default: seed notes)")
+      ->check(CLI::ExistingFile);
+  rlfit::AddDataOption(synth, &synth_data);
+
   CLI11_PARSE(app, argc, argv);
+  if (synth->parsed()) {
+    return rlfit::RunGuarded("rlsim", [&] {
+      const rlfit::ModelInfo& model = rlfit::FindModel(synth_model);
+      const std::string root = rlfit::ResolveDataRoot(synth_data);
+      const rlfit::CoeffFile coeffs =
+          synth_coeffs.empty() ? rlfit::DefaultCoeffs(model.name, *model.layout)
+                               : rlfit::ReadCoeffFile(synth_coeffs, model.name, *model.layout);
+      const std::vector<rlfit::Episode> recorded =
+          rlfit::LoadEpisodesFor(model, {synth_template}, root);
+      rlfit::WriteEpisodeCsv(synth_out, rlfit::Resimulate(recorded.front(),
+                                                          *model.make_predictor(coeffs),
+                                                          synth_rows));
+    });
+  }
   return rlfit::RunGuarded("rlsim", [&] {
     std::string why;
     if (!options.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);

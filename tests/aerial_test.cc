@@ -1,0 +1,145 @@
+// Tests of the aerial model: rotation helpers, hand-computed single steps, input timing.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <Eigen/Geometry>
+
+#include "src/common/rotation.h"
+#include "src/models/aerial.h"
+
+namespace rlfit {
+namespace {
+
+// Round-off of a few double operations on unit-size numbers.
+constexpr double kTight = 1e-12;
+
+AerialCoeffs<double> Seed() { return AerialCoeffs<double>::FromArray(AerialLayout().defaults.data()); }
+
+CarState<double> AtRest() {
+  CarState<double> s;
+  s.x.setZero();
+  s.v.setZero();
+  s.omega.setZero();
+  s.theta.setIdentity();
+  return s;
+}
+
+TEST_CASE("Euler angles to matrix: note 000's formula is Rz(yaw) Ry(-pitch) Rx(-roll)") {
+  for (double pitch : {-1.2, 0.0, 0.4})
+    for (double yaw : {-3.0, 0.7, 2.5})
+      for (double roll : {-2.0, 0.0, 1.1}) {
+        const Eigen::Matrix3d expected =
+            (Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()) *
+             Eigen::AngleAxisd(-pitch, Eigen::Vector3d::UnitY()) *
+             Eigen::AngleAxisd(-roll, Eigen::Vector3d::UnitX()))
+                .toRotationMatrix();
+        const Eigen::Matrix3d m = EulerToMatrix(pitch, yaw, roll);
+        CHECK((m - expected).norm() < kTight);
+        CHECK(m.determinant() == doctest::Approx(1.0));
+      }
+  // Forward of a car pitched up by 90 degrees points up.
+  CHECK((EulerToMatrix(M_PI / 2, 0.0, 0.0).col(0) - Eigen::Vector3d::UnitZ()).norm() < kTight);
+}
+
+TEST_CASE("closed-form exponential equals the axis-angle rotation") {
+  for (const Eigen::Vector3d& phi : {Eigen::Vector3d(0.3, -0.2, 1.1), Eigen::Vector3d(1e-6, 0, 0),
+                                     Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(2.0, 1.0, -0.5)}) {
+    const double a = phi.norm();
+    const Eigen::Matrix3d expected =
+        a > 0 ? Eigen::AngleAxisd(a, phi / a).toRotationMatrix() : Eigen::Matrix3d::Identity();
+    CHECK((ExpSo3<double>(phi) - expected).norm() < 1e-10);
+  }
+  CHECK(AngleBetweenDeg(Eigen::Matrix3d::Identity(),
+                        ExpSo3<double>(Eigen::Vector3d(0, 0, M_PI / 2))) ==
+        doctest::Approx(90.0));
+}
+
+TEST_CASE("one step from rest with full roll input") {
+  const auto c = Seed();
+  Controls u;
+  u.roll = 1.0;
+  const double dt = 1.0 / 120;
+  const CarState<double> next = StepAerial(c, AtRest(), u, dt, true);
+  // omega = Theta T u dt = (T_r dt, 0, 0); no damping since omega was 0.
+  CHECK(next.omega.x() == doctest::Approx(c.torque(0) * dt));
+  CHECK(next.omega.y() == 0.0);
+  // Gravity only: v = g dt, x = v dt (semi-implicit Euler).
+  CHECK(next.v.z() == doctest::Approx(-650.0 * dt));
+  CHECK(next.x.z() == doctest::Approx(-650.0 * dt * dt));
+  // Rotated about forward (x) by the new omega: angle |T_r| dt^2.
+  CHECK(AngleBetweenDeg(Eigen::Matrix3d::Identity(), next.theta) ==
+        doctest::Approx(std::abs(c.torque(0)) * dt * dt * 180 / M_PI));
+  // Note 000's averaged update turns half as far from rest.
+  const CarState<double> avg = StepAerial(c, AtRest(), u, dt, false);
+  CHECK(AngleBetweenDeg(Eigen::Matrix3d::Identity(), avg.theta) ==
+        doctest::Approx(0.5 * std::abs(c.torque(0)) * dt * dt * 180 / M_PI));
+}
+
+TEST_CASE("pitch damping is scaled by 1 - |input|") {
+  const auto c = Seed();
+  CarState<double> s = AtRest();
+  s.omega = Eigen::Vector3d(0.0, 2.0, 0.0);  // about the left axis: pitch rate
+  const double dt = 1.0 / 120;
+  Controls full, half;
+  full.pitch = 1.0;
+  half.pitch = 0.5;
+  CHECK(StepAerial(c, s, full, dt, true).omega.y() == doctest::Approx(2.0 + c.torque(1) * dt));
+  CHECK(StepAerial(c, s, half, dt, true).omega.y() ==
+        doctest::Approx(2.0 + (c.torque(1) * 0.5 + c.damping(1) * 0.5 * 2.0) * dt));
+  // Roll damping stays on at full roll input.
+  s.omega = Eigen::Vector3d(1.0, 0.0, 0.0);
+  Controls roll;
+  roll.roll = 1.0;
+  CHECK(StepAerial(c, s, roll, dt, true).omega.x() ==
+        doctest::Approx(1.0 + (c.torque(0) + c.damping(0) * 1.0) * dt));
+}
+
+TEST_CASE("angular speed is capped at 5.5 rad/s") {
+  const auto c = Seed();
+  CarState<double> s = AtRest();
+  s.omega = Eigen::Vector3d(-5.5, 0.0, 0.0);
+  Controls u;
+  u.roll = 1.0;  // T_r < 0: spins up further about -x
+  const CarState<double> next = StepAerial(c, s, u, 1.0 / 120, true);
+  CHECK(next.omega.norm() == doctest::Approx(5.5));
+}
+
+TEST_CASE("boost pushes along the nose with full air throttle") {
+  const auto c = Seed();
+  Controls u;
+  u.boost = 1.0;
+  const double dt = 1.0 / 120;
+  const CarState<double> next = StepAerial(c, AtRest(), u, dt, true);
+  CHECK(next.v.x() == doctest::Approx((c.boost_accel + c.throttle_accel) * dt));
+  CHECK(next.v.z() == doctest::Approx(-650.0 * dt));
+  Controls half_boost;  // boost held for half the step
+  half_boost.boost = 0.5;
+  CHECK(StepAerial(c, AtRest(), half_boost, dt, true).v.x() ==
+        doctest::Approx(0.5 * (c.boost_accel + c.throttle_accel) * dt));
+}
+
+TEST_CASE("inputs act after the delay, averaged over the step") {
+  Episode ep;
+  ep.rows.resize(3);
+  for (int k = 0; k < 3; ++k) ep.rows[k].t_s = 0.1 * k;
+  ep.rows[1].input.boost = true;
+  ep.rows[1].input.pitch = 1.0;
+  // Row 1's input acts from 0.15 s to 0.25 s.
+  const Controls a = ControlsOver(ep, 0.1, 0.2, 0.05);
+  CHECK(a.boost == doctest::Approx(0.5));
+  CHECK(a.pitch == doctest::Approx(0.5));
+  CHECK(ControlsOver(ep, 0.15, 0.25, 0.05).boost == doctest::Approx(1.0));
+  CHECK(ControlsOver(ep, 0.0, 0.1, 0.05).boost == doctest::Approx(0.0));
+  CHECK(ControlsOver(ep, 0.2, 0.3, 0.0).boost == doctest::Approx(0.0));
+}
+
+TEST_CASE("a row of ~1/61 s takes two physics ticks, a 120 Hz row one") {
+  CHECK(SubstepsForRow(1.0 / 60.96, 120.0) == 2);
+  CHECK(SubstepsForRow(1.0 / 120, 120.0) == 1);
+  CHECK(SubstepsForRow(2.0 / 120, 120.0) == 2);
+  CHECK(SubstepsForRow(1e-4, 120.0) == 1);
+}
+
+}  // namespace
+}  // namespace rlfit

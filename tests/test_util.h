@@ -1,0 +1,47 @@
+// Helpers shared by the tests: temporary files and the datasets root.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "src/io/recording.h"
+
+namespace rlfit::testing {
+
+// A fresh temporary folder, removed when the object goes out of scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("rlfit_test_" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // Writes `contents` into a file of this folder and returns its path.
+  std::string Write(const std::string& name, const std::string& contents) const {
+    const std::string p = (path_ / name).string();
+    std::ofstream(p, std::ios::binary) << contents;
+    return p;
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The datasets root, or "" when the recordings are not on this machine.
+inline std::string DataRoot() { return ResolveDataRoot(""); }
+
+// The repository's own datasets/ folder.
+inline std::string RepoDatasets() { return std::string(RLFIT_SOURCE_DIR) + "/datasets"; }
+
+}  // namespace rlfit::testing
