@@ -1,0 +1,508 @@
+// Arena mesh: loading pitch.dat, building the BVH, the exact sphere-triangle contact shared by
+// the BVH and naive queries, and the ray-parity inside test used for sampling.
+#include "src/models/arena.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <Eigen/Geometry>
+// fast-cpp-csv-parser's strncpy of file names trips GCC's -Wstringop-truncation.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#endif
+#include <libfccp/csv.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include "src/common/error.h"
+
+namespace rlfit {
+namespace {
+
+using Eigen::Vector3d;
+
+// --- exact contact, double ---------------------------------------------------------------
+
+// Closest point to p on triangle abc (Ericson, Real-Time Collision Detection, 5.1.5).
+Vector3d ClosestPointOnTriangle(const Vector3d& p, const Vector3d& a, const Vector3d& b,
+                                const Vector3d& c) {
+  const Vector3d ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0.0 && d2 <= 0.0) return a;
+  const Vector3d bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0.0 && d4 <= d3) return b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return a + (d1 / (d1 - d3)) * ab;
+  const Vector3d cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0.0 && d5 <= d6) return c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return a + (d2 / (d2 - d6)) * ac;
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0)
+    return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
+  const double denom = 1.0 / (va + vb + vc);
+  return a + ab * (vb * denom) + ac * (vc * denom);
+}
+
+// Below this distance from the mesh (uu) the direction c - q is meaningless and the face normal
+// is used instead.
+constexpr double kDegenerateDistance = 1e-9;
+// A weighted normal sum shorter than this fraction of its total weight counts as cancelled.
+constexpr double kCancelledFraction = 1e-9;
+
+// Sums the contacts of one query, in the order triangles are visited.
+class ContactSum {
+ public:
+  ContactSum(const Vector3d& center, double radius) : center_(center), radius_(radius) {}
+
+  // Adds triangle abc if it touches the sphere.
+  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c) {
+    const Vector3d q = ClosestPointOnTriangle(center_, a, b, c);
+    const Vector3d diff = center_ - q;
+    const double d2 = diff.squaredNorm();
+    if (!(d2 <= radius_ * radius_)) return;  // also rejects NaN
+    const double d = std::sqrt(d2);
+    if (d > radius_) return;
+    const Vector3d direction =
+        d > kDegenerateDistance ? Vector3d(diff / d) : Vector3d((b - a).cross(c - a).normalized());
+    const double penetration = radius_ - d;
+    weighted_ += penetration * direction;
+    unweighted_ += direction;
+    weight_ += penetration;
+    if (count_ == 0 || penetration > deepest_) {
+      deepest_ = penetration;
+      deepest_direction_ = direction;
+    }
+    ++count_;
+  }
+
+  Contact Finish() const {
+    Contact contact;
+    if (count_ == 0) return contact;
+    contact.hit = true;
+    contact.penetration = deepest_;
+    contact.triangles = count_;
+    const double weighted_norm = weighted_.norm();
+    const double unweighted_norm = unweighted_.norm();
+    if (weight_ > 0.0 && weighted_norm > kCancelledFraction * weight_)
+      contact.normal = weighted_ / weighted_norm;
+    else if (unweighted_norm > kCancelledFraction * count_)
+      contact.normal = unweighted_ / unweighted_norm;
+    else
+      contact.normal = deepest_direction_;
+    return contact;
+  }
+
+ private:
+  Vector3d center_;
+  double radius_;
+  Vector3d weighted_ = Vector3d::Zero();
+  Vector3d unweighted_ = Vector3d::Zero();
+  Vector3d deepest_direction_ = Vector3d::UnitZ();
+  double weight_ = 0.0;
+  double deepest_ = 0.0;
+  int count_ = 0;
+};
+
+bool ValidQuery(const Vector3d& center, double radius) {
+  return center.allFinite() && std::isfinite(radius) && radius >= 0.0;
+}
+
+// --- BVH construction --------------------------------------------------------------------
+
+// Query radius the build optimises for, uu: the ball's.
+constexpr double kBuildRadius = 92.75;
+// Relative costs of visiting a node and testing a triangle, in the split cost below.
+constexpr double kNodeCost = 1.0;
+constexpr double kTriangleCost = 1.5;
+// Most triangles in a leaf.
+constexpr int kMaxLeafSize = 4;
+// Beyond this depth the builder splits at the median, which bounds the depth (and the
+// traversal stack) by kMedianDepth + log2(triangles).
+constexpr int kMedianDepth = 48;
+constexpr int kStackSize = kMedianDepth + 40;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct BuildBox {
+  Vector3d lo = Vector3d::Constant(std::numeric_limits<double>::infinity());
+  Vector3d hi = Vector3d::Constant(-std::numeric_limits<double>::infinity());
+  void Grow(const BuildBox& b) {
+    lo = lo.cwiseMin(b.lo);
+    hi = hi.cwiseMax(b.hi);
+  }
+};
+
+// Chance-like weight of a box being visited: the volume of the box grown by the query radius,
+// i.e. where a sphere centre must be to overlap it. For centres spread through the arena this
+// ranks splits better than the surface area of ray tracing's SAH.
+double VisitWeight(const BuildBox& b) {
+  const Vector3d e = (b.hi - b.lo).array() + 2.0 * kBuildRadius;
+  return e.x() * e.y() * e.z();
+}
+
+struct BuildItem {
+  BuildBox box;
+  Vector3d centroid;
+  int triangle;
+};
+
+}  // namespace
+
+void Arena::Build() {
+  nodes_.clear();
+  planes_.clear();
+  leaf_vertices_.clear();
+  const int n = static_cast<int>(triangles_.size());
+  if (n == 0) return;
+
+  std::vector<BuildItem> items(n);
+  for (int i = 0; i < n; ++i) {
+    BuildItem& item = items[i];
+    for (const auto& p : triangles_[i].p) {
+      const Vector3d v = p.cast<double>();
+      item.box.lo = item.box.lo.cwiseMin(v);
+      item.box.hi = item.box.hi.cwiseMax(v);
+    }
+    item.centroid = 0.5 * (item.box.lo + item.box.hi);
+    item.triangle = i;
+  }
+  nodes_.reserve(2 * n);
+  planes_.reserve(n);
+  leaf_vertices_.reserve(n);
+
+  std::vector<double> right_weight(n);
+  // Builds the subtree of items [begin, end) at nodes_.size(), depth first.
+  auto build = [&](auto&& self, int begin, int end, int depth) -> void {
+    const int count = end - begin;
+    BuildBox box;
+    for (int i = begin; i < end; ++i) box.Grow(items[i].box);
+    const int node_index = static_cast<int>(nodes_.size());
+    Node node;
+    for (int k = 0; k < 3; ++k) {
+      node.lo[k] = static_cast<float>(box.lo[k]);  // exact: vertices are floats
+      node.hi[k] = static_cast<float>(box.hi[k]);
+    }
+    node.index = 0;
+    node.count = 0;
+    nodes_.push_back(node);
+
+    // Best split over the three axes, items sorted by centroid.
+    int best_axis = -1, best_split = 0;
+    double best_cost = std::numeric_limits<double>::infinity();
+    const double parent_weight = VisitWeight(box);
+    if (count > 1) {
+      for (int axis = 0; axis < 3; ++axis) {
+        std::sort(items.begin() + begin, items.begin() + end,
+                  [axis](const BuildItem& a, const BuildItem& b) {
+                    return a.centroid[axis] < b.centroid[axis] ||
+                           (a.centroid[axis] == b.centroid[axis] && a.triangle < b.triangle);
+                  });
+        if (depth >= kMedianDepth) {
+          if (axis == 0) {
+            best_axis = 0;
+            best_split = begin + count / 2;
+          }
+          continue;
+        }
+        BuildBox right;
+        for (int i = end - 1; i > begin; --i) {
+          right.Grow(items[i].box);
+          right_weight[i] = VisitWeight(right) * (end - i);
+        }
+        BuildBox left;
+        for (int i = begin + 1; i < end; ++i) {
+          left.Grow(items[i - 1].box);
+          const double cost = kNodeCost + kTriangleCost *
+                                              (VisitWeight(left) * (i - begin) + right_weight[i]) /
+                                              parent_weight;
+          if (cost < best_cost) {
+            best_cost = cost;
+            best_axis = axis;
+            best_split = i;
+          }
+        }
+      }
+    }
+    const bool leaf = count == 1 || (count <= kMaxLeafSize && kTriangleCost * count <= best_cost);
+    if (leaf) {
+      nodes_[node_index].index = static_cast<std::uint32_t>(planes_.size());
+      nodes_[node_index].count = static_cast<std::uint32_t>(count);
+      for (int i = begin; i < end; ++i) {
+        const Triangle& t = triangles_[items[i].triangle];
+        LeafVertices v;
+        for (int j = 0; j < 3; ++j)
+          for (int k = 0; k < 3; ++k) v.p[j][k] = t.p[j][k];
+        const Vector3d a = t.p[0].cast<double>(), b = t.p[1].cast<double>(),
+                       c = t.p[2].cast<double>();
+        const Vector3d normal = (b - a).cross(c - a).normalized();
+        Plane plane;
+        for (int k = 0; k < 3; ++k) plane.normal[k] = static_cast<float>(normal[k]);
+        plane.offset = static_cast<float>(normal.dot(a));
+        planes_.push_back(plane);
+        leaf_vertices_.push_back(v);
+      }
+      return;
+    }
+    if (best_axis != 2)
+      std::sort(
+          items.begin() + begin, items.begin() + end,
+          [best_axis](const BuildItem& a, const BuildItem& b) {
+            return a.centroid[best_axis] < b.centroid[best_axis] ||
+                   (a.centroid[best_axis] == b.centroid[best_axis] && a.triangle < b.triangle);
+          });
+    self(self, begin, best_split, depth + 1);
+    nodes_[node_index].index = static_cast<std::uint32_t>(nodes_.size());
+    self(self, best_split, end, depth + 1);
+  };
+  build(build, 0, n, 0);
+}
+
+namespace {
+
+// --- loading -----------------------------------------------------------------------------
+
+float ParseCoordinate(const std::string& path, int row, int column, const char* text) {
+  if (text == nullptr || *text == '\0')
+    throw InputError(path, row, column, "empty cell, expected a number");
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text, &end);
+  if (end == text || *end != '\0')
+    throw InputError(path, row, column, "'" + std::string(text) + "' is not a number");
+  if (!std::isfinite(value) || errno == ERANGE ||
+      std::abs(value) > std::numeric_limits<float>::max())
+    throw InputError(path, row, column,
+                     "'" + std::string(text) + "' is not a finite single-precision number");
+  return static_cast<float>(value);
+}
+
+// Number of tab-separated cells on line `row` of `path`, for the message of a short row.
+int CountCells(const std::string& path, int row) {
+  io::LineReader lines(path);
+  const char* line = nullptr;
+  for (int i = 0; i < row; ++i) line = lines.next_line();
+  if (line == nullptr) return 0;
+  const std::string text(line);
+  if (text.find_first_not_of(" \t") == std::string::npos) return 0;  // blank line
+  return 1 + static_cast<int>(std::count(text.begin(), text.end(), '\t'));
+}
+
+// Throws InputError (row = 1-based index) on a non-finite vertex or a zero-area triangle.
+void CheckTriangles(const std::vector<Triangle>& triangles, const std::string& source) {
+  for (std::size_t i = 0; i < triangles.size(); ++i) {
+    const Triangle& t = triangles[i];
+    const int row = static_cast<int>(i + 1);
+    for (int j = 0; j < 3; ++j)
+      if (!t.p[j].allFinite())
+        throw InputError(source, row, 3 * j + 1,
+                         "vertex " + std::to_string(j + 1) + " is not finite");
+    const Vector3d a = t.p[0].cast<double>(), b = t.p[1].cast<double>(), c = t.p[2].cast<double>();
+    if ((b - a).cross(c - a).squaredNorm() == 0.0)
+      throw InputError(source, row, 0, "triangle has zero area");
+  }
+}
+
+}  // namespace
+
+Arena Arena::Load(const std::string& path) {
+  using Reader = io::CSVReader<9, io::trim_chars<' ', '\t'>, io::no_quote_escape<'\t'>>;
+  std::vector<Triangle> triangles;
+  try {
+    Reader reader(path);
+    reader.set_header("x1", "y1", "z1", "x2", "y2", "z2", "x3", "y3", "z3");
+    std::array<char*, 9> cell{};
+    while (reader.read_row(cell[0], cell[1], cell[2], cell[3], cell[4], cell[5], cell[6], cell[7],
+                           cell[8])) {
+      const int row = static_cast<int>(reader.get_file_line());
+      Triangle t;
+      for (int c = 0; c < 9; ++c) t.p[c / 3][c % 3] = ParseCoordinate(path, row, c + 1, cell[c]);
+      triangles.push_back(t);
+    }
+  } catch (const io::error::can_not_open_file&) {
+    throw InputError(path, 0, 0, "cannot open mesh file");
+  } catch (const io::error::too_few_columns& e) {
+    const int found = CountCells(path, e.file_line);
+    throw InputError(path, e.file_line, found + 1,
+                     found == 0 ? std::string("blank line, expected 9 tab-separated values")
+                                : "missing value: " + std::to_string(found) +
+                                      " tab-separated values, expected 9 (3 vertices x, y, z)");
+  } catch (const io::error::too_many_columns& e) {
+    throw InputError(path, e.file_line, 10, "too many values, expected 9 (3 vertices x, y, z)");
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, 0, e.what());
+  }
+  if (triangles.empty()) throw InputError(path, 0, 0, "mesh has no triangles");
+  CheckTriangles(triangles, path);  // rows are triangles: fccp reads no header or blank line
+  return Arena(std::move(triangles));
+}
+
+Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles)) {
+  CheckTriangles(triangles_, "triangle list");
+  Build();
+}
+
+// --- queries -----------------------------------------------------------------------------
+
+namespace {
+
+// Overlap of the cube around a sphere (centre, half-size r) with node boxes. The cube is
+// looser than the sphere, but testing it is six compares: the triangles' planes then cull.
+class CubeTest {
+ public:
+  CubeTest(float cx, float cy, float cz, float r)
+#if defined(__SSE2__)
+      // Lane 3 pairs the node's index/count words (non-negative ints, never NaN as floats)
+      // with -inf/+inf, so it always passes.
+      : lo_(_mm_setr_ps(cx - r, cy - r, cz - r, -kInf)),
+        hi_(_mm_setr_ps(cx + r, cy + r, cz + r, kInf)){}
+#else
+      : lo_{cx - r, cy - r, cz - r}, hi_{cx + r, cy + r, cz + r} {
+  }
+#endif
+
+        // `lo` and `hi` are a node's box corners, each followed by one 32-bit word; 16-byte
+        // aligned.
+        bool Overlaps(const float* lo, const float* hi) const {
+#if defined(__SSE2__)
+    const __m128 overlap =
+        _mm_and_ps(_mm_cmple_ps(_mm_load_ps(lo), hi_), _mm_cmple_ps(lo_, _mm_load_ps(hi)));
+    return _mm_movemask_ps(overlap) == 0xF;
+#else
+    return (lo[0] <= hi_[0]) & (lo[1] <= hi_[1]) & (lo[2] <= hi_[2]) & (lo_[0] <= hi[0]) &
+           (lo_[1] <= hi[1]) & (lo_[2] <= hi[2]);
+#endif
+  }
+
+ private:
+#if defined(__SSE2__)
+  __m128 lo_, hi_;
+#else
+  float lo_[3], hi_[3];
+#endif
+};
+
+}  // namespace
+
+Contact Arena::Collide(const Vector3d& center, double radius) const {
+  if (nodes_.empty() || !ValidQuery(center, radius)) return Contact{};
+  ContactSum sum(center, radius);
+  // Float culling with the sphere grown by a margin well above the rounding of the float
+  // centre, radius and box/plane arithmetic (a few ulps of the largest magnitude involved).
+  const double margin =
+      1e-3 + 1e-5 * (std::abs(center.x()) + std::abs(center.y()) + std::abs(center.z()) + radius);
+  const float cx = static_cast<float>(center.x());
+  const float cy = static_cast<float>(center.y());
+  const float cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(radius + margin);
+
+  const CubeTest cube(cx, cy, cz, r);
+  auto overlaps = [&cube](const Node& node) { return cube.Overlaps(node.lo, node.hi); };
+  const Node* nodes = nodes_.data();
+  if (!overlaps(nodes[0])) return Contact{};
+  // Children are tested from their parent, so only overlapping ones are stacked.
+  std::uint32_t stack[kStackSize];
+  int top = 0;
+  std::uint32_t i = 0;
+  for (;;) {
+    const Node& node = nodes[i];
+    if (node.count == 0) {
+      const bool left = overlaps(nodes[i + 1]);
+      const bool right = overlaps(nodes[node.index]);
+      if (left) {
+        if (right) stack[top++] = node.index;
+        ++i;
+        continue;
+      }
+      if (right) {
+        i = node.index;
+        continue;
+      }
+    } else {
+      for (std::uint32_t k = node.index, e = node.index + node.count; k < e; ++k) {
+        const Plane& p = planes_[k];
+        const float s = p.normal[0] * cx + p.normal[1] * cy + p.normal[2] * cz - p.offset;
+        if (std::abs(s) > r) continue;
+        const auto& v = leaf_vertices_[k].p;
+        sum.Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
+                Vector3d(v[2][0], v[2][1], v[2][2]));
+      }
+    }
+    if (top == 0) break;
+    i = stack[--top];
+  }
+  return sum.Finish();
+}
+
+Contact Arena::CollideNaive(const Vector3d& center, double radius) const {
+  if (!ValidQuery(center, radius)) return Contact{};
+  ContactSum sum(center, radius);
+  for (const Triangle& t : triangles_)
+    sum.Add(t.p[0].cast<double>(), t.p[1].cast<double>(), t.p[2].cast<double>());
+  return sum.Finish();
+}
+
+bool Arena::Contains(const Vector3d& point) const {
+  if (!point.allFinite()) return false;
+  // Nearest hit along -x, +x, -y, +y, -z, +z: distance and whether it is a front face.
+  std::array<double, 6> nearest;
+  nearest.fill(std::numeric_limits<double>::infinity());
+  std::array<bool, 6> front{};
+  std::uint32_t stack[kStackSize];
+  for (int k = 0; k < 3 && !nodes_.empty(); ++k) {
+    // The line through `point` along axis k, against the BVH.
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    const double pi = point[i], pj = point[j];
+    int top = 0;
+    std::uint32_t n = 0;
+    for (;;) {
+      const Node& node = nodes_[n];
+      if (node.lo[i] <= pi && pi <= node.hi[i] && node.lo[j] <= pj && pj <= node.hi[j]) {
+        if (node.count == 0) {
+          stack[top++] = node.index;
+          ++n;
+          continue;
+        }
+        for (std::uint32_t t = node.index, e = node.index + node.count; t < e; ++t) {
+          const auto& v = leaf_vertices_[t].p;
+          // Barycentric weights of the line's foot in the (i, j) projection.
+          auto edge = [&](const double* u, const double* w) {
+            return (w[i] - u[i]) * (pj - u[j]) - (w[j] - u[j]) * (pi - u[i]);
+          };
+          const double wc = edge(v[0], v[1]), wa = edge(v[1], v[2]), wb = edge(v[2], v[0]);
+          const double area = wa + wb + wc;  // twice the projected area, signed
+          if (area == 0.0) continue;         // triangle seen edge-on
+          if ((wa < 0.0 || wb < 0.0 || wc < 0.0) && (wa > 0.0 || wb > 0.0 || wc > 0.0)) continue;
+          const double along = (wa * v[0][k] + wb * v[1][k] + wc * v[2][k]) / area - point[k];
+          if (along == 0.0) continue;
+          const int ray = 2 * k + (along > 0.0 ? 1 : 0);
+          if (std::abs(along) < nearest[ray]) {
+            nearest[ray] = std::abs(along);
+            // The k component of the face normal has the sign of the projected area.
+            front[ray] = (along > 0.0) == (area < 0.0);
+          }
+        }
+      }
+      if (top == 0) break;
+      n = stack[--top];
+    }
+  }
+  for (int ray = 0; ray < 6; ++ray)
+    if (!std::isfinite(nearest[ray]) || !front[ray]) return false;
+  return true;
+}
+
+}  // namespace rlfit

@@ -1,0 +1,420 @@
+// Tests of the arena mesh: loading pitch.dat and bad files, hand-computed contacts, Lobot's
+// sphere-triangle reference answers, and the BVH query against the naive loop.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Geometry>
+// fast-cpp-csv-parser's strncpy of file names trips GCC's -Wstringop-truncation.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#endif
+#include <libfccp/csv.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include "src/common/error.h"
+#include "src/io/recording.h"
+#include "src/models/arena.h"
+
+namespace rlfit {
+namespace {
+
+namespace fs = std::filesystem;
+using Eigen::Vector3d;
+
+// The ball's collision radius in the arena, uu (it rests at z = 93.15).
+constexpr double kRestRadius = 93.15;
+// Radius the benchmarks use, uu.
+constexpr double kBallRadius = 92.75;
+// Hand-computed penetrations: the contact is computed in double from exact float vertices,
+// so only a few ulps of ~100 uu are lost.
+constexpr double kHandTolerance = 1e-9;
+// BVH vs naive normal: both sum the same terms in a different order, so they differ by a few
+// ulps; 1e-12 leaves room without hiding a missing or extra triangle (those move it by >1e-6).
+constexpr double kNormalTolerance = 1e-12;
+constexpr double kPi = 3.14159265358979323846;
+
+std::string DataRoot() { return ResolveDataRoot(""); }
+
+// A fresh temporary folder for bad input files, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() / ("rlfit_arena_" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string Write(const std::string& name, const std::string& contents) const {
+    const std::string p = (path_ / name).string();
+    std::ofstream(p, std::ios::binary) << contents;
+    return p;
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+// Loaded once: building the BVH takes a few milliseconds.
+const Arena& Pitch() {
+  static const Arena arena = Arena::Load(DataRoot() + "/meshes/pitch.dat");
+  return arena;
+}
+
+Triangle MakeTriangle(const Vector3d& a, const Vector3d& b, const Vector3d& c) {
+  Triangle t;
+  t.p[0] = a.cast<float>();
+  t.p[1] = b.cast<float>();
+  t.p[2] = c.cast<float>();
+  return t;
+}
+
+Vector3d FaceNormal(const Triangle& t) {
+  const Vector3d a = t.p[0].cast<double>(), b = t.p[1].cast<double>(), c = t.p[2].cast<double>();
+  return (b - a).cross(c - a).normalized();
+}
+
+// Expects Arena::Load to throw an InputError at this row and column.
+void ExpectLoadError(const std::string& path, int row, int column) {
+  try {
+    Arena::Load(path);
+    FAIL("no error for " << path);
+  } catch (const InputError& e) {
+    INFO(e.what());
+    CHECK(e.file() == path);
+    CHECK(e.row() == row);
+    CHECK(e.column() == column);
+  }
+}
+
+constexpr char kFloorRow[] = "-4096.\t6000.\t0.\t4096.\t-6000.\t0.\t4096.\t6000.\t0.\n";
+
+TEST_CASE("the pitch mesh loads 8028 triangles") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  CHECK(arena.triangle_count() == 8028);
+  // First line of pitch.dat: half of the floor.
+  const Triangle& t = arena.triangles()[0];
+  CHECK(t.p[0] == Eigen::Vector3f(-4096, 6000, 0));
+  CHECK(t.p[1] == Eigen::Vector3f(4096, -6000, 0));
+  CHECK(t.p[2] == Eigen::Vector3f(4096, 6000, 0));
+}
+
+TEST_CASE("malformed mesh files name the row and column") {
+  TempDir dir;
+  const std::string good = std::string(kFloorRow) + kFloorRow;
+  CHECK(Arena::Load(dir.Write("good.dat", good)).triangle_count() == 2);
+  ExpectLoadError(dir.Write("short.dat", good + "1\t2\t3\t4\t5\t6\t7\t8\n"), 3, 9);
+  ExpectLoadError(dir.Write("one.dat", "1 2 3 4 5 6 7 8 9\n"), 1, 2);
+  ExpectLoadError(dir.Write("long.dat", "1\t2\t3\t4\t5\t6\t7\t8\t9\t10\n" + good), 1, 10);
+  ExpectLoadError(dir.Write("word.dat", kFloorRow + std::string("0\t0\t0\t1\tx1\t0\t0\t1\t0\n")), 2,
+                  5);
+  ExpectLoadError(dir.Write("nan.dat", good + "0\t0\t0\t1\t0\t0\tnan\t1\t0\n"), 3, 7);
+  ExpectLoadError(dir.Write("huge.dat", "0\t0\t0\t1\t0\t0\t0\t1e39\t0\n"), 1, 8);
+  ExpectLoadError(dir.Write("empty_cell.dat", "0\t0\t\t1\t0\t0\t0\t1\t0\n"), 1, 3);
+  ExpectLoadError(dir.Write("flat.dat", good + "0\t0\t0\t1\t1\t1\t2\t2\t2\n"), 3, 0);
+  ExpectLoadError(dir.Write("blank.dat", std::string(kFloorRow) + "\n" + kFloorRow), 2, 1);
+  ExpectLoadError(dir.Write("nothing.dat", ""), 0, 0);
+  ExpectLoadError(dir.path() + "/missing.dat", 0, 0);
+}
+
+TEST_CASE("triangles given in code are checked") {
+  std::vector<Triangle> triangles = {MakeTriangle({0, 0, 0}, {1, 0, 0}, {0, 1, 0}),
+                                     MakeTriangle({0, 0, 0}, {1, 0, 0}, {2, 0, 0})};
+  CHECK_THROWS_AS(Arena{triangles}, InputError);
+  triangles[1].p[2] = Eigen::Vector3f(0, 0, std::nanf(""));
+  CHECK_THROWS_AS(Arena{triangles}, InputError);
+  triangles.pop_back();
+  CHECK(Arena{triangles}.triangle_count() == 1);
+  // An empty mesh is allowed and touches nothing.
+  const Arena empty(std::vector<Triangle>{});
+  CHECK_FALSE(empty.Collide({0, 0, 0}, 100).hit);
+  CHECK_FALSE(empty.CollideNaive({0, 0, 0}, 100).hit);
+}
+
+TEST_CASE("hand-computed contacts with the floor and a side wall") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  for (const bool naive : {false, true}) {
+    CAPTURE(naive);
+    auto collide = [&](const Vector3d& c, double r) {
+      return naive ? arena.CollideNaive(c, r) : arena.Collide(c, r);
+    };
+    // Resting ball: the sphere touches the floor, penetration 0. (100, 200) is off the
+    // floor's diagonal, so only one floor triangle.
+    Contact c = collide({100, 200, kRestRadius}, kRestRadius);
+    CHECK(c.hit);
+    CHECK(c.triangles == 1);
+    CHECK(c.penetration >= 0.0);
+    CHECK(c.penetration < kHandTolerance);
+    CHECK((c.normal - Vector3d::UnitZ()).norm() < kHandTolerance);
+    CHECK_FALSE(collide({100, 200, kRestRadius + 0.01}, kRestRadius).hit);
+    // Sunk to z = 50: penetration 93.15 - 50; on the diagonal both floor halves touch.
+    c = collide({0, 0, 50}, kRestRadius);
+    CHECK(c.hit);
+    CHECK(c.triangles == 2);
+    CHECK(std::abs(c.penetration - 43.15) < kHandTolerance);
+    CHECK((c.normal - Vector3d::UnitZ()).norm() < kHandTolerance);
+    // The flat side wall x = 4096 (normal -x), halfway up, 50 uu away and clear of the
+    // diagonal that splits the wall into two triangles.
+    c = collide({4046, 2000, 1000}, kRestRadius);
+    CHECK(c.triangles == 1);
+    CHECK(c.hit);
+    CHECK(std::abs(c.penetration - 43.15) < kHandTolerance);
+    CHECK((c.normal + Vector3d::UnitX()).norm() < kHandTolerance);
+    // Near the floor's diagonal the neighbouring triangle touches at its edge, and the
+    // normal is the penetration-weighted mean of +z and the direction from that edge.
+    // Centre 30 uu to the side of the diagonal (through (0, 0) with direction (8192, -12000))
+    // and 60 uu up: contacts 93.15 - 60 along +z and 93.15 - |(30, 60)| along (30 m + 60 z).
+    {
+      const Vector3d m = Vector3d(12000, 8192, 0).normalized();  // across the diagonal
+      const double e = 30.0, h = 60.0, d = std::hypot(e, h);
+      c = collide(e * m + h * Vector3d::UnitZ(), kRestRadius);
+      const Vector3d expected = ((kRestRadius - h) * Vector3d::UnitZ() +
+                                 (kRestRadius - d) / d * (e * m + h * Vector3d::UnitZ()))
+                                    .normalized();
+      CHECK(c.triangles == 2);
+      CHECK(std::abs(c.penetration - (kRestRadius - h)) < kHandTolerance);
+      CHECK((c.normal - expected).norm() < kHandTolerance);
+      CHECK(expected.z() < 0.99);  // the edge contact tilts the normal by ~12 degrees
+    }
+    // Mid-air: nothing.
+    c = collide({0, 0, 1000}, kRestRadius);
+    CHECK_FALSE(c.hit);
+    CHECK(c.triangles == 0);
+    // Bad queries touch nothing.
+    CHECK_FALSE(collide({std::nan(""), 0, 50}, kRestRadius).hit);
+    CHECK_FALSE(collide({0, 0, 50}, -1.0).hit);
+  }
+}
+
+TEST_CASE("normals turn smoothly as the ball rolls over the curved floor-to-wall ramp") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  // The ramp at y = 1000 is a quarter circle of radius 256 around (3840, 256) in (x, z), cut
+  // into ~10-degree facets. Walk the centre along it in 0.4 uu steps, 40 uu into the mesh.
+  // With the normal of the single deepest facet the direction would jump by the angle
+  // between facets at every facet edge.
+  constexpr double kMaxTurnPerStepDeg = 1.0;
+  constexpr double kPathRadius = 256.0 - kRestRadius + 40.0;
+  Vector3d previous = Vector3d::Zero();
+  double largest_turn_deg = 0.0;
+  int contacts = 0, multi_facet = 0;
+  for (int step = 0; step <= 800; ++step) {
+    const double angle = step * kPi / 2.0 / 800.0;
+    const Vector3d center(3840.0 + kPathRadius * std::sin(angle), 1000.0,
+                          256.0 - kPathRadius * std::cos(angle));
+    const Contact c = arena.Collide(center, kRestRadius);
+    if (!c.hit) continue;
+    ++contacts;
+    if (c.triangles > 1) ++multi_facet;
+    if (previous != Vector3d::Zero())
+      largest_turn_deg = std::max(largest_turn_deg,
+                                  std::acos(std::min(1.0, previous.dot(c.normal))) * 180.0 / kPi);
+    previous = c.normal;
+  }
+  INFO("largest turn " << largest_turn_deg << " deg");
+  CHECK(contacts == 801);
+  CHECK(multi_facet > 400);
+  CHECK(largest_turn_deg < kMaxTurnPerStepDeg);
+  CHECK(previous.x() < -0.9);  // ends against the side wall
+}
+
+// --- Lobot's reference answers ----------------------------------------------------------
+
+using TabReader9 = io::CSVReader<9, io::trim_chars<' ', '\t'>, io::no_quote_escape<'\t'>>;
+using TabReader4 = io::CSVReader<4, io::trim_chars<' ', '\t'>, io::no_quote_escape<'\t'>>;
+
+std::vector<Triangle> ReadReferenceTriangles(const std::string& path) {
+  TabReader9 reader(path);
+  reader.set_header("a", "b", "c", "d", "e", "f", "g", "h", "i");
+  std::vector<Triangle> triangles;
+  double v[9];
+  while (reader.read_row(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]))
+    triangles.push_back(MakeTriangle({v[0], v[1], v[2]}, {v[3], v[4], v[5]}, {v[6], v[7], v[8]}));
+  return triangles;
+}
+
+struct Sphere {
+  Vector3d center;
+  double radius;
+};
+
+std::vector<Sphere> ReadReferenceSpheres(const std::string& path) {
+  TabReader4 reader(path);
+  reader.set_header("x", "y", "z", "r");
+  std::vector<Sphere> spheres;
+  double x, y, z, r;
+  while (reader.read_row(x, y, z, r)) spheres.push_back({{x, y, z}, r});
+  return spheres;
+}
+
+// A count, then that many 0/1 answers, one per line.
+std::vector<int> ReadReferenceAnswers(const std::string& path) {
+  io::CSVReader<1> reader(path);
+  reader.set_header("answer");
+  int count = 0, answer = 0;
+  std::vector<int> answers;
+  if (!reader.read_row(count)) return answers;
+  while (reader.read_row(answer)) answers.push_back(answer);
+  REQUIRE(static_cast<int>(answers.size()) == count);
+  return answers;
+}
+
+TEST_CASE("sphere-triangle predicate agrees with Lobot's sphere_tri and tri_sphere answers") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  // spheres.txt and tris.txt hold 50 shapes each; sphere_tri.txt answers intersect(sphere i,
+  // tri j) at i * 50 + j, tri_sphere.txt intersect(tri i, sphere j). The closest calls are
+  // 2.6e-4 (unit-sized shapes) from the boundary, far above float rounding of the vertices.
+  const std::string dir = DataRoot() + "/intersections/";
+  const auto spheres = ReadReferenceSpheres(dir + "spheres.txt");
+  const auto triangles = ReadReferenceTriangles(dir + "tris.txt");
+  const auto sphere_tri = ReadReferenceAnswers(dir + "sphere_tri.txt");
+  const auto tri_sphere = ReadReferenceAnswers(dir + "tri_sphere.txt");
+  const int n = static_cast<int>(spheres.size());
+  REQUIRE(n == 50);
+  REQUIRE(static_cast<int>(triangles.size()) == n);
+  REQUIRE(static_cast<int>(sphere_tri.size()) == n * n);
+  REQUIRE(static_cast<int>(tri_sphere.size()) == n * n);
+
+  int hits = 0, wrong = 0;
+  for (int j = 0; j < n; ++j) {
+    const Arena one(std::vector<Triangle>{triangles[j]});
+    for (int i = 0; i < n; ++i) {
+      const bool bvh = one.Collide(spheres[i].center, spheres[i].radius).hit;
+      const bool naive = one.CollideNaive(spheres[i].center, spheres[i].radius).hit;
+      hits += bvh;
+      if (bvh != (sphere_tri[i * n + j] == 1) || naive != bvh ||
+          bvh != (tri_sphere[j * n + i] == 1)) {
+        ++wrong;
+        MESSAGE("sphere " << i << ", triangle " << j << ": bvh " << bvh << ", naive " << naive
+                          << ", expected " << sphere_tri[i * n + j]);
+      }
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(hits == 272);  // counted from the reference files
+}
+
+// --- BVH against the naive loop ---------------------------------------------------------
+
+// Uniform in the mesh's bounding box, kept if Arena::Contains says it is inside the arena.
+Vector3d SampleInside(const Arena& arena, std::mt19937_64& rng) {
+  Eigen::Vector3f lo = arena.triangles()[0].p[0], hi = lo;
+  for (const Triangle& t : arena.triangles())
+    for (const auto& p : t.p) {
+      lo = lo.cwiseMin(p);
+      hi = hi.cwiseMax(p);
+    }
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (;;) {
+    const Vector3d p(lo.x() + u(rng) * (hi.x() - lo.x()), lo.y() + u(rng) * (hi.y() - lo.y()),
+                     lo.z() + u(rng) * (hi.z() - lo.z()));
+    if (arena.Contains(p)) return p;
+  }
+}
+
+TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  const auto& triangles = arena.triangles();
+  std::mt19937_64 rng(20240611);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+
+  constexpr int kSpheres = 100000;
+  int hits = 0, multi = 0, mismatches = 0;
+  for (int k = 0; k < kSpheres; ++k) {
+    // Three in four are ball-sized; the rest span small to car-sized spheres.
+    const double radius = k % 4 != 3 ? kBallRadius : 10.0 + 290.0 * u(rng);
+    Vector3d center;
+    if (k % 2 == 0) {
+      // Anywhere inside the arena.
+      center = SampleInside(arena, rng);
+    } else {
+      // Near a random point of a random triangle: along its normal at radius +- 2 uu
+      // (touching, or just missing), or in a random direction within 1.2 radii.
+      const Triangle& t = triangles[pick(rng)];
+      double a = u(rng), b = u(rng);
+      if (a + b > 1.0) {
+        a = 1.0 - a;
+        b = 1.0 - b;
+      }
+      const Vector3d p0 = t.p[0].cast<double>();
+      const Vector3d q = p0 + a * (t.p[1].cast<double>() - p0) + b * (t.p[2].cast<double>() - p0);
+      if (k % 4 == 1) {
+        center = q + (radius + 4.0 * u(rng) - 2.0) * FaceNormal(t);
+      } else {
+        const Vector3d dir = Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+        center = q + 1.2 * radius * u(rng) * dir;
+      }
+    }
+    const Contact bvh = arena.Collide(center, radius);
+    const Contact naive = arena.CollideNaive(center, radius);
+    hits += naive.hit;
+    multi += naive.triangles > 1;
+    // Same triangles through the same double routine: hit, count and penetration (a max,
+    // independent of order) agree exactly; the normal up to summation order.
+    const bool same = bvh.hit == naive.hit && bvh.triangles == naive.triangles &&
+                      bvh.penetration == naive.penetration &&
+                      (bvh.normal - naive.normal).norm() <= kNormalTolerance;
+    if (!same && ++mismatches <= 5)
+      MESSAGE("sphere " << k << " at " << center.transpose() << " r " << radius << ": bvh "
+                        << bvh.hit << "/" << bvh.triangles << "/" << bvh.penetration << ", naive "
+                        << naive.hit << "/" << naive.triangles << "/" << naive.penetration
+                        << ", normal difference " << (bvh.normal - naive.normal).norm());
+  }
+  MESSAGE(hits << " of " << kSpheres << " spheres touch the mesh, " << multi
+               << " touch several triangles");
+  CHECK(mismatches == 0);
+  // The mix must exercise contacts: about half of the spheres are placed at a surface.
+  CHECK(hits > kSpheres / 3);
+  CHECK(multi > kSpheres / 10);
+}
+
+TEST_CASE("Contains tells the arena from the space around it") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  CHECK(arena.Contains({0, 0, 1000}));
+  CHECK(arena.Contains({-3000, 4000, 100}));
+  CHECK(arena.Contains({0, 5500, 300}));            // inside a goal
+  CHECK_FALSE(arena.Contains({3000, 5500, 300}));   // behind the back wall, beside the goal
+  CHECK_FALSE(arena.Contains({0, 0, -100}));        // under the floor
+  CHECK_FALSE(arena.Contains({0, 0, 2100}));        // above the ceiling
+  CHECK_FALSE(arena.Contains({4100, 0, 1000}));     // beyond a side wall
+  CHECK_FALSE(arena.Contains({4050, 5050, 1000}));  // behind a rounded corner
+}
+
+}  // namespace
+}  // namespace rlfit
