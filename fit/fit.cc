@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fit/aerial_fit.h"
+#include "fit/ball_fit.h"
 #include "src/common/error.h"
 #include "src/common/progress.h"
 #include "src/io/files.h"
@@ -21,6 +22,7 @@ namespace {
 const std::vector<FitterInfo>& Fitters() {
   static const std::vector<FitterInfo> fitters = {
       {"aerial", AddAerialResiduals},
+      {"ball", AddBallResiduals},
   };
   return fitters;
 }

@@ -36,6 +36,13 @@ inline constexpr double kBallRestitution = 0.6;       // note 003
 inline constexpr double kBallFrictionMu = 0.285;      // RLUtilities ball.cc
 inline constexpr double kBallFrictionY = 2.0;         // RLUtilities ball.cc
 inline constexpr double kBallDrag = -0.0305;          // 1/s, RLUtilities ball.cc
+// m R^2 / I of the ball: 2.5 for a solid sphere (Bullet's btSphereShape inertia 0.4 m r^2;
+// note 003's ball code uses A = m/I = 0.0003 per uu^2, i.e. 2.5 at R = 91.25).
+inline constexpr double kBallSpinFactor = 2.5;
+// Normal speeds below this do not bounce: the contact only stops the ball, uu/s (measured on the
+// rolling rows of ball_trajectories, which report vz = 0 exactly at z = 93.14; it must exceed the
+// 650/120 = 5.4 uu/s that gravity adds per tick, or a resting ball would hop).
+inline constexpr double kBallRestitutionThreshold = 10.0;
 
 // Game rotation units to radians: value * pi / 32768 (datasets README).
 inline constexpr double kRadiansPerUnrealUnit = 3.14159265358979323846 / 32768.0;

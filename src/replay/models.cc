@@ -3,7 +3,9 @@
 #include <memory>
 
 #include "src/common/error.h"
+#include "src/io/recording.h"
 #include "src/models/aerial.h"
+#include "src/models/ball.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -24,12 +26,25 @@ std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file) {
          const Integration& integ) { return AdvanceAerialRow(c, s, ep, k, integ); });
 }
 
+// The arena comes from the datasets root found as rlsim/rlfit find it without --data
+// ($RLFIT_DATA, else ../shared/datasets/lobot): make_predictor only sees the coefficients.
+std::unique_ptr<Predictor> MakeBall(const CoeffFile& file) {
+  const auto coeffs = BallCoeffs<double>::FromArray(file.values.data());
+  const Arena* arena = &PitchArena(ResolveDataRoot(""));
+  return MakeRowPredictor<BallCoeffs<double>, BallState<double>>(
+      coeffs, file.integration,
+      [arena](const BallCoeffs<double>& c, const BallState<double>& s, const Episode& ep, int k,
+              const Integration& integ) { return AdvanceBallRow(c, s, ep, k, integ, *arena); });
+}
+
 }  // namespace
 
 const std::vector<ModelInfo>& Models() {
   static const std::vector<ModelInfo> models = {
       {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
        {"car_control/aerial"}, MakeAerial},
+      {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
+       false, &BallLayout(), {"ball_trajectories"}, MakeBall},
   };
   return models;
 }

@@ -11,6 +11,7 @@
 
 #include "src/io/coeff_file.h"
 #include "src/io/episode.h"
+#include "src/models/ball.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
 
@@ -23,6 +24,11 @@ struct PredictedState {
 
 inline PredictedState ToPredicted(const CarState<double>& s) {
   return {s.x, s.v, s.omega, s.theta};
+}
+
+// The ball carries no orientation: theta stays the identity (not reported).
+inline PredictedState ToPredicted(const BallState<double>& s) {
+  return {s.x, s.v, s.omega, Eigen::Matrix3d::Identity()};
 }
 
 class Predictor {

@@ -1,0 +1,84 @@
+// Residuals of the ball fit: open-loop rollouts of StepBall (the function replay runs) against
+// the arena mesh, compared with the recorded position, velocity and angular velocity.
+#pragma once
+
+#include <vector>
+
+#include <ceres/ceres.h>
+
+#include "fit/fit.h"
+#include "src/io/episode.h"
+#include "src/models/arena.h"
+#include "src/models/ball.h"
+
+namespace rlfit {
+
+// Per-component scales that turn errors into dimensionless residuals; roughly the size of a
+// good 0.5 s prediction error across a bounce, so that each quantity weighs in comparably.
+struct BallResidualScales {
+  double x_uu = 2.0;
+  double v_uu_s = 10.0;
+  double omega_rad_s = 0.05;
+};
+
+// Rollout over rows start..start+rows of an episode from the recorded state at `start`: for
+// each row j in 1..rows the 9 residuals
+//   (x_pred - x_rec) / s_x, (v_pred - v_rec) / s_v, (omega_pred - omega_rec) / s_omega,
+// units uu, uu/s, rad/s divided by the scales. Parameter blocks: bounce[3], spin[1], drag[1],
+// geometry[1] (BallLayout()). With Jets the mesh query runs in double on the value part (see
+// StepBall): the contact normal is constant in the derivative and the penetration linearised.
+class BallRolloutResidual {
+ public:
+  BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
+                      const Arena* arena, const BallResidualScales& scales)
+      : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
+        scales_(scales) {}
+
+  template <typename T>
+  bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
+                  T* residuals) const {
+    const BallCoeffs<T> c = BallCoeffs<T>::FromBlocks(bounce, spin, drag, geometry);
+    BallState<T> s = BallState<T>::FromSample(episode_->rows[start_]);
+    for (int j = 1; j <= rows_; ++j) {
+      s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
+      const Sample& rec = episode_->rows[start_ + j];
+      T* r = residuals + 9 * (j - 1);
+      for (int i = 0; i < 3; ++i) {
+        r[i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
+        r[3 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
+        r[6 + i] = (s.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
+      }
+    }
+    return true;
+  }
+
+  static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
+                                     const Integration& integ, const Arena* arena,
+                                     const BallResidualScales& scales = {}) {
+    return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 1>(
+        new BallRolloutResidual(episode, start, rows, integ, arena, scales), 9 * rows);
+  }
+
+ private:
+  const Episode* episode_;
+  int start_;
+  int rows_;
+  Integration integ_;
+  const Arena* arena_;
+  BallResidualScales scales_;
+};
+
+// Rows k -> k+1 of `ep` whose recorded velocity change is not explained by the model: the
+// change differs from free flight by more than `min_impulse_uu_s` while the recorded ball is
+// more than `surface_margin_uu` away from the mesh at both rows (a car hit, not a bounce).
+std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
+                                        const BallCoeffs<double>& c, double min_impulse_uu_s,
+                                        double surface_margin_uu);
+
+// Adds one BallRolloutResidual per window (options.window_s long, options.stride_s apart),
+// skipping windows that contain an UnexplainedImpulseRows row (counted on stderr unless quiet).
+// The arena is <options.data_root>/meshes/pitch.dat. Returns the number of residual blocks.
+int AddBallResiduals(ceres::Problem* problem, double* params,
+                     const std::vector<Episode>& episodes, const FitOptions& options);
+
+}  // namespace rlfit

@@ -1,0 +1,186 @@
+// The ball (notes 003/004): gravity, drag, and the bounce impulse of note 003 against the arena's
+// collision mesh (normal part with restitution, tangential part against the slip velocity, spin
+// update), |v| <= 6000 and |omega| <= 6; rolling, also up the curved walls, comes from the same
+// contact applied every physics tick.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <Eigen/Geometry>
+
+#include "src/common/constants.h"
+#include "src/common/error.h"
+#include "src/models/arena.h"
+#include "src/models/car_state.h"
+#include "src/models/model.h"
+
+namespace rlfit {
+
+template <typename T>
+struct BallState {
+  Vec3<T> x;      // centre, uu
+  Vec3<T> v;      // velocity, uu/s
+  Vec3<T> omega;  // angular velocity (world frame), rad/s
+
+  static BallState FromSample(const Sample& s) {
+    BallState out;
+    out.x = s.x.cast<T>();
+    out.v = s.v.cast<T>();
+    out.omega = s.omega.cast<T>();
+    return out;
+  }
+};
+
+// The value part of a scalar: itself for double, the `a` member of a ceres::Jet (found by
+// overload resolution, so this header needs no Ceres).
+inline double ScalarPart(double x) { return x; }
+template <typename J>
+double ScalarPart(const J& x) {
+  return ScalarPart(x.a);
+}
+template <typename T>
+Eigen::Vector3d ScalarPart(const Vec3<T>& v) {
+  return Eigen::Vector3d(ScalarPart(v(0)), ScalarPart(v(1)), ScalarPart(v(2)));
+}
+
+// Coefficients of the ball model. Flat layout (JSON names in brackets):
+//   block bounce   [restitution, mu, Y]  dimensionless: C_R, friction gain mu, slip limit Y
+//   block spin     [spin_factor]         m R^2 / I, dimensionless (2.5 for a solid sphere)
+//   block drag     [drag]                1/s: v *= exp(drag dt) every tick
+//   block geometry [contact_radius]      uu: sphere radius against the collision mesh
+template <typename T>
+struct BallCoeffs {
+  enum Index { kRestitution, kMu, kY, kSpinFactor, kDrag, kContactRadius, kSize };
+  T restitution;
+  T mu;
+  T y;
+  T spin_factor;
+  T drag;
+  T contact_radius;
+  double max_speed = game::kBallMaxSpeed;  // uu/s (game cap, not fitted)
+  double max_omega = game::kBallMaxOmega;  // rad/s (game cap, not fitted)
+  double gravity_z = game::kGravityZ;      // uu/s^2 (not fitted)
+  // Impacts slower than this along the normal do not bounce (restitution 0), uu/s (not fitted:
+  // a threshold has no useful derivative; measured, see game::kBallRestitutionThreshold).
+  double restitution_threshold = game::kBallRestitutionThreshold;
+
+  // From the blocks in layout order: bounce[3], spin[1], drag[1], geometry[1].
+  static BallCoeffs FromBlocks(const T* bounce, const T* spin, const T* drag, const T* geometry) {
+    BallCoeffs c;
+    c.restitution = bounce[0];
+    c.mu = bounce[1];
+    c.y = bounce[2];
+    c.spin_factor = spin[0];
+    c.drag = drag[0];
+    c.contact_radius = geometry[0];
+    return c;
+  }
+  static BallCoeffs FromArray(const T* flat) {
+    return FromBlocks(flat + kRestitution, flat + kSpinFactor, flat + kDrag, flat + kContactRadius);
+  }
+};
+
+inline const CoeffLayout& BallLayout() {
+  static const CoeffLayout layout{
+      {"restitution", "mu", "Y", "spin_factor", "drag", "contact_radius"},
+      {"1", "1", "1", "1", "1/s", "uu"},
+      {game::kBallRestitution, game::kBallFrictionMu, game::kBallFrictionY,
+       game::kBallSpinFactor, game::kBallDrag, game::kBallContactRadius},
+      {{"bounce", 0, 3}, {"spin", 3, 1}, {"drag", 4, 1}, {"geometry", 5, 1}}};
+  return layout;
+}
+
+// One physics step of dt_s seconds, in the order of the game's engine (Bullet):
+//  1. forces: v1 = (v + g dt) exp(drag dt);
+//  2. contact of the sphere (contact_radius) at the current centre with the mesh, normal n,
+//     penetration p. If v1 . n < 0 (moving into the surface), note 003's impulse:
+//       v_perp = (v1.n) n, v_par = v1 - v_perp, s = v_par + R (n x omega)     (R = contact_radius)
+//       dv_perp = -(1 + C_R) v_perp        (C_R = 0 when |v1.n| < restitution_threshold)
+//       dv_par  = -min(1, Y |v_perp| / |s|) mu s
+//       v2 = v1 + dv_perp + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
+//  3. caps |v2| <= max_speed, |omega2| <= max_omega;
+//  4. x2 = x + v2 dt + p n (the penetration is resolved by moving the ball out along the normal,
+//     not by adding velocity).
+// Autodiff: the mesh query runs in double on the scalar part of the centre and radius. n is
+// constant in the derivative; p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to first
+// order for a face contact, so the contact radius is seen through the resting height.
+template <typename T>
+BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s,
+                      const Arena& arena) {
+  using std::exp;
+  using std::sqrt;
+  const T dt(dt_s);
+  BallState<T> next;
+  Vec3<T> v = s.v;
+  v(2) += T(c.gravity_z) * dt;
+  v *= exp(c.drag * dt);
+  Vec3<T> omega = s.omega;
+  Vec3<T> push = Vec3<T>::Zero();
+
+  const Eigen::Vector3d x0 = ScalarPart(s.x);
+  const double r0 = ScalarPart(c.contact_radius);
+  const Contact contact = arena.Collide(x0, r0);
+  if (contact.hit) {
+    const Vec3<T> n = contact.normal.cast<T>();
+    const T vn = v.dot(n);
+    if (vn < T(0.0)) {
+      const Vec3<T> v_perp = vn * n;
+      const Vec3<T> v_par = v - v_perp;
+      const Vec3<T> slip = v_par + c.contact_radius * n.cross(omega);
+      const T restitution = -vn < T(c.restitution_threshold) ? T(0.0) : c.restitution;
+      const Vec3<T> dv_perp = -(T(1.0) + restitution) * v_perp;
+      Vec3<T> dv_par = Vec3<T>::Zero();
+      const T slip2 = slip.squaredNorm();
+      if (slip2 > T(1e-12)) {
+        const T slip_norm = sqrt(slip2);
+        const T limit = c.y * (-vn);  // Y |v_perp|
+        const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
+        dv_par = -scale * c.mu * slip;
+      }
+      v += dv_perp + dv_par;
+      omega += (c.spin_factor / c.contact_radius) * dv_par.cross(n);
+    }
+    const T penetration = T(contact.penetration) + (c.contact_radius - T(r0)) -
+                          n.dot(s.x - x0.cast<T>());
+    if (penetration > T(0.0)) push = penetration * n;
+  }
+  next.v = ClampNorm<T>(v, c.max_speed);
+  next.omega = ClampNorm<T>(omega, c.max_omega);
+  next.x = s.x + next.v * dt + push;
+  return next;
+}
+
+// The arena of a datasets root (<root>/meshes/pitch.dat), read once per process and shared by
+// every ball predictor and fit (queries are const and thread-safe). InputError if it is missing.
+inline const Arena& PitchArena(const std::string& data_root) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Arena>> arenas;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Arena>& arena = arenas[data_root];
+  if (!arena) {
+    if (data_root.empty())
+      throw InputError("meshes/pitch.dat", 0, 0,
+                       "the ball model needs the arena mesh, but no datasets root was found "
+                       "(pass --data or set RLFIT_DATA)");
+    arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
+  }
+  return *arena;
+}
+
+// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
+template <typename T>
+BallState<T> AdvanceBallRow(const BallCoeffs<T>& c, const BallState<T>& s, const Episode& ep,
+                            int k, const Integration& integ, const Arena& arena) {
+  const double dt_row = ep.step_dt_s[k];
+  const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
+  const double h = dt_row / n;
+  BallState<T> out = s;
+  for (int i = 0; i < n; ++i) out = StepBall(c, out, h, arena);
+  return out;
+}
+
+}  // namespace rlfit
