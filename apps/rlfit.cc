@@ -35,6 +35,10 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
                   "seconds between a recorded input and the time it acts from")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--tick-aligned", o->integration.tick_aligned_inputs,
+                  "1 = inputs take effect at the next physics tick when the episode's clock is "
+                  "known, 0 = exactly at row time + delay")
+      ->capture_default_str();
   cmd->add_option("--rotation", o->integration.rotate_with_new_omega,
                   "orientation update: 1 = by the new angular velocity (semi-implicit), 0 = by "
                   "the average of old and new (note 000)")

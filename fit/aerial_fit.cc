@@ -17,8 +17,9 @@ int AddAerialResiduals(ceres::Problem* problem, double* params,
       if (!airborne) continue;
       problem->AddResidualBlock(
           AerialRolloutResidual::Create(&ep, w.start, w.rows, options.integration),
-          MakeLoss(options.solver, 9 * w.rows), params + layout.blocks[0].offset,
-          params + layout.blocks[1].offset, params + layout.blocks[2].offset);
+          MakeLoss(options.solver, AerialRolloutResidual::kPerRow * w.rows), params + layout.blocks[0].offset,
+          params + layout.blocks[1].offset, params + layout.blocks[2].offset,
+          params + layout.blocks[3].offset);
       ++blocks;
     }
   }

@@ -18,32 +18,43 @@ struct AerialResidualScales {
   double omega_rad_s = 0.05;
   double v_uu_s = 5.0;
   double x_uu = 2.0;
+  double angle_rad = 0.01;  // about 0.6 degrees
 };
 
 // Rollout over rows start..start+rows of an episode from the recorded state at `start`:
-// for each row j in 1..rows the 9 residuals
+// for each row j in 1..rows the 12 residuals
 //   (omega_pred - omega_rec) / s_omega, (v_pred - v_rec) / s_v, (x_pred - x_rec) / s_x,
-// units rad/s, uu/s, uu divided by the scales. Parameter blocks: air_torque[3],
-// air_damping[3], thrust[2] (AerialLayout()).
+//   vee(E - E^T) / 2 / s_angle with E = Theta_rec^T Theta_pred (the rotation-vector error,
+//   sin(angle) times the axis, in the body frame),
+// units rad/s, uu/s, uu, rad divided by the scales. Parameter blocks: air_torque[3],
+// air_damping[3], thrust[2], orientation_drift[3] (AerialLayout()).
 class AerialRolloutResidual {
  public:
+  static constexpr int kPerRow = 12;  // residuals per predicted row
+
   AerialRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                         const AerialResidualScales& scales)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), scales_(scales) {}
 
   template <typename T>
-  bool operator()(const T* torque, const T* damping, const T* thrust, T* residuals) const {
-    const AerialCoeffs<T> c = AerialCoeffs<T>::FromBlocks(torque, damping, thrust);
+  bool operator()(const T* torque, const T* damping, const T* thrust, const T* drift,
+                  T* residuals) const {
+    const AerialCoeffs<T> c = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
     CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceAerialRow(c, s, *episode_, start_ + j - 1, integ_);
       const Sample& rec = episode_->rows[start_ + j];
-      T* r = residuals + 9 * (j - 1);
+      T* r = residuals + kPerRow * (j - 1);
       for (int i = 0; i < 3; ++i) {
         r[i] = (s.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
         r[3 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
         r[6 + i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
       }
+      const Mat3<T> e = rec.theta.transpose().cast<T>() * s.theta;
+      const T half_inv_scale = T(0.5 / scales_.angle_rad);
+      r[9] = (e(2, 1) - e(1, 2)) * half_inv_scale;
+      r[10] = (e(0, 2) - e(2, 0)) * half_inv_scale;
+      r[11] = (e(1, 0) - e(0, 1)) * half_inv_scale;
     }
     return true;
   }
@@ -51,8 +62,8 @@ class AerialRolloutResidual {
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ,
                                      const AerialResidualScales& scales = {}) {
-    return new ceres::AutoDiffCostFunction<AerialRolloutResidual, ceres::DYNAMIC, 3, 3, 2>(
-        new AerialRolloutResidual(episode, start, rows, integ, scales), 9 * rows);
+    return new ceres::AutoDiffCostFunction<AerialRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3>(
+        new AerialRolloutResidual(episode, start, rows, integ, scales), kPerRow * rows);
   }
 
  private:

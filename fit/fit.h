@@ -37,7 +37,7 @@ struct FitOptions {
   std::string data_root;
   std::string init_coeffs;            // starting coefficients JSON; empty = seed note values
   std::string out_path;               // coefficients JSON to write; empty = none
-  double window_s = 0.5;              // length of each rollout residual, s
+  double window_s = 1.0;              // length of each rollout residual, s
   double stride_s = 0.1;              // spacing of rollout starts, s
   int holdout_every = 4;              // every k-th episode (k-1, 2k-1, ...) is held out; 0 = none
   Integration integration;            // row -> physics ticks, input delay

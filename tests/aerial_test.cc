@@ -125,13 +125,36 @@ TEST_CASE("inputs act after the delay, averaged over the step") {
   for (int k = 0; k < 3; ++k) ep.rows[k].t_s = 0.1 * k;
   ep.rows[1].input.boost = true;
   ep.rows[1].input.pitch = 1.0;
-  // Row 1's input acts from 0.15 s to 0.25 s.
-  const Controls a = ControlsOver(ep, 0.1, 0.2, 0.05);
+  ep.step_dt_s = {0.1, 0.1};
+  Integration integ;
+  integ.input_delay_s = 0.05;
+  integ.tick_aligned_inputs = false;
+  // No clock: row 1's input acts from 0.15 s to 0.25 s.
+  const Controls a = ControlsOver(ep, 0.1, 0.2, integ);
   CHECK(a.boost == doctest::Approx(0.5));
   CHECK(a.pitch == doctest::Approx(0.5));
-  CHECK(ControlsOver(ep, 0.15, 0.25, 0.05).boost == doctest::Approx(1.0));
-  CHECK(ControlsOver(ep, 0.0, 0.1, 0.05).boost == doctest::Approx(0.0));
-  CHECK(ControlsOver(ep, 0.2, 0.3, 0.0).boost == doctest::Approx(0.0));
+  CHECK(ControlsOver(ep, 0.15, 0.25, integ).boost == doctest::Approx(1.0));
+  CHECK(ControlsOver(ep, 0.0, 0.1, integ).boost == doctest::Approx(0.0));
+  integ.input_delay_s = 0.0;
+  CHECK(ControlsOver(ep, 0.2, 0.3, integ).boost == doctest::Approx(0.0));
+  // Tick-aligned without a clock: half a tick (at 10 ticks/s, 0.05 s) later on average.
+  integ.tick_aligned_inputs = true;
+  integ.tick_rate_hz = 10.0;
+  integ.input_delay_s = 0.0;
+  CHECK(ControlsOver(ep, 0.1, 0.2, integ).boost == doctest::Approx(0.5));
+  integ.tick_rate_hz = 120.0;
+
+  // With the clock known, switches wait for the next tick: ticks every 0.4 rows from clock
+  // row 0; row 0 sits at clock row 10.1, so row 1 (clock 11.1) + 0.5 rows switches at the
+  // tick at clock 11.6 -> episode time 0.15 s; row 2 (12.1 + 0.5) at 12.8 -> 0.27 s.
+  ep.clock_origin_rows = 10.1;
+  integ.input_delay_s = 0.05;
+  integ.tick_aligned_inputs = true;
+  integ.ticks_per_clock_row = 2.5;
+  CHECK(ControlsOver(ep, 0.1, 0.2, integ).boost == doctest::Approx(0.5));
+  CHECK(ControlsOver(ep, 0.2, 0.3, integ).boost == doctest::Approx(0.7));
+  integ.tick_aligned_inputs = false;
+  CHECK(ControlsOver(ep, 0.2, 0.3, integ).boost == doctest::Approx(0.5));
 }
 
 TEST_CASE("a row of ~1/61 s takes two physics ticks, a 120 Hz row one") {

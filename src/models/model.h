@@ -40,10 +40,16 @@ struct CoeffLayout {
 // episode rows (each 1/121.9 s), 1 or 2 for the 120 Hz freefalling rows.
 struct Integration {
   double tick_rate_hz = game::kTickRateHz;  // physics steps per second, Hz
-  // The input recorded at time t acts from t + input_delay_s on. Measured on the aerial
-  // episodes: boost switches on 1.26 rows and off 1.31 rows after the row that records it,
-  // at a phase that varies from row to row (see README "Input timing").
-  double input_delay_s = 1.3 / game::kEpisodeRowRateHz;
+  // The input recorded at time t acts from t + input_delay_s on (then from the next tick, see
+  // below). Measured on the aerial episodes by sweeping this delay (README "Input timing").
+  double input_delay_s = 0.0151;
+  // When the episode's place on the recording clock is known (Episode::clock_origin_rows),
+  // an input takes effect at the first physics tick at or after its row's time + delay; the
+  // ticks fall 120/61 to a clock row (rows are 1/61 s of game time: the input phase repeats
+  // every 30.5 rows in the aerial recordings). Otherwise the input switches exactly at row
+  // time + delay, which is the same on average.
+  bool tick_aligned_inputs = true;
+  double ticks_per_clock_row = 120.0 / 61.0;
   // Orientation update of a step: true rotates by the step's new angular velocity
   // (semi-implicit, as the game's engine does); false by the average of old and new (note 000).
   bool rotate_with_new_omega = true;
@@ -68,8 +74,10 @@ struct Controls {
 };
 
 // The time average over [t0_s, t1_s) (episode time) of the inputs acting then: the input
-// recorded at row j acts from rows[j].t_s + delay_s until the next row's input takes over.
-// Before the first row's input acts, the first row's input is assumed.
-Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, double delay_s);
+// recorded at row j acts from its switch time until the next row's input takes over; the
+// switch time is rows[j].t_s + input_delay_s, moved on to the next physics tick when the
+// inputs are tick-aligned and the episode's clock is known (see Integration). Before the
+// first row's input acts, the first row's input is assumed.
+Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, const Integration& integ);
 
 }  // namespace rlfit

@@ -1,6 +1,8 @@
 // Resimulated (synthetic) episodes.
 #include "src/replay/synth.h"
 
+#include <limits>
+
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"
 
@@ -8,6 +10,8 @@ namespace rlfit {
 
 Episode Resimulate(const Episode& recorded, const Predictor& predictor, int rows) {
   Episode ep = recorded;
+  // The CSV formats carry no clock, so simulate as the written file will be replayed.
+  ep.clock_origin_rows = std::numeric_limits<double>::quiet_NaN();
   if (rows > 0 && rows < ep.size()) {
     ep.rows.resize(rows);
     ep.step_dt_s.resize(rows - 1);
