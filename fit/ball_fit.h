@@ -25,7 +25,7 @@ struct BallResidualScales {
 // each row j in 1..rows the 9 residuals
 //   (x_pred - x_rec) / s_x, (v_pred - v_rec) / s_v, (omega_pred - omega_rec) / s_omega,
 // units uu, uu/s, rad/s divided by the scales. Parameter blocks: bounce[3], spin[1], drag[1],
-// geometry[1] (BallLayout()). With Jets the mesh query runs in double on the value part (see
+// geometry[2] (BallLayout()). With Jets the mesh query runs in double on the value part (see
 // StepBall): the contact normal is constant in the derivative and the penetration linearised.
 class BallRolloutResidual {
  public:
@@ -55,7 +55,7 @@ class BallRolloutResidual {
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const Arena* arena,
                                      const BallResidualScales& scales = {}) {
-    return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 1>(
+    return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 2>(
         new BallRolloutResidual(episode, start, rows, integ, arena, scales), 9 * rows);
   }
 

@@ -51,24 +51,30 @@ Eigen::Vector3d ScalarPart(const Vec3<T>& v) {
 //   block bounce   [restitution, mu, Y]  dimensionless: C_R, friction gain mu, slip limit Y
 //   block spin     [spin_factor]         m R^2 / I, dimensionless (2.5 for a solid sphere)
 //   block drag     [drag]                1/s: v *= exp(drag dt) every tick
-//   block geometry [contact_radius]      uu: sphere radius against the collision mesh
+//   block geometry [contact_radius,      uu: sphere radius against the collision mesh
+//                   recovery]            1: fraction of the penetration removed per tick
 template <typename T>
 struct BallCoeffs {
-  enum Index { kRestitution, kMu, kY, kSpinFactor, kDrag, kContactRadius, kSize };
+  enum Index { kRestitution, kMu, kY, kSpinFactor, kDrag, kContactRadius, kRecovery, kSize };
   T restitution;
   T mu;
   T y;
   T spin_factor;
   T drag;
   T contact_radius;
+  T recovery;
   double max_speed = game::kBallMaxSpeed;  // uu/s (game cap, not fitted)
   double max_omega = game::kBallMaxOmega;  // rad/s (game cap, not fitted)
   double gravity_z = game::kGravityZ;      // uu/s^2 (not fitted)
   // Impacts slower than this along the normal do not bounce (restitution 0), uu/s (not fitted:
   // a threshold has no useful derivative; measured, see game::kBallRestitutionThreshold).
   double restitution_threshold = game::kBallRestitutionThreshold;
+  // Contacts are found this far beyond the contact radius; a ball that would close such a gap
+  // within the tick stops at the surface instead of sinking in (the engine's speculative
+  // contacts), uu (not fitted).
+  double contact_margin = game::kBallContactMargin;
 
-  // From the blocks in layout order: bounce[3], spin[1], drag[1], geometry[1].
+  // From the blocks in layout order: bounce[3], spin[1], drag[1], geometry[2].
   static BallCoeffs FromBlocks(const T* bounce, const T* spin, const T* drag, const T* geometry) {
     BallCoeffs c;
     c.restitution = bounce[0];
@@ -77,6 +83,7 @@ struct BallCoeffs {
     c.spin_factor = spin[0];
     c.drag = drag[0];
     c.contact_radius = geometry[0];
+    c.recovery = geometry[1];
     return c;
   }
   static BallCoeffs FromArray(const T* flat) {
@@ -86,28 +93,36 @@ struct BallCoeffs {
 
 inline const CoeffLayout& BallLayout() {
   static const CoeffLayout layout{
-      {"restitution", "mu", "Y", "spin_factor", "drag", "contact_radius"},
-      {"1", "1", "1", "1", "1/s", "uu"},
+      {"restitution", "mu", "Y", "spin_factor", "drag", "contact_radius", "recovery"},
+      {"1", "1", "1", "1", "1/s", "uu", "1"},
       {game::kBallRestitution, game::kBallFrictionMu, game::kBallFrictionY,
-       game::kBallSpinFactor, game::kBallDrag, game::kBallContactRadius},
-      {{"bounce", 0, 3}, {"spin", 3, 1}, {"drag", 4, 1}, {"geometry", 5, 1}}};
+       game::kBallSpinFactor, game::kBallDrag, game::kBallContactRadius,
+       game::kBallPenetrationRecovery},
+      {{"bounce", 0, 3}, {"spin", 3, 1}, {"drag", 4, 1}, {"geometry", 5, 2}}};
   return layout;
 }
 
 // One physics step of dt_s seconds, in the order of the game's engine (Bullet):
 //  1. forces: v1 = (v + g dt) exp(drag dt);
-//  2. contact of the sphere (contact_radius) at the current centre with the mesh, normal n,
-//     penetration p. If v1 . n < 0 (moving into the surface), note 003's impulse:
-//       v_perp = (v1.n) n, v_par = v1 - v_perp, s = v_par + R (n x omega)     (R = contact_radius)
-//       dv_perp = -(1 + C_R) v_perp        (C_R = 0 when |v1.n| < restitution_threshold)
-//       dv_par  = -min(1, Y |v_perp| / |s|) mu s
-//       v2 = v1 + dv_perp + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
+//  2. contact of the sphere (contact_radius R) at the current centre with the mesh, searched
+//     contact_margin beyond R: normal n, depth p (< 0 for a gap). If v1.n < 0, the normal
+//     velocity becomes
+//       -C_R (v1.n)          in contact (p >= 0); C_R = 0 when |v1.n| < restitution_threshold,
+//       -C_R (v1.n) + p / dt across a gap (the engine's speculative contact: a slow ball lands
+//                            on the surface this tick instead of sinking in),
+//     and only if that is larger than v1.n. With dvn the change of normal speed, note 003's
+//     tangential impulse, against the slip velocity at the contact point:
+//       s = v1 - (v1.n) n + R (n x omega),
+//       dv_par = -min(1, Y |v_perp| / |s|) mu s,  |v_perp| = dvn / (1 + C_R) (= |v1.n| for a
+//                                                  full bounce, as in the note),
+//       v2 = v1 + dvn n + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
 //  3. caps |v2| <= max_speed, |omega2| <= max_omega;
-//  4. x2 = x + v2 dt + p n (the penetration is resolved by moving the ball out along the normal,
-//     not by adding velocity).
+//  4. x2 = x + v2 dt + f max(p, 0) n: a fraction f (recovery) of the penetration is removed by
+//     moving the ball out along the normal, not by adding velocity.
 // Autodiff: the mesh query runs in double on the scalar part of the centre and radius. n is
-// constant in the derivative; p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to first
-// order for a face contact, so the contact radius is seen through the resting height.
+// constant in the derivative (exact on a flat face; near a seam or on a curved wall the true
+// normal turns with the position); p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to
+// first order for a face contact, so the contact radius is seen through the resting height.
 template <typename T>
 BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s,
                       const Arena& arena) {
@@ -123,30 +138,33 @@ BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s
 
   const Eigen::Vector3d x0 = ScalarPart(s.x);
   const double r0 = ScalarPart(c.contact_radius);
-  const Contact contact = arena.Collide(x0, r0);
+  const Contact contact = arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     const Vec3<T> n = contact.normal.cast<T>();
+    // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
+    const T depth = T(contact.penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
+                    n.dot(s.x - x0.cast<T>());
     const T vn = v.dot(n);
     if (vn < T(0.0)) {
-      const Vec3<T> v_perp = vn * n;
-      const Vec3<T> v_par = v - v_perp;
-      const Vec3<T> slip = v_par + c.contact_radius * n.cross(omega);
       const T restitution = -vn < T(c.restitution_threshold) ? T(0.0) : c.restitution;
-      const Vec3<T> dv_perp = -(T(1.0) + restitution) * v_perp;
-      Vec3<T> dv_par = Vec3<T>::Zero();
-      const T slip2 = slip.squaredNorm();
-      if (slip2 > T(1e-12)) {
-        const T slip_norm = sqrt(slip2);
-        const T limit = c.y * (-vn);  // Y |v_perp|
-        const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
-        dv_par = -scale * c.mu * slip;
+      T vn_target = -restitution * vn;
+      if (depth < T(0.0)) vn_target += depth / dt;  // across a gap: only what closes it
+      if (vn_target > vn) {
+        const T dvn = vn_target - vn;
+        const Vec3<T> slip = v - vn * n + c.contact_radius * n.cross(omega);
+        Vec3<T> dv_par = Vec3<T>::Zero();
+        const T slip2 = slip.squaredNorm();
+        if (slip2 > T(1e-12)) {
+          const T slip_norm = sqrt(slip2);
+          const T limit = c.y * dvn / (T(1.0) + restitution);  // Y |v_perp| for a full bounce
+          const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
+          dv_par = -scale * c.mu * slip;
+        }
+        v += dvn * n + dv_par;
+        omega += (c.spin_factor / c.contact_radius) * dv_par.cross(n);
       }
-      v += dv_perp + dv_par;
-      omega += (c.spin_factor / c.contact_radius) * dv_par.cross(n);
     }
-    const T penetration = T(contact.penetration) + (c.contact_radius - T(r0)) -
-                          n.dot(s.x - x0.cast<T>());
-    if (penetration > T(0.0)) push = penetration * n;
+    if (depth > T(0.0)) push = c.recovery * depth * n;
   }
   next.v = ClampNorm<T>(v, c.max_speed);
   next.omega = ClampNorm<T>(omega, c.max_omega);

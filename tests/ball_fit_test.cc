@@ -1,0 +1,165 @@
+// Tests of the ball fit: derivatives of the rollout residual, the car-hit screen, and a
+// synthetic round trip.
+#include <random>
+
+#include <ceres/gradient_checker.h>
+
+#include "fit/ball_fit.h"
+#include "fit/fit_common.h"
+#include "fit/fit.h"
+#include "tests/fit_test_util.h"
+
+namespace rlfit {
+namespace {
+
+// A floor at z = 0 and a wall at x = 3000 facing -x, one triangle each: the mesh's contact
+// normal tilts near a seam between coplanar triangles (both report a contact), which the
+// derivative treats as constant, so the derivative test keeps clear of seams.
+Arena FloorAndWall() {
+  std::vector<Triangle> t(2);
+  t[0].p[0] = {-20000, -20000, 0};
+  t[0].p[1] = {20000, -20000, 0};
+  t[0].p[2] = {0, 20000, 0};
+  t[1].p[0] = {3000, -20000, -5000};
+  t[1].p[1] = {3000, 20000, -5000};
+  t[1].p[2] = {3000, 0, 20000};
+  return Arena(t);
+}
+
+// An episode of `rows` 61 Hz rows simulated by the model from `first`.
+Episode Simulate(const std::vector<double>& coeffs, const Arena& arena, const Sample& first,
+                 int rows, const std::string& name) {
+  Episode ep;
+  ep.kind = EpisodeKind::kBall;
+  ep.name = name;
+  ep.path = name;
+  ep.rows.assign(rows, first);
+  ep.step_dt_s.assign(rows - 1, 1.0 / game::kEpisodeRowRateHz);
+  ep.step_ticks.assign(rows - 1, 2);
+  const BallCoeffs<double> c = BallCoeffs<double>::FromArray(coeffs.data());
+  BallState<double> s = BallState<double>::FromSample(first);
+  for (int k = 0; k + 1 < rows; ++k) {
+    s = AdvanceBallRow(c, s, ep, k, Integration{}, arena);
+    ep.rows[k + 1].t_s = (k + 1) / game::kEpisodeRowRateHz;
+    ep.rows[k + 1].source_row = k + 2;
+    ep.rows[k + 1].x = s.x;
+    ep.rows[k + 1].v = s.v;
+    ep.rows[k + 1].omega = s.omega;
+  }
+  return ep;
+}
+
+Sample Start(Eigen::Vector3d x, Eigen::Vector3d v, Eigen::Vector3d omega) {
+  Sample s;
+  s.source_row = 1;
+  s.x = x;
+  s.v = v;
+  s.omega = omega;
+  return s;
+}
+
+TEST_CASE("GradientChecker: autodiff of the rollout residual through bounces") {
+  const Arena arena = FloorAndWall();
+  const std::vector<double> params = BallLayout().defaults;
+  // Spinning, it hits the wall high up, then bounces twice on the floor (never both at once:
+  // in a corner the contact normal turns with the position, which the derivative ignores).
+  const Episode ep = Simulate(params, arena, Start({2500, 0, 300}, {900, 200, 200}, {2, -3, 1}),
+                              120, "gradient.csv");
+  std::unique_ptr<ceres::CostFunction> cost(
+      BallRolloutResidual::Create(&ep, 0, 100, Integration{}, &arena));
+  // Away from the optimum so that every residual is non-zero.
+  std::vector<double> probe = params;
+  probe[BallCoeffs<double>::kRestitution] = 0.55;
+  probe[BallCoeffs<double>::kMu] = 0.3;
+  probe[BallCoeffs<double>::kContactRadius] = 93.5;
+  const double* blocks[] = {probe.data(), probe.data() + 3, probe.data() + 4, probe.data() + 5};
+  // The checker differentiates by Ridders' method, which starts from a step of 1e-2 relative:
+  // that moves the contact radius by ~1 uu and shifts contacts by a tick. Small steps only.
+  ceres::NumericDiffOptions numeric;
+  numeric.relative_step_size = 1e-7;
+  numeric.ridders_relative_initial_step_size = 1e-6;
+  numeric.max_num_ridders_extrapolations = 3;
+  const std::vector<const ceres::Manifold*>* no_manifolds = nullptr;
+  ceres::GradientChecker checker(cost.get(), no_manifolds, numeric);
+  ceres::GradientChecker::ProbeResults results;
+  checker.Probe(blocks, 1.0, &results);
+  REQUIRE(results.return_value);
+  // Per-block worst absolute error against the block's largest entry (entries before the
+  // first bounce are zero, so per-entry relative errors mean nothing). 1e-5: forward
+  // differences at step 1e-6 through 200 ticks of rollout.
+  constexpr double kBlockRelativePrecision = 1e-5;
+  for (std::size_t b = 0; b < results.jacobians.size(); ++b) {
+    const double scale = results.numeric_jacobians[b].cwiseAbs().maxCoeff();
+    const double error =
+        (results.jacobians[b] - results.numeric_jacobians[b]).cwiseAbs().maxCoeff();
+    INFO("block " << b << " scale " << scale << " error " << error);
+    CHECK(scale > 0.0);
+    CHECK(error <= kBlockRelativePrecision * scale);
+  }
+}
+
+TEST_CASE("car-hit screen: a jump in mid air is flagged, bounces are not") {
+  const Arena arena = FloorAndWall();
+  const std::vector<double> params = BallLayout().defaults;
+  // Up to z = 577 and down onto the floor at row ~130.
+  Episode ep = Simulate(params, arena, Start({0, 0, 300}, {300, 0, 600}, {0, 0, 0}), 200,
+                        "hit.csv");
+  const BallCoeffs<double> c = BallCoeffs<double>::FromArray(params.data());
+  CHECK(UnexplainedImpulseRows(ep, arena, c, 50.0, 40.0).empty());  // floor bounce only
+  // A car hit at row 100, high in the air: the velocity jumps by 800 uu/s.
+  REQUIRE(ep.rows[100].x.z() > 300);
+  for (int k = 100; k < 110; ++k) ep.rows[k].v += Eigen::Vector3d(0, 800, 0);
+  const std::vector<int> rows = UnexplainedImpulseRows(ep, arena, c, 50.0, 40.0);
+  REQUIRE(rows.size() == 2);  // the jump on and off
+  CHECK(rows[0] == 99);
+  CHECK(rows[1] == 109);
+}
+
+// Episodes simulated with `truth` from three starts: steep spinning bounces, back-spinning
+// landings where the slip limit Y binds, a wall hit high up. None reaches the last small hops
+// before rolling: there a bounce switches on or off (restitution threshold, speculative
+// contact) as a coefficient moves, the cost jumps and the solver stalls.
+std::vector<Episode> RoundTripEpisodes(const std::vector<double>& truth, const Arena& arena) {
+  return {
+      Simulate(truth, arena, Start({0, 0, 900}, {500, 300, 0}, {2, -3, 1}),
+               240, "a.csv"),
+      Simulate(truth, arena,
+               Start({-1000, 2000, 400}, {1400, -300, -300}, {-1, -5, 0}),
+               150, "b.csv"),
+      Simulate(truth, arena,
+               Start({1500, -1000, 900}, {1500, 400, 200}, {0, 3, -2}),
+               240, "c.csv"),
+  };
+}
+
+TEST_CASE("synthetic round trip (floor and wall): perturbed coefficients are recovered") {
+  const Arena arena = FloorAndWall();
+  const CoeffLayout& layout = BallLayout();
+  // Truth: every coefficient 1-4 % away from its default.
+  const std::vector<double> truth = {0.59, 0.29, 1.95, 2.45, -0.031, 93.3, 0.41};
+  REQUIRE(static_cast<int>(truth.size()) == layout.size());
+  const std::vector<Episode> episodes = RoundTripEpisodes(truth, arena);
+  std::vector<double> params = layout.defaults;
+  ceres::Problem problem;
+  for (const Episode& ep : episodes)
+    for (const RolloutWindow& w : RolloutWindows(ep, 0.5, 0.1))
+      problem.AddResidualBlock(
+          BallRolloutResidual::Create(&ep, w.start, w.rows, Integration{}, &arena), nullptr,
+          params.data(), params.data() + 3, params.data() + 4, params.data() + 5);
+  ceres::Solver::Options solver;
+  solver.linear_solver_type = ceres::DENSE_QR;
+  solver.max_num_iterations = 100;
+  ceres::Solver::Summary summary;
+  ceres::Solve(solver, &problem, &summary);
+  INFO(summary.BriefReport());
+  // Noise-free data: the optimum is the truth up to solver tolerance (Ceres' default function
+  // tolerance 1e-6 on a cost that starts near 1e3; it ends below 1e-7).
+  constexpr double kRecoveryRelative = 1e-4;
+  for (int i = 0; i < layout.size(); ++i) {
+    INFO(layout.names[i] << " fitted " << params[i] << " truth " << truth[i]);
+    CHECK(std::abs(params[i] - truth[i]) < kRecoveryRelative * std::abs(truth[i]));
+  }
+}
+
+}  // namespace
+}  // namespace rlfit

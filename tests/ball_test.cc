@@ -1,0 +1,149 @@
+// Tests of the ball model: hand-computed single steps in free flight and through a bounce, a
+// ball at rest staying at rest, rolling up a ramp, and the speed and spin caps.
+#include <cmath>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "src/models/ball.h"
+
+namespace rlfit {
+namespace {
+
+// The expected values below were computed by hand (a short script applying the formulas in
+// the comments, in a different order than StepBall): agreement to 1e-9 leaves room only for
+// rounding in the last few digits of values of order 1e3.
+constexpr double kHandTolerance = 1e-9;
+constexpr double kTick = 1.0 / 120.0;
+
+// A floor at z = 0, one triangle (normal +z): no seams, whose neighbours also report contacts.
+Arena Floor() {
+  std::vector<Triangle> t(1);
+  t[0].p[0] = {-20000, -20000, 0};
+  t[0].p[1] = {20000, -20000, 0};
+  t[0].p[2] = {0, 20000, 0};
+  return Arena(t);
+}
+
+BallCoeffs<double> Defaults() { return BallCoeffs<double>::FromArray(BallLayout().defaults.data()); }
+
+BallState<double> State(Eigen::Vector3d x, Eigen::Vector3d v, Eigen::Vector3d omega) {
+  BallState<double> s;
+  s.x = x;
+  s.v = v;
+  s.omega = omega;
+  return s;
+}
+
+void CheckNear(const Eigen::Vector3d& got, const Eigen::Vector3d& want) {
+  INFO("got " << got.transpose() << " want " << want.transpose());
+  CHECK((got - want).cwiseAbs().maxCoeff() < kHandTolerance);
+}
+
+TEST_CASE("layout: names, defaults and blocks partition the flat vector") {
+  const CoeffLayout& layout = BallLayout();
+  CHECK(layout.size() == BallCoeffs<double>::kSize);
+  int covered = 0;
+  for (const ParamBlock& b : layout.blocks) {
+    CHECK(b.offset == covered);
+    covered += b.size;
+  }
+  CHECK(covered == layout.size());
+  const BallCoeffs<double> c = Defaults();
+  CHECK(c.restitution == game::kBallRestitution);
+  CHECK(c.contact_radius == game::kBallContactRadius);
+  CHECK(c.recovery == game::kBallPenetrationRecovery);
+}
+
+TEST_CASE("free flight: one tick of gravity and drag") {
+  // v1 = (v + g dt) exp(drag dt), x1 = x + v1 dt; far from the floor, omega unchanged.
+  const Arena arena = Floor();
+  const BallState<double> s = State({0, 0, 1000}, {100, -50, 200}, {1, 2, 3});
+  const BallState<double> n = StepBall(Defaults(), s, kTick, arena);
+  CheckNear(n.v, {99.974586563094, -49.987293281547, 194.533883020688});
+  CheckNear(n.x, {0.833121554692, -0.416560777346, 1001.621115691839});
+  CheckNear(n.omega, {1, 2, 3});
+}
+
+TEST_CASE("bounce on the floor: note 003's impulse, spin update and penetration recovery") {
+  // 1 uu deep, v = (200, 0, -500), omega = (0, 0, 3). After gravity and drag v1; then
+  // v_perp = (v1.n) n, s = v1_par + R (n x omega) = (v1x, 0, 0) (the z spin slips nothing),
+  // dv_perp = -(1 + C_R) v_perp, dv_par = -min(1, Y |v_perp| / |s|) mu s = -mu s (Y |v_perp|
+  // = 1011 > |s| = 200), omega += (spin_factor / R) (dv_par x n),
+  // x1 = x + v2 dt + recovery * 1 uu * n.
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  const BallState<double> s =
+      State({0, 0, c.contact_radius - 1.0}, {200, 0, -500}, {0, 0, 3});
+  const BallState<double> n = StepBall(c, s, kTick, arena);
+  CheckNear(n.v, {142.963658785225, 0, 303.172933752584});
+  CheckNear(n.omega, {0, 1.529401887841, 3});
+  CheckNear(n.x, {1.191363823210, 0, 95.076441114605});
+}
+
+TEST_CASE("sliding bounce: the slip limit Y |v_perp| / |s| binds") {
+  // A grazing, back-spinning ball: |s| = 1965 > Y |v_perp| = 210.8, scale 0.10725.
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  const BallState<double> s =
+      State({0, 0, c.contact_radius - 0.5}, {1500, 0, -100}, {0, -5, 0});
+  const BallState<double> n = StepBall(c, s, kTick, arena);
+  CheckNear(n.v, {1439.546568745317, 0, 63.233926001157});
+  CheckNear(n.omega, {0, -3.387755509901, 0});
+}
+
+TEST_CASE("a ball at rest on the floor stays at rest at the contact radius") {
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  BallState<double> s = State({100, -200, c.contact_radius}, {0, 0, 0}, {0, 0, 0});
+  for (int i = 0; i < 1200; ++i) s = StepBall(c, s, kTick, arena);
+  CHECK(std::abs(s.x.z() - c.contact_radius) < kHandTolerance);
+  CHECK(s.v.norm() < kHandTolerance);
+  CHECK(std::abs(s.x.x() - 100) < kHandTolerance);
+}
+
+TEST_CASE("a slow landing settles instead of hopping, then rolls without slipping") {
+  // Dropped from 5 uu with backspin-free sideways speed: small impacts stop at the surface
+  // (restitution threshold, speculative contact), and friction turns sliding into rolling:
+  // s = v_par + R (n x omega) -> 0.
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  BallState<double> s = State({0, 0, c.contact_radius + 5}, {300, 0, 0}, {0, 0, 0});
+  for (int i = 0; i < 600; ++i) s = StepBall(c, s, kTick, arena);
+  CHECK(std::abs(s.x.z() - c.contact_radius) < 1e-6);
+  CHECK(std::abs(s.v.z()) < 1e-6);
+  const Eigen::Vector3d n(0, 0, 1);
+  const Eigen::Vector3d slip = s.v + c.contact_radius * n.cross(s.omega);
+  // The drag removes ~0.07 uu/s of speed per tick, which friction restores to rolling on the
+  // next contact: the slip stays below that.
+  CHECK(slip.norm() < 0.1);
+  CHECK(s.v.x() > 100.0);
+}
+
+TEST_CASE("caps: |omega| <= 6 rad/s and |v| <= 6000 uu/s") {
+  const Arena arena = Floor();
+  const BallState<double> s = State({0, 0, 1000}, {7000, 0, 0}, {10, 0, 0});
+  const BallState<double> n = StepBall(Defaults(), s, kTick, arena);
+  CHECK(std::abs(n.omega.norm() - game::kBallMaxOmega) < kHandTolerance);
+  CHECK(std::abs(n.v.norm() - game::kBallMaxSpeed) < kHandTolerance);
+}
+
+TEST_CASE("AdvanceBallRow takes round(dt * 120) ticks per row") {
+  const Arena arena = Floor();
+  Episode ep;
+  ep.kind = EpisodeKind::kBall;
+  ep.rows.resize(2);
+  ep.rows[0].x = Eigen::Vector3d(0, 0, 1000);
+  ep.step_dt_s = {1.0 / 60.96};
+  ep.step_ticks = {2};
+  const BallCoeffs<double> c = Defaults();
+  const BallState<double> s0 = BallState<double>::FromSample(ep.rows[0]);
+  const BallState<double> by_row = AdvanceBallRow(c, s0, ep, 0, Integration{}, arena);
+  const double h = 1.0 / 121.92;
+  const BallState<double> by_ticks = StepBall(c, StepBall(c, s0, h, arena), h, arena);
+  CheckNear(by_row.x, by_ticks.x);
+  CheckNear(by_row.v, by_ticks.v);
+}
+
+}  // namespace
+}  // namespace rlfit
