@@ -6,6 +6,7 @@
 
 #include "apps/cli_common.h"
 #include "fit/fit.h"
+#include "fit/regression.h"
 #include "src/io/recording.h"
 #include "src/replay/predictor.h"
 
@@ -57,6 +58,9 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--threads", o->solver.threads, "solver threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--horizons", o->replay.horizons_s,
+                  "horizons of the held-out replay report, s (plus the last row)")
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   rlfit::AddDataOption(cmd, &o->data_root);
 }
@@ -85,7 +89,60 @@ int main(int argc, char** argv) {
   cv->add_option("--folds", folds, "number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
   cv->add_option("--out", cv_out, "output folder for the combined held-out replay report");
 
+  rlfit::RegressionOptions regression;
+  std::string baseline_model;
+  CLI::App* baseline = app.add_subcommand(
+      "baseline", "fit MODEL on its default data and record coefficients and replay errors in "
+                  "results/MODEL/ (the regression baselines)");
+  baseline->add_option("model", baseline_model, "model")->required()->check(
+      CLI::IsMember(rlfit::ModelNames()));
+  baseline->add_option("--results", regression.results_dir, "results folder")
+      ->capture_default_str();
+  baseline->add_flag("--quiet", regression.quiet, "no progress on stderr");
+  rlfit::AddDataOption(baseline, &regression.data_root);
+
+  CLI::App* check = app.add_subcommand(
+      "check", "replay the datasets with the committed coefficients in results/ and fail when "
+               "an error metric is worse than its baseline, or a refit differs");
+  check->add_option("models", regression.models, "models to check (default: all in results/)")
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  check->add_option("--results", regression.results_dir, "results folder")
+      ->capture_default_str()
+      ->check(CLI::ExistingDirectory);
+  check->add_option("--tolerance", regression.relative_tolerance,
+                    "relative tolerance on each error metric")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  check->add_option("--refit-sigmas", regression.refit_sigmas,
+                    "a refit must land within this many standard errors")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bool no_refit = false;
+  check->add_flag("--no-refit", no_refit, "only replay, do not refit");
+  check->add_flag("--quiet", regression.quiet, "no progress on stderr");
+  rlfit::AddDataOption(check, &regression.data_root);
+
   CLI11_PARSE(app, argc, argv);
+  if (baseline->parsed() || check->parsed()) {
+    int failed = 0;
+    const int rc = rlfit::RunGuarded("rlfit", [&] {
+      std::string why;
+      if (!regression.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+      regression.refit = !no_refit;
+      regression.data_root = rlfit::ResolveDataRoot(regression.data_root);
+      if (baseline->parsed()) {
+        rlfit::RecordBaseline(baseline_model, regression, std::cout);
+        return;
+      }
+      const std::vector<std::string> failures = rlfit::RunRegressionCheck(regression, std::cout);
+      for (const std::string& f : failures) std::cerr << "rlfit: regression: " << f << "\n";
+      failed = static_cast<int>(failures.size());
+      std::cout << (failed == 0 ? "regression check passed\n"
+                                : "regression check FAILED: " + std::to_string(failed) +
+                                      " metric(s) worse than baseline\n");
+    });
+    return rc != 0 ? rc : (failed > 0 ? 1 : 0);
+  }
   return rlfit::RunGuarded("rlfit", [&] {
     rlfit::FitOptions& o = fit->parsed() ? fit_options : cv_options;
     std::string why;

@@ -1,0 +1,47 @@
+// The regression guard over results/: committed coefficients per model (with the data,
+// options and git revision that produced them) and the replay errors they reach. `rlfit
+// baseline` records them; `rlfit check` replays with the committed coefficients and fails,
+// naming the metric and both values, when an error got worse than its baseline by more than
+// the tolerance, or when a refit does not reproduce the committed coefficients.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fit/fit.h"
+
+namespace rlfit {
+
+inline constexpr int kBaselineSchemaVersion = 1;
+
+struct RegressionOptions {
+  std::string results_dir = std::string(RLFIT_SOURCE_DIR) + "/results";  // results/<model>/...
+  std::vector<std::string> models;  // empty: every model with a results/<model>/ folder
+  std::string data_root;            // datasets root (see ResolveDataRoot)
+  // An error metric fails when current > baseline * (1 + relative) + absolute. Replay is
+  // deterministic, so any excess is a change of code or data; 2% leaves room for compiler
+  // and library differences in floating point.
+  double relative_tolerance = 0.02;
+  double absolute_tolerance = 1e-6;
+  // A refit must land within this many standard errors of each committed coefficient (the
+  // standard errors are lower bounds, see fit.cc; plus 1e-6 relative for round-off).
+  double refit_sigmas = 3.0;
+  bool refit = true;   // also refit and compare coefficients
+  bool quiet = false;
+  bool Check(std::string* why) const;
+};
+
+// The metrics a baseline guards, flattened: "open_loop.dx.2s.median" -> value.
+nlohmann::json GuardedMetrics(const ReplayReport& report);
+
+// Fits `model` on its default data with default options, replays it with the result, and
+// writes results/<model>/coeffs.json, baseline.json and summary.txt.
+void RecordBaseline(const std::string& model, const RegressionOptions& options, std::ostream& out);
+
+// Runs the checks; returns the failures (one line each), printing progress to `out`.
+std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, std::ostream& out);
+
+}  // namespace rlfit
