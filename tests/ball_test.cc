@@ -1,11 +1,14 @@
-// Tests of the ball model: hand-computed single steps in free flight and through a bounce, a
-// ball at rest staying at rest, rolling up a ramp, and the speed and spin caps.
+// Tests of the ball model: hand-computed single steps in free flight and through bounces, a
+// ball at rest staying at rest, settling into rolling, the caps, and synthetic replays.
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 #include <doctest/doctest.h>
 
 #include "src/models/ball.h"
+#include "src/replay/replay.h"
+#include "tests/test_util.h"
 
 namespace rlfit {
 namespace {
@@ -143,6 +146,31 @@ TEST_CASE("AdvanceBallRow takes round(dt * 120) ticks per row") {
   const BallState<double> by_ticks = StepBall(c, StepBall(c, s0, h, arena), h, arena);
   CheckNear(by_row.x, by_ticks.x);
   CheckNear(by_row.v, by_ticks.v);
+}
+
+TEST_CASE("synthetic ball episodes replay with near-zero error") {
+  // datasets/synthetic/ball: recordings' first rows resimulated by the model with its default
+  // coefficients on the pitch mesh (rlsim synth ball), written with 10 significant digits.
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  ReplayOptions options;
+  options.model = "ball";
+  options.paths = {testing::RepoDatasets() + "/synthetic/ball"};
+  options.quiet = true;
+  std::ostringstream table;
+  const ReplayReport report = RunReplay(options, table);
+  REQUIRE(report.episodes.size() == 3);
+  CHECK_FALSE(report.has_orientation);
+  // The CSV rounding (1e-6 uu) grows through ~10 s of bounces to well below 0.01 uu; a bounce
+  // shifted by one tick would already give errors of several uu.
+  constexpr double kSyntheticDxUu = 0.01;
+  const auto& q = Quantities(false);
+  for (std::size_t h = 0; h < report.horizon_labels.size(); ++h)
+    CHECK(report.OpenLoop(q[0], h).max < kSyntheticDxUu);
+  for (std::size_t h = 0; h < report.horizons_s.size(); ++h)
+    CHECK(report.Windowed(q[0], h).max < kSyntheticDxUu);
 }
 
 }  // namespace
