@@ -61,9 +61,6 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--horizons", o->replay.horizons_s,
                   "horizons of the held-out replay report, s (plus the last row)")
       ->capture_default_str();
-  cmd->add_option("--horizons", o->replay.horizons_s,
-                  "horizons of the held-out replay report, s (plus the last row)")
-      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   rlfit::AddDataOption(cmd, &o->data_root);
 }
