@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -203,6 +204,8 @@ TEST_CASE("hand-computed contacts with the floor and a side wall") {
     // Bad queries touch nothing.
     CHECK_FALSE(collide({std::nan(""), 0, 50}, kRestRadius).hit);
     CHECK_FALSE(collide({0, 0, 50}, -1.0).hit);
+    CHECK_FALSE(collide({0, 0, 50}, std::numeric_limits<double>::infinity()).hit);
+    CHECK_FALSE(collide({0, 0, std::numeric_limits<double>::infinity()}, kRestRadius).hit);
   }
 }
 
