@@ -131,7 +131,7 @@ TEST_CASE("caps: |omega| <= 6 rad/s and |v| <= 6000 uu/s") {
   CHECK(std::abs(n.v.norm() - game::kBallMaxSpeed) < kHandTolerance);
 }
 
-TEST_CASE("AdvanceBallRow takes round(dt * 120) ticks per row") {
+TEST_CASE("AdvanceBallRow: a 1/60.96 s clock row is 1/61 s of game time, in 2 ticks") {
   const Arena arena = Floor();
   Episode ep;
   ep.kind = EpisodeKind::kBall;
@@ -142,7 +142,7 @@ TEST_CASE("AdvanceBallRow takes round(dt * 120) ticks per row") {
   const BallCoeffs<double> c = Defaults();
   const BallState<double> s0 = BallState<double>::FromSample(ep.rows[0]);
   const BallState<double> by_row = AdvanceBallRow(c, s0, ep, 0, Integration{}, arena);
-  const double h = 1.0 / 121.92;
+  const double h = 1.0 / 122.0;  // (120/61 ticks of 1/120 s) / 2 steps
   const BallState<double> by_ticks = StepBall(c, StepBall(c, s0, h, arena), h, arena);
   CheckNear(by_row.x, by_ticks.x);
   CheckNear(by_row.v, by_ticks.v);
