@@ -56,4 +56,43 @@ inline constexpr double kBallPenetrationRecovery = 0.4;
 // Game rotation units to radians: value * pi / 32768 (datasets README).
 inline constexpr double kRadiansPerUnrealUnit = 3.14159265358979323846 / 32768.0;
 
+// Car on the ground (note 002, parameters/vehicle_sim.md, RLBot wiki "Car physics").
+// Throttle acceleration at rest, uu/s^2 (RLBot wiki; the game's DriveTorque 288000 scaled by
+// DriveTorqueCurve, vehicle_sim.md). Note 002 writes T (F_thr - |v_f|) with F_thr ~ 1550.
+inline constexpr double kThrottleAccel = 1600.0;
+// DriveTorqueCurve (vehicle_sim.md): 1 at 0 uu/s, 0.1 at 1400 uu/s, 0 at 1410 uu/s.
+inline constexpr double kThrottleFadeSpeed = 1400.0;   // uu/s
+inline constexpr double kThrottleFadeFraction = 0.1;   // of kThrottleAccel at the fade speed
+inline constexpr double kThrottleCutoffWidth = 10.0;   // uu/s from 0.1 to 0
+// Braking (throttle against the motion), uu/s^2 (RLBot wiki; BrakeTorque 10500, vehicle_sim.md).
+inline constexpr double kBrakeAccel = 3500.0;
+// Coasting, uu/s^2: IdleBrakeFactor 0.15 (vehicle_sim.md) times kBrakeAccel.
+inline constexpr double kCoastAccel = 0.15 * kBrakeAccel;
+// Below this forward speed a released throttle brakes fully, uu/s (StopThreshold, vehicle_sim.md).
+inline constexpr double kCarStopSpeed = 25.0;
+// |throttle| below this counts as released (assumed; recorded throttles are 0 or >= 0.1).
+inline constexpr double kThrottleDeadzone = 0.01;
+// Curvature vs forward speed, 1/uu, at 0, 500, 1000, 1500, 1750, 2300 uu/s (RLUtilities /
+// RLBot community curve; the game's SteerAngleCurve over the 85 uu wheelbase gives about the same).
+inline constexpr double kCurvature0 = 0.0069;
+inline constexpr double kCurvature500 = 0.00398;
+inline constexpr double kCurvature1000 = 0.00235;
+inline constexpr double kCurvature1500 = 0.001375;
+inline constexpr double kCurvature1750 = 0.0011;
+inline constexpr double kCurvature2300 = 0.00088;
+// Rate at which the yaw rate follows steer * kappa * v_f, 1/s (assumed starting value; note 002
+// gives only the form of the torque; fitted).
+inline constexpr double kYawRateResponse = 15.0;
+// Decay rate of the sideways velocity while driving, 1/s (assumed starting value; fitted).
+inline constexpr double kLateralFrictionRate = 15.0;
+// Distance from the car's center back to its rear axle, uu (magic_numbers.py, Octane
+// PresetRestPosition x = -33.75 of the rear wheels).
+inline constexpr double kCarRearAxleOffset = 33.75;
+// Height of a car resting on flat ground, uu (measured: z = 17.01 in every on-ground row of
+// ground_driving_no_handbrake).
+inline constexpr double kCarRestHeight = 17.01;
+// vz the game reports for a car resting on flat ground, uu/s (measured: median 8.3, 10535 rows
+// of ground_driving_no_handbrake, range 7.98-8.40, while z stays at kCarRestHeight).
+inline constexpr double kCarRestReportedVz = 8.3;
+
 }  // namespace rlfit::game

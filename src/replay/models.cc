@@ -6,6 +6,7 @@
 #include "src/io/recording.h"
 #include "src/models/aerial.h"
 #include "src/models/ball.h"
+#include "src/models/ground.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -24,6 +25,14 @@ std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file) {
       coeffs, file.integration,
       [](const AerialCoeffs<double>& c, const CarState<double>& s, const Episode& ep, int k,
          const Integration& integ) { return AdvanceAerialRow(c, s, ep, k, integ); });
+}
+
+std::unique_ptr<Predictor> MakeGround(const CoeffFile& file) {
+  const auto coeffs = GroundCoeffs<double>::FromArray(file.values.data());
+  return MakeRowPredictor<GroundCoeffs<double>, CarState<double>>(
+      coeffs, file.integration,
+      [](const GroundCoeffs<double>& c, const CarState<double>& s, const Episode& ep, int k,
+         const Integration& integ) { return AdvanceGroundRow(c, s, ep, k, integ); });
 }
 
 // The arena comes from the datasets root found as rlsim/rlfit find it without --data
@@ -45,6 +54,10 @@ const std::vector<ModelInfo>& Models() {
        {"car_control/aerial"}, MakeAerial},
       {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
        false, &BallLayout(), {"ball_trajectories"}, MakeBall},
+      // The whole folder: episode_*.csv (compared with prediction_*.csv) and the long
+      // driving.txt / spiral_*.txt recordings, which the reader cuts into segments.
+      {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
+       &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, MakeGround},
   };
   return models;
 }
