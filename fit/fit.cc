@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fit/aerial_fit.h"
+#include "fit/ground_fit.h"
 #include "fit/ball_fit.h"
 #include "src/common/error.h"
 #include "src/common/progress.h"
@@ -22,6 +23,7 @@ namespace {
 const std::vector<FitterInfo>& Fitters() {
   static const std::vector<FitterInfo> fitters = {
       {"aerial", AddAerialResiduals},
+      {"ground", AddGroundResiduals},
       {"ball", AddBallResiduals},
   };
   return fitters;

@@ -1,0 +1,45 @@
+// Rollout windows of the ground fit.
+#include "fit/ground_fit.h"
+
+#include <cmath>
+
+#include "fit/fit_common.h"
+
+namespace rlfit {
+namespace {
+
+// Largest |z - rest height| of a row still taken as flat ground, uu: the recorded ground rows
+// sit at exactly 17.01; a car on a wall or ramp is far off.
+constexpr double kGroundHeightToleranceUu = 2.0;
+// Smallest up-axis z component of a flat-ground row (about 2.6 degrees of tilt).
+constexpr double kGroundUprightMin = 0.999;
+
+}  // namespace
+
+bool IsFlatGroundRow(const Episode& ep, int k) {
+  const Sample& s = ep.rows[k];
+  return s.on_ground && std::abs(s.x(2) - game::kCarRestHeight) < kGroundHeightToleranceUu &&
+         s.theta(2, 2) > kGroundUprightMin && !s.input.jump && !s.input.handbrake;
+}
+
+int AddGroundResiduals(ceres::Problem* problem, double* params,
+                       const std::vector<Episode>& episodes, const FitOptions& options) {
+  const CoeffLayout& layout = GroundLayout();
+  int blocks = 0;
+  for (const Episode& ep : episodes) {
+    for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
+      bool flat = true;
+      for (int k = w.start; k <= w.start + w.rows && flat; ++k) flat = IsFlatGroundRow(ep, k);
+      if (!flat) continue;
+      std::vector<double*> blocks_of_window;
+      for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
+      problem->AddResidualBlock(
+          GroundRolloutResidual::Create(&ep, w.start, w.rows, options.integration),
+          MakeLoss(options.solver, GroundRolloutResidual::kPerRow * w.rows), blocks_of_window);
+      ++blocks;
+    }
+  }
+  return blocks;
+}
+
+}  // namespace rlfit

@@ -1,0 +1,83 @@
+// Residuals of the ground car fit: open-loop rollouts of StepGround (the function replay runs)
+// compared with the recorded yaw rate, in-plane velocity and in-plane position.
+#pragma once
+
+#include <vector>
+
+#include <ceres/ceres.h>
+
+#include "fit/fit.h"
+#include "src/io/episode.h"
+#include "src/models/ground.h"
+
+namespace rlfit {
+
+// Per-component scales that turn errors into dimensionless residuals; roughly the size of a
+// good 0.5 s prediction error on the ground episodes, so that each quantity weighs in comparably.
+struct GroundResidualScales {
+  double omega_rad_s = 0.05;
+  double v_uu_s = 10.0;
+  double x_uu = 5.0;
+};
+
+// Rollout over rows start..start+rows of an episode from the recorded state at `start`:
+// for each row j in 1..rows the 5 residuals
+//   (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v, (x_xy,pred - x_xy,rec) / s_x,
+// units rad/s, uu/s, uu divided by the scales. The vertical components are left out: the model
+// holds the car on the plane (StepGround), so they carry no information on the coefficients.
+// Parameter blocks: throttle[3], brake_coast[2], boost[2], curvature[6], steer_response[1],
+// lateral[2], backward[2], turn_drag[2] (GroundLayout()).
+class GroundRolloutResidual {
+ public:
+  static constexpr int kPerRow = 5;
+
+  GroundRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
+                        const GroundResidualScales& scales)
+      : episode_(episode), start_(start), rows_(rows), integ_(integ), scales_(scales) {}
+
+  template <typename T>
+  bool operator()(const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
+                  const T* steer_response, const T* lateral, const T* backward,
+                  const T* turn_drag, T* residuals) const {
+    const GroundCoeffs<T> c = GroundCoeffs<T>::FromBlocks(
+        throttle, brake_coast, boost, curvature, steer_response, lateral, backward, turn_drag);
+    CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
+    for (int j = 1; j <= rows_; ++j) {
+      s = AdvanceGroundRow(c, s, *episode_, start_ + j - 1, integ_);
+      const Sample& rec = episode_->rows[start_ + j];
+      T* r = residuals + kPerRow * (j - 1);
+      r[0] = (s.omega(2) - T(rec.omega(2))) / T(scales_.omega_rad_s);
+      for (int i = 0; i < 2; ++i) {
+        r[1 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
+        r[3 + i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
+      }
+    }
+    return true;
+  }
+
+  static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
+                                     const Integration& integ,
+                                     const GroundResidualScales& scales = {}) {
+    return new ceres::AutoDiffCostFunction<GroundRolloutResidual, ceres::DYNAMIC, 3, 2, 2,
+                                           kCurvatureKnots, 1, 2, 2, 2>(
+        new GroundRolloutResidual(episode, start, rows, integ, scales), kPerRow * rows);
+  }
+
+ private:
+  const Episode* episode_;
+  int start_;
+  int rows_;
+  Integration integ_;
+  GroundResidualScales scales_;
+};
+
+// True if row k of `ep` is a car driving on flat ground: on_ground, at the rest height (within
+// kGroundHeightToleranceUu), upright, no jump and no handbrake.
+bool IsFlatGroundRow(const Episode& ep, int k);
+
+// Adds one GroundRolloutResidual per window (options.window_s long, options.stride_s apart) in
+// which every row is flat-ground driving. Returns the number of residual blocks.
+int AddGroundResiduals(ceres::Problem* problem, double* params,
+                       const std::vector<Episode>& episodes, const FitOptions& options);
+
+}  // namespace rlfit

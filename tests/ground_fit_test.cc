@@ -1,0 +1,142 @@
+// Tests of the ground fit: derivatives of the rollout residual, a synthetic round trip, and the
+// selection of flat-ground rollout windows.
+#include <random>
+
+#include <ceres/gradient_checker.h>
+
+#include "fit/fit.h"
+#include "fit/ground_fit.h"
+#include "src/replay/synth.h"
+#include "tests/fit_test_util.h"
+#include "tests/test_util.h"
+
+namespace rlfit {
+namespace {
+
+// A car driving on flat ground with random piecewise-constant throttle, steer and boost (each
+// held 10-60 rows) at 61 Hz rows, simulated with `coeffs`. Long boosts take it past 2000 uu/s,
+// long reverse throttle to -1400 uu/s, so every coefficient matters.
+Episode Driving(const CoeffFile& coeffs, unsigned seed, int rows = 1200) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> level(-2, 2), hold(10, 60), die(0, 5);
+  Episode ep;
+  ep.name = "driving_" + std::to_string(seed) + ".csv";
+  ep.rows.resize(rows);
+  CarInputs u;
+  for (int k = 0, next = 0; k < rows; ++k) {
+    if (k == next) {
+      u.throttle = 0.5 * level(rng);
+      u.steer = 0.5 * level(rng);
+      const int roll = die(rng);
+      u.boost = roll >= 4;                  // a third of the time
+      if (roll == 0) u.throttle = -1.0;     // and extra reverse
+      next = k + hold(rng) * (u.boost || u.throttle < 0 ? 2 : 1);
+    }
+    ep.rows[k].t_s = k / game::kEpisodeRowRateHz;
+    ep.rows[k].input = u;
+    ep.rows[k].on_ground = true;
+  }
+  ep.step_dt_s.assign(rows - 1, 1.0 / game::kEpisodeRowRateHz);
+  ep.step_ticks.assign(rows - 1, 2);
+  ep.rows[0].x = Eigen::Vector3d(0, 0, game::kCarRestHeight);
+  ep.rows[0].v = Eigen::Vector3d(0, 0, game::kCarRestReportedVz);
+  ep.rows[0].theta = EulerToMatrix(-104 * game::kRadiansPerUnrealUnit, 0.3,
+                                   -8 * game::kRadiansPerUnrealUnit);
+  Episode out = Resimulate(ep, *FindModel("ground").make_predictor(coeffs), 0);
+  for (Sample& s : out.rows) s.on_ground = true;
+  return out;
+}
+
+TEST_CASE("GradientChecker: autodiff of the ground rollout residual matches finite differences") {
+  const Episode ep = Driving(DefaultCoeffs("ground", GroundLayout()), 5, 400);
+  std::vector<double> params = GroundLayout().defaults;
+  for (double& p : params) p *= 1.03;  // away from the simulated truth: residuals non-zero
+  std::vector<const double*> blocks;
+  for (const ParamBlock& b : GroundLayout().blocks) blocks.push_back(params.data() + b.offset);
+  ceres::NumericDiffOptions numeric;
+  // GradientChecker differentiates by Ridders' extrapolation, which starts at a 1% step: that
+  // straddles the model's branches (curvature knots, the drive cut-off, braking to a stop) and
+  // gives wrong "numeric" derivatives of a correct autodiff. Start inside one branch instead.
+  numeric.ridders_relative_initial_step_size = 1e-6;
+  const std::vector<const ceres::Manifold*>* no_manifolds = nullptr;
+  // Several windows: accelerating, braking, boosting, turning both ways. The residual has kinks
+  // where the speed crosses a curvature knot or the car stops and reverses (rows 240-270 cross
+  // 1750 uu/s, rows 300-330 stop): derivatives there are one-sided, so windows avoid them.
+  for (int start : {20, 120, 200, 280}) {
+    std::unique_ptr<ceres::CostFunction> cost(
+        GroundRolloutResidual::Create(&ep, start, 30, Integration{}));
+    ceres::GradientChecker checker(cost.get(), no_manifolds, numeric);
+    ceres::GradientChecker::ProbeResults results;
+    checker.Probe(blocks.data(), 1.0, &results);
+    REQUIRE(results.return_value);
+    // Entries near zero make the per-entry relative error meaningless; compare each block's
+    // worst absolute error with its largest entry. 1e-6: Ridders from a 1e-6 step keeps about
+    // 7 digits on residuals built over 60 ticks.
+    constexpr double kBlockRelativePrecision = 1e-6;
+    for (std::size_t b = 0; b < results.jacobians.size(); ++b) {
+      const double scale = results.numeric_jacobians[b].cwiseAbs().maxCoeff();
+      const double error =
+          (results.jacobians[b] - results.numeric_jacobians[b]).cwiseAbs().maxCoeff();
+      INFO("window " << start << " block " << GroundLayout().blocks[b].name << " scale "
+                     << scale << " error " << error);
+      CHECK(error <= kBlockRelativePrecision * scale);
+    }
+  }
+}
+
+TEST_CASE("synthetic round trip: perturbed ground coefficients are recovered") {
+  const ModelInfo& model = FindModel("ground");
+  CoeffFile truth = DefaultCoeffs("ground", *model.layout);
+  // Away from the defaults, near what the recordings give (see the fit report).
+  truth.values = {1610.0, 1395.0, 0.11,  3600.0, 540.0,  970.0,   1010.0,
+                  0.0075, 0.0041, 0.0023, 0.00134, 0.00111, 0.00085, 17.0,
+                  20.0,   31.0,   0.9,    0.97,    29.0,    32.0};
+  REQUIRE(static_cast<int>(truth.values.size()) == model.layout->size());
+  std::vector<Episode> episodes;
+  for (unsigned seed : {1u, 2u, 3u}) episodes.push_back(Driving(truth, seed));
+
+  CoeffFile start = truth;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jitter(0.95, 1.05);
+  for (double& v : start.values) v *= jitter(rng);
+
+  FitOptions options;
+  options.model = "ground";
+  options.quiet = true;
+  options.window_s = 0.5;
+  options.stride_s = 0.25;
+  options.solver.max_iterations = 100;
+  const FitResult r = FitEpisodes(episodes, {}, start, options);
+  // Noise-free data: the optimum is the truth up to solver tolerance. 1e-4 relative leaves
+  // room for Ceres' default function tolerance (1e-6) on a cost that starts near 1e6.
+  constexpr double kRecoveryRelative = 1e-4;
+  for (int i = 0; i < model.layout->size(); ++i) {
+    INFO(model.layout->names[i] << " start " << start.values[i] << " fitted "
+                                << r.coeffs.values[i]);
+    CHECK(std::abs(r.coeffs.values[i] - truth.values[i]) <
+          kRecoveryRelative * std::abs(truth.values[i]));
+  }
+  CHECK(r.cost_final < 1e-6 * r.cost_initial);
+}
+
+TEST_CASE("rollout windows: only flat-ground rows, none across a jump or handbrake") {
+  Episode ep = Driving(DefaultCoeffs("ground", GroundLayout()), 9, 200);
+  FitOptions options;
+  options.model = "ground";
+  options.window_s = 0.5;
+  options.stride_s = 0.5;
+  std::vector<double> params = GroundLayout().defaults;
+  ceres::Problem all;
+  const int n_all = AddGroundResiduals(&all, params.data(), {ep}, options);
+  CHECK(n_all == 6);  // windows starting at 0, 0.5, ... 2.5 s of a 3.26 s episode
+  CHECK(IsFlatGroundRow(ep, 10));
+  ep.rows[10].input.handbrake = true;
+  CHECK_FALSE(IsFlatGroundRow(ep, 10));
+  ep.rows[100].x.z() += 50.0;  // on a ramp or a wall
+  CHECK_FALSE(IsFlatGroundRow(ep, 100));
+  ceres::Problem some;
+  CHECK(AddGroundResiduals(&some, params.data(), {ep}, options) == n_all - 2);
+}
+
+}  // namespace
+}  // namespace rlfit
