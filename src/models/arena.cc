@@ -1,5 +1,5 @@
 // Arena mesh: loading pitch.dat, building the BVH, the exact sphere-triangle contact shared by
-// the BVH and naive queries, and the ray-parity inside test used for sampling.
+// the BVH and naive queries, and the six-ray inside test used for sampling.
 #include "src/models/arena.h"
 
 #include <algorithm>
@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <numeric>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -132,8 +131,6 @@ bool ValidQuery(double extent, double radius) {
 
 // --- BVH construction --------------------------------------------------------------------
 
-// Query radius the build optimises for, uu: the ball's.
-constexpr double kBuildRadius = 92.75;
 // Relative costs of visiting a node and testing a triangle, in the split cost below.
 constexpr double kNodeCost = 1.0;
 constexpr double kTriangleCost = 1.5;
