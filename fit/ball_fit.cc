@@ -18,7 +18,29 @@ constexpr double kMinImpulseUuS = 50.0;
 // within this distance of the mesh is taken as a bounce, uu.
 constexpr double kSurfaceMarginUu = 40.0;
 
+// Rows in the middle of a bounce change velocity by (1 + C_R) |v_n| / 2 ~ 100s of uu/s; free
+// flight by less than 0.5 uu/s beyond gravity and drag (velocity quantisation), uu/s.
+constexpr double kContactJumpUuS = 20.0;
+
+// Velocity change of row k -> k+1 beyond gravity and drag, uu/s.
+double VelocityJump(const Episode& ep, const BallCoeffs<double>& c, int k) {
+  const double dt = ep.step_dt_s[k];
+  Eigen::Vector3d v = ep.rows[k].v;
+  v.z() += c.gravity_z * dt;
+  v *= std::exp(c.drag * dt);
+  return (ep.rows[k + 1].v - v).norm();
+}
+
 }  // namespace
+
+std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c,
+                             double min_jump_uu_s) {
+  std::vector<int> rows;
+  for (int k = 1; k + 1 < ep.size(); ++k)
+    if (VelocityJump(ep, c, k - 1) > min_jump_uu_s && VelocityJump(ep, c, k) > min_jump_uu_s)
+      rows.push_back(k);
+  return rows;
+}
 
 std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
                                         const BallCoeffs<double>& c, double min_impulse_uu_s,
@@ -26,11 +48,7 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
   std::vector<int> rows;
   const double radius = c.contact_radius + surface_margin_uu;
   for (int k = 0; k + 1 < ep.size(); ++k) {
-    const double dt = ep.step_dt_s[k];
-    Eigen::Vector3d v = ep.rows[k].v;
-    v.z() += c.gravity_z * dt;
-    v *= std::exp(c.drag * dt);
-    if ((ep.rows[k + 1].v - v).norm() < min_impulse_uu_s) continue;
+    if (VelocityJump(ep, c, k) < min_impulse_uu_s) continue;
     if (arena.Collide(ep.rows[k].x, radius).hit || arena.Collide(ep.rows[k + 1].x, radius).hit)
       continue;
     rows.push_back(k);
@@ -48,6 +66,7 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
     const std::vector<int> hits =
         UnexplainedImpulseRows(ep, arena, start, kMinImpulseUuS, kSurfaceMarginUu);
     hit_episodes += hits.empty() ? 0 : 1;
+    const std::vector<int> contact = ContactRows(ep, start, kContactJumpUuS);
     for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
       const auto hit = std::lower_bound(hits.begin(), hits.end(), w.start);
       if (hit != hits.end() && *hit < w.start + w.rows) {
@@ -55,7 +74,8 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
         continue;
       }
       problem->AddResidualBlock(
-          BallRolloutResidual::Create(&ep, w.start, w.rows, options.integration, &arena),
+          BallRolloutResidual::Create(&ep, w.start, w.rows, options.integration, &arena, {},
+                                      contact),
           MakeLoss(options.solver, 9 * w.rows), params + layout.blocks[0].offset,
           params + layout.blocks[1].offset, params + layout.blocks[2].offset,
           params + layout.blocks[3].offset);

@@ -2,6 +2,8 @@
 // the arena mesh, compared with the recorded position, velocity and angular velocity.
 #pragma once
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <ceres/ceres.h>
@@ -24,15 +26,18 @@ struct BallResidualScales {
 // Rollout over rows start..start+rows of an episode from the recorded state at `start`: for
 // each row j in 1..rows the 9 residuals
 //   (x_pred - x_rec) / s_x, (v_pred - v_rec) / s_v, (omega_pred - omega_rec) / s_omega,
-// units uu, uu/s, rad/s divided by the scales. Parameter blocks: bounce[3], spin[1], drag[1],
+// units uu, uu/s, rad/s divided by the scales; 0 for the rows in `skip_rows` (episode row
+// indices, sorted): the recordings interpolate between physics ticks, so a row in the middle
+// of a bounce holds a velocity half-way between incoming and outgoing that no tick has. Parameter blocks: bounce[3], spin[1], drag[1],
 // geometry[2] (BallLayout()). With Jets the mesh query runs in double on the value part (see
 // StepBall): the contact normal is constant in the derivative and the penetration linearised.
 class BallRolloutResidual {
  public:
   BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
-                      const Arena* arena, const BallResidualScales& scales)
+                      const Arena* arena, const BallResidualScales& scales,
+                      std::vector<int> skip_rows)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
-        scales_(scales) {}
+        scales_(scales), skip_rows_(std::move(skip_rows)) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
@@ -43,6 +48,10 @@ class BallRolloutResidual {
       s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + 9 * (j - 1);
+      if (std::binary_search(skip_rows_.begin(), skip_rows_.end(), start_ + j)) {
+        for (int i = 0; i < 9; ++i) r[i] = T(0.0);
+        continue;
+      }
       for (int i = 0; i < 3; ++i) {
         r[i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
         r[3 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
@@ -54,9 +63,12 @@ class BallRolloutResidual {
 
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const Arena* arena,
-                                     const BallResidualScales& scales = {}) {
+                                     const BallResidualScales& scales = {},
+                                     std::vector<int> skip_rows = {}) {
     return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 2>(
-        new BallRolloutResidual(episode, start, rows, integ, arena, scales), 9 * rows);
+        new BallRolloutResidual(episode, start, rows, integ, arena, scales,
+                                std::move(skip_rows)),
+        9 * rows);
   }
 
  private:
@@ -66,6 +78,7 @@ class BallRolloutResidual {
   Integration integ_;
   const Arena* arena_;
   BallResidualScales scales_;
+  std::vector<int> skip_rows_;
 };
 
 // Rows k -> k+1 of `ep` whose recorded velocity change is not explained by the model: the
@@ -75,8 +88,13 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
                                         const BallCoeffs<double>& c, double min_impulse_uu_s,
                                         double surface_margin_uu);
 
+// Rows of `ep` whose recorded velocity is off free flight from the previous or to the next row
+// by more than `min_jump_uu_s`: the rows in the middle of a bounce.
+std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, double min_jump_uu_s);
+
 // Adds one BallRolloutResidual per window (options.window_s long, options.stride_s apart),
-// skipping windows that contain an UnexplainedImpulseRows row (counted on stderr unless quiet).
+// skipping windows that contain an UnexplainedImpulseRows row (counted on stderr unless quiet)
+// and the residuals of ContactRows.
 // The arena is <options.data_root>/meshes/pitch.dat. Returns the number of residual blocks.
 int AddBallResiduals(ceres::Problem* problem, double* params,
                      const std::vector<Episode>& episodes, const FitOptions& options);
