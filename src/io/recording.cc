@@ -11,7 +11,7 @@
 #include <regex>
 #include <utility>
 
-#include <libfccp/csv.h>
+#include "src/io/csv_parser.h"
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
