@@ -2,9 +2,9 @@
 // compared with the recorded yaw rate, in-plane velocity and in-plane position.
 #pragma once
 
-#include <vector>
-
 #include <ceres/ceres.h>
+
+#include <vector>
 
 #include "fit/fit.h"
 #include "src/io/episode.h"
@@ -37,8 +37,8 @@ class GroundRolloutResidual {
 
   template <typename T>
   bool operator()(const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
-                  const T* steer_response, const T* lateral, const T* backward,
-                  const T* turn_drag, T* residuals) const {
+                  const T* steer_response, const T* lateral, const T* backward, const T* turn_drag,
+                  T* residuals) const {
     const GroundCoeffs<T> c = GroundCoeffs<T>::FromBlocks(
         throttle, brake_coast, boost, curvature, steer_response, lateral, backward, turn_drag);
     CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);

@@ -1,11 +1,12 @@
 // Tests of the ground fit: derivatives of the rollout residual, a synthetic round trip, and the
 // selection of flat-ground rollout windows.
-#include <random>
+#include "fit/ground_fit.h"
 
 #include <ceres/gradient_checker.h>
 
+#include <random>
+
 #include "fit/fit.h"
-#include "fit/ground_fit.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"
@@ -28,8 +29,8 @@ Episode Driving(const CoeffFile& coeffs, unsigned seed, int rows = 1200) {
       u.throttle = 0.5 * level(rng);
       u.steer = 0.5 * level(rng);
       const int roll = die(rng);
-      u.boost = roll >= 4;                  // a third of the time
-      if (roll == 0) u.throttle = -1.0;     // and extra reverse
+      u.boost = roll >= 4;               // a third of the time
+      if (roll == 0) u.throttle = -1.0;  // and extra reverse
       next = k + hold(rng) * (u.boost || u.throttle < 0 ? 2 : 1);
     }
     ep.rows[k].t_s = k / game::kEpisodeRowRateHz;
@@ -40,8 +41,8 @@ Episode Driving(const CoeffFile& coeffs, unsigned seed, int rows = 1200) {
   ep.step_ticks.assign(rows - 1, 2);
   ep.rows[0].x = Eigen::Vector3d(0, 0, game::kCarRestHeight);
   ep.rows[0].v = Eigen::Vector3d(0, 0, game::kCarRestReportedVz);
-  ep.rows[0].theta = EulerToMatrix(-104 * game::kRadiansPerUnrealUnit, 0.3,
-                                   -8 * game::kRadiansPerUnrealUnit);
+  ep.rows[0].theta =
+      EulerToMatrix(-104 * game::kRadiansPerUnrealUnit, 0.3, -8 * game::kRadiansPerUnrealUnit);
   Episode out = Resimulate(ep, *FindModel("ground").make_predictor(coeffs), 0);
   for (Sample& s : out.rows) s.on_ground = true;
   return out;
@@ -77,8 +78,8 @@ TEST_CASE("GradientChecker: autodiff of the ground rollout residual matches fini
       const double scale = results.numeric_jacobians[b].cwiseAbs().maxCoeff();
       const double error =
           (results.jacobians[b] - results.numeric_jacobians[b]).cwiseAbs().maxCoeff();
-      INFO("window " << start << " block " << GroundLayout().blocks[b].name << " scale "
-                     << scale << " error " << error);
+      INFO("window " << start << " block " << GroundLayout().blocks[b].name << " scale " << scale
+                     << " error " << error);
       CHECK(error <= kBlockRelativePrecision * scale);
     }
   }
@@ -88,9 +89,8 @@ TEST_CASE("synthetic round trip: perturbed ground coefficients are recovered") {
   const ModelInfo& model = FindModel("ground");
   CoeffFile truth = DefaultCoeffs("ground", *model.layout);
   // Away from the defaults, near what the recordings give (see the fit report).
-  truth.values = {1610.0, 1395.0, 0.11,  3600.0, 540.0,  970.0,   1010.0,
-                  0.0075, 0.0041, 0.0023, 0.00134, 0.00111, 0.00085, 17.0,
-                  20.0,   31.0,   0.9,    0.97,    29.0,    32.0};
+  truth.values = {1610.0,  1395.0,  0.11,    3600.0, 540.0, 970.0, 1010.0, 0.0075, 0.0041, 0.0023,
+                  0.00134, 0.00111, 0.00085, 17.0,   20.0,  31.0,  0.9,    0.97,   29.0,   32.0};
   REQUIRE(static_cast<int>(truth.values.size()) == model.layout->size());
   std::vector<Episode> episodes;
   for (unsigned seed : {1u, 2u, 3u}) episodes.push_back(Driving(truth, seed));

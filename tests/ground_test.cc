@@ -1,11 +1,12 @@
 // Tests of the ground model: hand-computed single steps (throttle, brake, coast, boost), the
 // curvature curve at and between knots, the yaw-rate response, the rest pose, and the
 // synthetic ground episodes that replay with near-zero error.
+#include "src/models/ground.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "src/models/ground.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 
@@ -203,17 +204,19 @@ TEST_CASE("lateral: sideways velocity relaxes toward lever_arm * w_z; turn drag"
 TEST_CASE("the car stays on the plane in its rest pose") {
   const auto c = Seed();
   CarState<double> s = Driving(500.0);
-  s.x.z() = 16.66;                            // settling after a spawn (episode_00 row 0)
+  s.x.z() = 16.66;  // settling after a spawn (episode_00 row 0)
   s.v.z() = 13.86;
   s.omega = Eigen::Vector3d(0.01, -0.02, 0.3);
-  s.theta = EulerToMatrix(-104 * game::kRadiansPerUnrealUnit, 0.5, -8 * game::kRadiansPerUnrealUnit);
+  s.theta =
+      EulerToMatrix(-104 * game::kRadiansPerUnrealUnit, 0.5, -8 * game::kRadiansPerUnrealUnit);
   const CarState<double> s1 = StepGround(c, s, Throttle(1.0, 0.3), kDt, true);
   CHECK(s1.x.z() == game::kCarRestHeight);
   CHECK(s1.v.z() == game::kCarRestReportedVz);
   CHECK(s1.omega.x() == 0.0);
   CHECK(s1.omega.y() == 0.0);
   // Only the yaw changed: theta1 = Rz(w dt) theta0.
-  const Eigen::Matrix3d expected = ExpSo3<double>(Eigen::Vector3d(0, 0, s1.omega.z() * kDt)) * s.theta;
+  const Eigen::Matrix3d expected =
+      ExpSo3<double>(Eigen::Vector3d(0, 0, s1.omega.z() * kDt)) * s.theta;
   CHECK((s1.theta - expected).norm() < kTight);
 }
 
@@ -239,8 +242,8 @@ TEST_CASE("synthetic ground episodes replay with near-zero error") {
   auto coeffs = DefaultCoeffs("ground", GroundLayout());
   coeffs.values[GroundCoeffs<double>::kKappa0 + 2] *= 1.1;
   const auto episodes = LoadEpisodesFor(FindModel("ground"), options.paths, "");
-  const ReplayReport off =
-      ReplayEpisodes(episodes, *FindModel("ground").make_predictor(coeffs), FindModel("ground"), options);
+  const ReplayReport off = ReplayEpisodes(episodes, *FindModel("ground").make_predictor(coeffs),
+                                          FindModel("ground"), options);
   CHECK(off.OpenLoop(q[0], report.horizon_labels.size() - 1).max > 1.0);
 }
 

@@ -69,12 +69,12 @@ struct GroundCoeffs {
   T backward_curvature_scale, backward_throttle_scale;
   T turn_drag_arm, turn_drag_arm_backward;
   // Not fitted: game rules and the plane the car rests on.
-  double throttle_deadzone = game::kThrottleDeadzone;    // |throttle| below this coasts
-  double stop_speed = game::kCarStopSpeed;               // uu/s; below it coasting is braking
-  double cutoff_width = game::kThrottleCutoffWidth;      // uu/s
-  double max_speed = game::kCarMaxSpeed;                 // uu/s
-  double rest_height = game::kCarRestHeight;             // uu
-  double rest_reported_vz = game::kCarRestReportedVz;    // uu/s, see StepGround
+  double throttle_deadzone = game::kThrottleDeadzone;  // |throttle| below this coasts
+  double stop_speed = game::kCarStopSpeed;             // uu/s; below it coasting is braking
+  double cutoff_width = game::kThrottleCutoffWidth;    // uu/s
+  double max_speed = game::kCarMaxSpeed;               // uu/s
+  double rest_height = game::kCarRestHeight;           // uu
+  double rest_reported_vz = game::kCarRestReportedVz;  // uu/s, see StepGround
 
   // From the blocks in layout order: throttle[3], brake_coast[2], boost[2],
   // curvature[kCurvatureKnots], steer_response[1], lateral[2], backward[2], turn_drag[2].
@@ -108,19 +108,47 @@ struct GroundCoeffs {
 
 inline const CoeffLayout& GroundLayout() {
   static const CoeffLayout layout{
-      {"throttle_accel", "throttle_fade_speed", "throttle_fade_fraction", "brake_accel",
-       "coast_accel", "boost_accel_slow", "boost_accel_fast", "kappa_0", "kappa_500",
-       "kappa_1000", "kappa_1500", "kappa_1750", "kappa_2300", "yaw_rate_response",
-       "lateral_friction_rate", "lateral_lever_arm", "backward_curvature_scale",
-       "backward_throttle_scale", "turn_drag_arm",
+      {"throttle_accel",
+       "throttle_fade_speed",
+       "throttle_fade_fraction",
+       "brake_accel",
+       "coast_accel",
+       "boost_accel_slow",
+       "boost_accel_fast",
+       "kappa_0",
+       "kappa_500",
+       "kappa_1000",
+       "kappa_1500",
+       "kappa_1750",
+       "kappa_2300",
+       "yaw_rate_response",
+       "lateral_friction_rate",
+       "lateral_lever_arm",
+       "backward_curvature_scale",
+       "backward_throttle_scale",
+       "turn_drag_arm",
        "turn_drag_arm_backward"},
-      {"uu/s^2", "uu/s", "1", "uu/s^2", "uu/s^2", "uu/s^2", "uu/s^2", "1/uu", "1/uu", "1/uu",
-       "1/uu", "1/uu", "1/uu", "1/s", "1/s", "uu", "1", "1", "uu", "uu"},
-      {game::kThrottleAccel, game::kThrottleFadeSpeed, game::kThrottleFadeFraction,
-       game::kBrakeAccel, game::kCoastAccel, game::kBoostAccel, game::kBoostAccel,
-       game::kCurvature0, game::kCurvature500, game::kCurvature1000, game::kCurvature1500,
-       game::kCurvature1750, game::kCurvature2300, game::kYawRateResponse,
-       game::kLateralFrictionRate, game::kCarRearAxleOffset, 1.0, 1.0, game::kCarRearAxleOffset,
+      {"uu/s^2", "uu/s", "1",    "uu/s^2", "uu/s^2", "uu/s^2", "uu/s^2", "1/uu", "1/uu", "1/uu",
+       "1/uu",   "1/uu", "1/uu", "1/s",    "1/s",    "uu",     "1",      "1",    "uu",   "uu"},
+      {game::kThrottleAccel,
+       game::kThrottleFadeSpeed,
+       game::kThrottleFadeFraction,
+       game::kBrakeAccel,
+       game::kCoastAccel,
+       game::kBoostAccel,
+       game::kBoostAccel,
+       game::kCurvature0,
+       game::kCurvature500,
+       game::kCurvature1000,
+       game::kCurvature1500,
+       game::kCurvature1750,
+       game::kCurvature2300,
+       game::kYawRateResponse,
+       game::kLateralFrictionRate,
+       game::kCarRearAxleOffset,
+       1.0,
+       1.0,
+       game::kCarRearAxleOffset,
        game::kCarRearAxleOffset},
       {{"throttle", 0, 3},
        {"brake_coast", 3, 2},
@@ -193,9 +221,12 @@ T GroundForwardSpeed(const GroundCoeffs<T>& c, const T& v_f, double throttle, bo
   T v = v_f + push * dt;
   if (brake > T(0)) {
     const T drop = brake * dt;
-    if (v > drop) v -= drop;
-    else if (v < -drop) v += drop;
-    else v = T(0);
+    if (v > drop)
+      v -= drop;
+    else if (v < -drop)
+      v += drop;
+    else
+      v = T(0);
   }
   return v;
 }
