@@ -106,10 +106,35 @@ inline const CoeffLayout& BallLayout() {
   return layout;
 }
 
+// The contact normal of the mesh feature closest to `center`: minus the gradient of the
+// penetration, which the Arena reports as the largest over the touching triangles, by central
+// differences over 0.01 uu. On a faceted curved wall this is the normal of the facet (or edge)
+// under the ball, where the Arena's penetration-weighted average of every touching facet leans
+// toward the neighbours. Measured on 366 bounces off the ramps and curves of
+// ball_trajectories (restart 2 rows before, compare 5 rows after): median velocity error
+// 10.2 -> 6.3 uu/s, tangential 3.6 -> 1.5 uu/s, spin 0.033 -> 0.017 rad/s. Falls back to the
+// Arena's normal where the gradient is degenerate (between two equally deep contacts).
+inline Eigen::Vector3d ClosestFeatureNormal(const Arena& arena, const Eigen::Vector3d& center,
+                                            double radius, const Contact& contact) {
+  constexpr double kStepUu = 0.01;
+  constexpr double kPadUu = 1.0;  // keeps every probe in contact
+  Eigen::Vector3d gradient;
+  for (int i = 0; i < 3; ++i) {
+    Eigen::Vector3d step = Eigen::Vector3d::Zero();
+    step(i) = kStepUu;
+    gradient(i) = (arena.Collide(center + step, radius + kPadUu).penetration -
+                   arena.Collide(center - step, radius + kPadUu).penetration) /
+                  (2.0 * kStepUu);
+  }
+  // |gradient| is 1 for a single closest feature, less where two meet.
+  return gradient.norm() > 0.5 ? Eigen::Vector3d(-gradient.normalized()) : contact.normal;
+}
+
 // One physics step of dt_s seconds, in the order of the game's engine (Bullet):
 //  1. forces: v1 = (v + g dt) exp(drag dt);
 //  2. contact of the sphere (contact_radius R) at the current centre with the mesh, searched
-//     contact_margin beyond R: normal n, depth p (< 0 for a gap). If v1.n < 0, the normal
+//     contact_margin beyond R: normal n of the closest feature (ClosestFeatureNormal), depth p
+//     (< 0 for a gap). If v1.n < 0, the normal
 //     velocity becomes
 //       -C_R (v1.n)          in contact (p >= 0);
 //       -C_R (v1.n) + p / dt across a gap that the ball closes within the tick (the engine's
@@ -148,7 +173,10 @@ BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s
   const double r0 = ScalarPart(c.contact_radius);
   const Contact contact = arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
-    const Vec3<T> n = contact.normal.cast<T>();
+    const Eigen::Vector3d n0 = contact.triangles > 1
+                                   ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
+                                   : contact.normal;
+    const Vec3<T> n = n0.cast<T>();
     // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
     const T depth = T(contact.penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
                     n.dot(s.x - x0.cast<T>());
