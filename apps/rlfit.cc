@@ -9,6 +9,7 @@
 #include "fit/regression.h"
 #include "src/io/recording.h"
 #include "src/replay/predictor.h"
+#include "src/report/plots.h"
 
 namespace {
 
@@ -76,6 +77,11 @@ int main(int argc, char** argv) {
       "fit", "fit coefficients by least squares on rollouts; validate on held-out episodes");
   AddFitOptions(fit, &fit_options);
   fit->add_option("--out", fit_options.out_path, "coefficients JSON to write");
+  std::string fit_plots;
+  fit->add_option("--plots", fit_plots,
+                  "folder for the fit's report page: each coefficient with its error bar "
+                  "beside its default (needs --out)")
+      ->needs(fit->get_option("--out"));
   fit->add_option("--holdout-every", fit_options.holdout_every,
                   "hold out every k-th episode for validation (0: none)")
       ->capture_default_str();
@@ -148,7 +154,11 @@ int main(int argc, char** argv) {
     std::string why;
     if (!o.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
     o.data_root = rlfit::ResolveDataRoot(o.data_root);
-    if (fit->parsed()) rlfit::RunFit(o, std::cout);
+    if (fit->parsed()) {
+      rlfit::RunFit(o, std::cout);
+      if (!fit_plots.empty())
+        rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"), {o.out_path, fit_plots});
+    }
     else rlfit::RunCrossValidation(o, folds, cv_out, std::cout);
   });
 }

@@ -8,6 +8,6 @@ scripts/install_deps.sh
 scripts/build.sh
 out="${OUT:-out}"
 mkdir -p "$out"
-build/rlfit fit aerial --out "$out/aerial_coeffs.json"
+build/rlfit fit aerial --out "$out/aerial_coeffs.json" --plots "$out/fit_aerial"
 build/rlsim replay aerial --coeffs "$out/aerial_coeffs.json" --out "$out/replay_aerial" --plots
-echo "report: $out/replay_aerial/index.html" >&2
+echo "reports: $out/replay_aerial/index.html, $out/fit_aerial/index.html" >&2
