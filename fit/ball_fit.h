@@ -92,6 +92,13 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
 // by more than `min_jump_uu_s`: the rows in the middle of a bounce.
 std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, double min_jump_uu_s);
 
+// Known limit: the rollout cost is piecewise smooth, with a small jump wherever a coefficient
+// change moves a contact to another tick. The autodiff derivative (exact between jumps) misses
+// the trend those jumps make, so Levenberg-Marquardt stops near its start: on ball_trajectories
+// a scan of the cost has its minimum near restitution 0.596 (3.929e6 against 3.972e6 at 0.6),
+// where the fit started at 0.6 stays. Its standard errors (~1e-8) are therefore not
+// uncertainties; the per-bounce scans in the constants' comments are the better guide.
+//
 // Adds one BallRolloutResidual per window (options.window_s long, options.stride_s apart),
 // skipping windows that contain an UnexplainedImpulseRows row (counted on stderr unless quiet)
 // and the residuals of ContactRows.
