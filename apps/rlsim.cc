@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       const std::vector<rlfit::Episode> recorded =
           rlfit::LoadEpisodesFor(model, {synth_template}, root);
       rlfit::WriteEpisodeCsv(synth_out, rlfit::Resimulate(recorded.front(),
-                                                          *model.make_predictor(coeffs),
+                                                          *model.make_predictor(coeffs, root),
                                                           synth_rows));
     });
   }

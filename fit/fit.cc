@@ -194,9 +194,9 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   ReplayOptions replay = options.replay;
   replay.quiet = true;
   if (!heldout.empty()) {
-    result.heldout_before = ReplayEpisodes(heldout, *model.make_predictor(start), model, replay);
+    result.heldout_before = ReplayEpisodes(heldout, *model.make_predictor(start, options.data_root), model, replay);
     result.heldout_after =
-        ReplayEpisodes(heldout, *model.make_predictor(result.coeffs), model, replay);
+        ReplayEpisodes(heldout, *model.make_predictor(result.coeffs, options.data_root), model, replay);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

@@ -27,7 +27,7 @@ ReplayReport ReplayDefault(const ModelInfo& model, const CoeffFile& coeffs,
   replay.data_root = data_root;
   replay.quiet = quiet;
   const std::vector<Episode> episodes = LoadEpisodesFor(model, {}, data_root);
-  return ReplayEpisodes(episodes, *model.make_predictor(coeffs), model, replay);
+  return ReplayEpisodes(episodes, *model.make_predictor(coeffs, data_root), model, replay);
 }
 
 std::string Num(double v) {

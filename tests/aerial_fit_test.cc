@@ -47,7 +47,7 @@ Episode Tumbling(const CoeffFile& coeffs, unsigned seed, int rows = 240) {
   ep.rows[0].v = Eigen::Vector3d(300, -200, 500);
   ep.rows[0].omega = Eigen::Vector3d(1.5, -2.0, 1.0);
   ep.rows[0].theta = EulerToMatrix(0.3, 1.2, -0.4);
-  return Resimulate(ep, *FindModel("aerial").make_predictor(coeffs), 0);
+  return Resimulate(ep, *FindModel("aerial").make_predictor(coeffs, ""), 0);
 }
 
 TEST_CASE("GradientChecker: autodiff of the rollout residual matches finite differences") {

@@ -43,7 +43,7 @@ Episode Driving(const CoeffFile& coeffs, unsigned seed, int rows = 1200) {
   ep.rows[0].v = Eigen::Vector3d(0, 0, game::kCarRestReportedVz);
   ep.rows[0].theta =
       EulerToMatrix(-104 * game::kRadiansPerUnrealUnit, 0.3, -8 * game::kRadiansPerUnrealUnit);
-  Episode out = Resimulate(ep, *FindModel("ground").make_predictor(coeffs), 0);
+  Episode out = Resimulate(ep, *FindModel("ground").make_predictor(coeffs, ""), 0);
   for (Sample& s : out.rows) s.on_ground = true;
   return out;
 }

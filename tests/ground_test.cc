@@ -242,7 +242,7 @@ TEST_CASE("synthetic ground episodes replay with near-zero error") {
   auto coeffs = DefaultCoeffs("ground", GroundLayout());
   coeffs.values[GroundCoeffs<double>::kKappa0 + 2] *= 1.1;
   const auto episodes = LoadEpisodesFor(FindModel("ground"), options.paths, "");
-  const ReplayReport off = ReplayEpisodes(episodes, *FindModel("ground").make_predictor(coeffs),
+  const ReplayReport off = ReplayEpisodes(episodes, *FindModel("ground").make_predictor(coeffs, ""),
                                           FindModel("ground"), options);
   CHECK(off.OpenLoop(q[0], report.horizon_labels.size() - 1).max > 1.0);
 }

@@ -88,7 +88,7 @@ TEST_CASE("worse coefficients give a worse replay") {
   CoeffFile coeffs = DefaultCoeffs("aerial", *model.layout);
   for (int i : {AerialCoeffs<double>::kTr, AerialCoeffs<double>::kTp, AerialCoeffs<double>::kTy})
     coeffs.values[i] *= 1.1;
-  const ReplayReport r = ReplayEpisodes(episodes, *model.make_predictor(coeffs), model, options);
+  const ReplayReport r = ReplayEpisodes(episodes, *model.make_predictor(coeffs, ""), model, options);
   CHECK(r.OpenLoop(Quantities(true)[2], 1).median > 0.05);  // |domega| at 1 s, rad/s
 }
 

@@ -19,7 +19,7 @@ std::unique_ptr<Predictor> MakeRowPredictor(Coeffs coeffs, const Integration& in
                                                                 std::move(advance));
 }
 
-std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file) {
+std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file, const std::string&) {
   const auto coeffs = AerialCoeffs<double>::FromArray(file.values.data());
   return MakeRowPredictor<AerialCoeffs<double>, CarState<double>>(
       coeffs, file.integration,
@@ -27,7 +27,7 @@ std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file) {
          const Integration& integ) { return AdvanceAerialRow(c, s, ep, k, integ); });
 }
 
-std::unique_ptr<Predictor> MakeGround(const CoeffFile& file) {
+std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&) {
   const auto coeffs = GroundCoeffs<double>::FromArray(file.values.data());
   return MakeRowPredictor<GroundCoeffs<double>, CarState<double>>(
       coeffs, file.integration,
@@ -35,11 +35,11 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file) {
          const Integration& integ) { return AdvanceGroundRow(c, s, ep, k, integ); });
 }
 
-// The arena comes from the datasets root found as rlsim/rlfit find it without --data
-// ($RLFIT_DATA, else ../shared/datasets/lobot): make_predictor only sees the coefficients.
-std::unique_ptr<Predictor> MakeBall(const CoeffFile& file) {
+// The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
+// ../shared/datasets/lobot).
+std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
   const auto coeffs = BallCoeffs<double>::FromArray(file.values.data());
-  const Arena* arena = &PitchArena(ResolveDataRoot(""));
+  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
   return MakeRowPredictor<BallCoeffs<double>, BallState<double>>(
       coeffs, file.integration,
       [arena](const BallCoeffs<double>& c, const BallState<double>& s, const Episode& ep, int k,
@@ -51,13 +51,13 @@ std::unique_ptr<Predictor> MakeBall(const CoeffFile& file) {
 const std::vector<ModelInfo>& Models() {
   static const std::vector<ModelInfo> models = {
       {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
-       {"car_control/aerial"}, MakeAerial},
+       {"car_control/aerial"}, {0.5, 1.0, 2.0}, MakeAerial},
       {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
-       false, &BallLayout(), {"ball_trajectories"}, MakeBall},
+       false, &BallLayout(), {"ball_trajectories"}, {0.5, 1.0, 2.0, 5.0}, MakeBall},
       // The whole folder: episode_*.csv (compared with prediction_*.csv) and the long
       // driving.txt / spiral_*.txt recordings, which the reader cuts into segments.
       {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
-       &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, MakeGround},
+       &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround},
   };
   return models;
 }

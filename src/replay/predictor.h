@@ -71,7 +71,11 @@ struct ModelInfo {
   bool has_orientation;        // orientation error is reported
   const CoeffLayout* layout;
   std::vector<std::string> default_paths;  // relative to the data root
-  std::function<std::unique_ptr<Predictor>(const CoeffFile&)> make_predictor;
+  std::vector<double> horizons_s;          // reported horizons by default, s (plus "last")
+  // Builds the predictor for these coefficients; data_root is where model data other than
+  // coefficients lives (the ball's arena mesh), "" for the default lookup.
+  std::function<std::unique_ptr<Predictor>(const CoeffFile&, const std::string& data_root)>
+      make_predictor;
 };
 
 // Every model of the project, in a fixed order.

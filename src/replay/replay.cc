@@ -80,7 +80,6 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
 bool ReplayOptions::Check(std::string* why) const {
   if (window_s <= 0.0) return *why = "--window must be positive", false;
   if (curve_step_s <= 0.0) return *why = "curve step must be positive", false;
-  if (horizons_s.empty()) return *why = "at least one horizon is needed", false;
   for (double h : horizons_s)
     if (!(h > 0.0)) return *why = "horizons must be positive", false;
   if (!std::is_sorted(horizons_s.begin(), horizons_s.end()))
@@ -89,7 +88,9 @@ bool ReplayOptions::Check(std::string* why) const {
 }
 
 ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predictor& predictor,
-                            const ModelInfo& model, const ReplayOptions& options) {
+                            const ModelInfo& model, const ReplayOptions& given) {
+  ReplayOptions options = given;
+  if (options.horizons_s.empty()) options.horizons_s = model.horizons_s;
   ReplayReport report;
   report.model = model.name;
   report.has_orientation = model.has_orientation;
@@ -371,7 +372,7 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
   j["coefficients_path"] = options.coeffs_path.empty() ? "(seed defaults)" : options.coeffs_path;
   j["options"] = {{"paths", options.paths}, {"data_root", options.data_root},
-                  {"horizons_s", options.horizons_s}, {"window_s", options.window_s}};
+                  {"horizons_s", report.horizons_s}, {"window_s", options.window_s}};
   j["git_revision"] = GitRevision();
   WriteFileAtomic((fs::path(options.out_dir) / "replay_summary.json").string(), j.dump(1) + "\n");
   WriteFileAtomic((fs::path(options.out_dir) / "summary.txt").string(), report.Table());
@@ -383,7 +384,7 @@ ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
                                ? DefaultCoeffs(model.name, *model.layout)
                                : ReadCoeffFile(options.coeffs_path, model.name, *model.layout);
   const std::vector<Episode> episodes = LoadEpisodesFor(model, options.paths, options.data_root);
-  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs);
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
   ReplayReport report = ReplayEpisodes(episodes, *predictor, model, options);
   out << report.Table();
   if (!options.out_dir.empty()) WriteReplayOutputs(report, episodes, coeffs, options);

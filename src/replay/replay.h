@@ -22,7 +22,7 @@ struct ReplayOptions {
   std::string data_root;               // datasets root (see ResolveDataRoot)
   std::string coeffs_path;             // coefficients JSON; empty = the seed note's values
   std::string out_dir;                 // output folder (created); empty = write nothing
-  std::vector<double> horizons_s = {0.5, 1.0, 2.0};  // reported horizons, s (plus "last")
+  std::vector<double> horizons_s;      // reported horizons, s (plus "last"); empty = model's
   double window_s = 0.5;               // spacing of windowed restarts, s
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
