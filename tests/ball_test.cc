@@ -75,7 +75,8 @@ TEST_CASE("bounce on the floor: note 003's impulse, spin update and penetration 
   // = -mu s (Y |v_perp| = 1011 > |s| = 200), omega += (spin_factor / r) (dv_par x n),
   // x1 = x + v2 dt + recovery * 1 uu * n.
   const Arena arena = Floor();
-  const BallCoeffs<double> c = Defaults();
+  BallCoeffs<double> c = Defaults();
+  c.recovery = 0.4;  // a nonzero recovery, so the push-out is seen
   const BallState<double> s =
       State({0, 0, c.contact_radius - 1.0}, {200, 0, -500}, {0, 0, 3});
   const BallState<double> n = StepBall(c, s, kTick, arena);

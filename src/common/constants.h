@@ -55,8 +55,9 @@ inline constexpr double kBallContactMargin = 0.3;
 // Re-measured with the final step (1/61 s rows, speculative contacts): median height error 5
 // rows after 1200 floor bounces 0.11 uu at 0, 0.18 at 0.1, 0.46 at 0.4, 1.10 at 1; replays,
 // median |dx| at 5 s / last row: 5.9 / 12.4 uu at 0, 6.3 / 12.5 at 0.1, 7.2 / 12.3 at 0.4. Kept
-// at 0.4 until a fit can settle it (rlfit leaves it where it starts, see fit/ball_fit.h).
-inline constexpr double kBallPenetrationRecovery = 0.4;
+// at 0.4 at first; set to 0, where the bounce heights put it (rlfit leaves it where it
+// starts, see fit/ball_fit.h).
+inline constexpr double kBallPenetrationRecovery = 0.0;
 
 // Game rotation units to radians: value * pi / 32768 (datasets README).
 inline constexpr double kRadiansPerUnrealUnit = 3.14159265358979323846 / 32768.0;
