@@ -228,12 +228,17 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   return result;
 }
 
+// The starting coefficients: --init, else the seed notes' values.
+CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
+  return options.init_coeffs.empty()
+             ? DefaultCoeffs(model.name, *model.layout)
+             : ReadCoeffFile(options.init_coeffs, model.name, *model.layout);
+}
+
 FitResult RunFit(const FitOptions& options, std::ostream& out) {
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
-  const CoeffFile init = options.init_coeffs.empty()
-                             ? DefaultCoeffs(model.name, layout)
-                             : ReadCoeffFile(options.init_coeffs, model.name, layout);
+  const CoeffFile init = StartingCoeffs(options, model);
   const std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root);
   std::vector<Episode> train, heldout;
   SplitEpisodes(all, options.holdout_every, &train, &heldout);
@@ -274,9 +279,7 @@ ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std:
   if (folds < 2) throw InputError("(options)", 0, 0, "--folds must be at least 2");
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
-  const CoeffFile init = options.init_coeffs.empty()
-                             ? DefaultCoeffs(model.name, layout)
-                             : ReadCoeffFile(options.init_coeffs, model.name, layout);
+  const CoeffFile init = StartingCoeffs(options, model);
   const std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root);
   if (static_cast<int>(all.size()) < folds)
     throw InputError("(data)", 0, 0, "fewer episodes than folds");

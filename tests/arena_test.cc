@@ -11,15 +11,7 @@
 #include <vector>
 
 #include <Eigen/Geometry>
-// fast-cpp-csv-parser's strncpy of file names trips GCC's -Wstringop-truncation.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"
-#endif
-#include <libfccp/csv.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "src/io/csv_parser.h"
 
 #include "src/common/error.h"
 #include "src/io/recording.h"

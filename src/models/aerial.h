@@ -104,16 +104,10 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
 template <typename T>
 CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
                              int k, const Integration& integ) {
-  const double dt_row = ep.step_dt_s[k];
-  const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
-  const double h = dt_row / n;
-  CarState<T> out = s;
-  for (int i = 0; i < n; ++i) {
-    const double t0 = ep.rows[k].t_s + i * h;
-    const Controls u = ControlsOver(ep, t0, t0 + h, integ);
-    out = StepAerial(c, out, u, h, integ.rotate_with_new_omega);
-  }
-  return out;
+  return AdvanceCarRow(s, ep, k, integ,
+                       [&](const CarState<T>& state, const Controls& u, double h) {
+                         return StepAerial(c, state, u, h, integ.rotate_with_new_omega);
+                       });
 }
 
 }  // namespace rlfit

@@ -80,4 +80,20 @@ struct Controls {
 // first row's input acts, the first row's input is assumed.
 Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, const Integration& integ);
 
+// Advances a car state over recorded row k -> k+1 of `ep`: the row's physics steps
+// (SubstepsForRow), each with the inputs acting during it; step(state, controls, dt_s).
+template <typename State, typename Step>
+State AdvanceCarRow(const State& s, const Episode& ep, int k, const Integration& integ,
+                    const Step& step) {
+  const double dt_row = ep.step_dt_s[k];
+  const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
+  const double h = dt_row / n;
+  State out = s;
+  for (int i = 0; i < n; ++i) {
+    const double t0 = ep.rows[k].t_s + i * h;
+    out = step(out, ControlsOver(ep, t0, t0 + h, integ), h);
+  }
+  return out;
+}
+
 }  // namespace rlfit
