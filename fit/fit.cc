@@ -29,6 +29,19 @@ const std::vector<FitterInfo>& Fitters() {
   return fitters;
 }
 
+// Ticks a Progress once per solver iteration.
+class ProgressCallback : public ceres::IterationCallback {
+ public:
+  explicit ProgressCallback(Progress* progress) : progress_(progress) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
+    progress_->Tick();
+    return ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  Progress* progress_;
+};
+
 std::vector<std::string> Names(const std::vector<Episode>& episodes) {
   std::vector<std::string> names;
   for (const Episode& e : episodes) names.push_back(e.path + (e.name.find("_seg") != std::string::npos ? "#" + e.name : ""));
@@ -173,6 +186,12 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   solver.max_num_iterations = options.solver.max_iterations;
   solver.num_threads = options.solver.threads;
   solver.logging_type = ceres::SILENT;
+  // Progress on stderr: solver iterations done out of the maximum, and elapsed time.
+  Progress progress("fit " + model.name + " (" + std::to_string(result.residual_blocks) +
+                        " windows), iterations",
+                    options.solver.max_iterations, options.quiet);
+  ProgressCallback callback(&progress);
+  solver.callbacks.push_back(&callback);
   ceres::Solver::Summary summary;
   ceres::Solve(solver, &problem, &summary);
   result.cost_initial = summary.initial_cost;
@@ -295,6 +314,7 @@ ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std:
     for (std::size_t i = 0; i < all.size(); ++i)
       (static_cast<int>(i % folds) == f ? test : train).push_back(all[i]);
     FitOptions fold_options = options;
+    fold_options.quiet = true;  // the folds show progress, not each fit
     const FitResult r = FitEpisodes(train, test, init, fold_options);
     seconds += r.seconds;
     values.push_back(r.coeffs.values);
