@@ -2,7 +2,6 @@
 // synthetic round trip.
 #include <random>
 
-#include <ceres/gradient_checker.h>
 
 #include "fit/ball_fit.h"
 #include "fit/fit_common.h"
@@ -79,23 +78,11 @@ TEST_CASE("GradientChecker: autodiff of the rollout residual through bounces") {
   numeric.relative_step_size = 1e-7;
   numeric.ridders_relative_initial_step_size = 1e-6;
   numeric.max_num_ridders_extrapolations = 3;
-  const std::vector<const ceres::Manifold*>* no_manifolds = nullptr;
-  ceres::GradientChecker checker(cost.get(), no_manifolds, numeric);
-  ceres::GradientChecker::ProbeResults results;
-  checker.Probe(blocks, 1.0, &results);
-  REQUIRE(results.return_value);
   // Per-block worst absolute error against the block's largest entry (entries before the
   // first bounce are zero, so per-entry relative errors mean nothing). 1e-5: forward
   // differences at step 1e-6 through 200 ticks of rollout.
   constexpr double kBlockRelativePrecision = 1e-5;
-  for (std::size_t b = 0; b < results.jacobians.size(); ++b) {
-    const double scale = results.numeric_jacobians[b].cwiseAbs().maxCoeff();
-    const double error =
-        (results.jacobians[b] - results.numeric_jacobians[b]).cwiseAbs().maxCoeff();
-    INFO("block " << b << " scale " << scale << " error " << error);
-    CHECK(scale > 0.0);
-    CHECK(error <= kBlockRelativePrecision * scale);
-  }
+  testing::CheckJacobianBlocks(*cost, blocks, numeric, kBlockRelativePrecision, true);
 }
 
 TEST_CASE("car-hit screen: a jump in mid air is flagged, bounces are not") {
