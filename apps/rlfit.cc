@@ -47,11 +47,12 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->capture_default_str();
   cmd->add_option("--hold", o->selection.constant_blocks,
                   "parameter blocks held at their starting values (e.g. air_damping)");
-  cmd->add_option("--loss", o->solver.loss, "robust loss")
-      ->capture_default_str()
+  cmd->add_option("--loss", o->solver.loss,
+                  "robust loss (default: huber for aerial and ground, cauchy for ball)")
       ->check(CLI::IsMember({"huber", "cauchy", "none"}));
-  cmd->add_option("--loss-scale", o->solver.loss_scale, "robust-loss threshold, in sigmas")
-      ->capture_default_str()
+  cmd->add_option("--loss-scale", o->solver.loss_scale,
+                  "robust-loss threshold, in sigmas (default: 3 for aerial and ground, 0.3 for "
+                  "ball)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")
       ->capture_default_str()

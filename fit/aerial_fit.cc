@@ -6,10 +6,12 @@
 namespace rlfit {
 
 int AddAerialResiduals(ceres::Problem* problem, double* params,
-                       const std::vector<Episode>& episodes, const FitOptions& options) {
+                       const std::vector<Episode>& episodes, const FitOptions& options,
+                       std::vector<int>* block_episodes) {
   const CoeffLayout& layout = AerialLayout();
   int blocks = 0;
-  for (const Episode& ep : episodes) {
+  for (std::size_t e = 0; e < episodes.size(); ++e) {
+    const Episode& ep = episodes[e];
     for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
       bool airborne = true;
       for (int k = w.start; k <= w.start + w.rows; ++k)
@@ -20,6 +22,7 @@ int AddAerialResiduals(ceres::Problem* problem, double* params,
           MakeLoss(options.solver, AerialRolloutResidual::kPerRow * w.rows), params + layout.blocks[0].offset,
           params + layout.blocks[1].offset, params + layout.blocks[2].offset,
           params + layout.blocks[3].offset);
+      block_episodes->push_back(static_cast<int>(e));
       ++blocks;
     }
   }

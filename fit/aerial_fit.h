@@ -77,6 +77,7 @@ class AerialRolloutResidual {
 // Adds one AerialRolloutResidual per window (options.window_s long, options.stride_s apart)
 // in which the car stays in the air. Returns the number of residual blocks.
 int AddAerialResiduals(ceres::Problem* problem, double* params,
-                       const std::vector<Episode>& episodes, const FitOptions& options);
+                       const std::vector<Episode>& episodes, const FitOptions& options,
+                       std::vector<int>* block_episodes);
 
 }  // namespace rlfit

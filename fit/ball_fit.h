@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,64 @@ class BallRolloutResidual {
   std::vector<int> skip_rows_;
 };
 
+// The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central
+// differences at coarse, fixed steps (one per coefficient, BallLayout order) instead of by
+// autodiff. Why: the rollout cost is piecewise smooth, with a jump wherever a coefficient moves
+// a contact to another physics tick; the exact derivative between jumps misses the trend the
+// jumps make, and Levenberg-Marquardt stalls where it starts (from a perturbed start on the
+// recordings neither drag nor restitution moved). A difference over a step that spans many
+// such jumps measures the trend: it is the derivative of the cost smoothed over that step.
+class SmoothedBallRolloutCost : public ceres::CostFunction {
+ public:
+  // steps: per coefficient in BallLayout order, in the coefficient's unit.
+  SmoothedBallRolloutCost(BallRolloutResidual* residual, int rows, std::vector<double> steps)
+      : residual_(residual), steps_(std::move(steps)) {
+    set_num_residuals(9 * rows);
+    for (const ParamBlock& b : BallLayout().blocks) mutable_parameter_block_sizes()->push_back(b.size);
+  }
+
+  bool Evaluate(double const* const* parameters, double* residuals,
+                double** jacobians) const override {
+    const CoeffLayout& layout = BallLayout();
+    std::vector<double> flat(layout.size());
+    for (const ParamBlock& b : layout.blocks)
+      std::copy(parameters[&b - layout.blocks.data()], parameters[&b - layout.blocks.data()] + b.size,
+                flat.begin() + b.offset);
+    if (!Run(flat, residuals)) return false;
+    if (jacobians == nullptr) return true;
+    const int m = num_residuals();
+    std::vector<double> plus(m), minus(m);
+    for (std::size_t bi = 0; bi < layout.blocks.size(); ++bi) {
+      const ParamBlock& b = layout.blocks[bi];
+      if (jacobians[bi] == nullptr) continue;
+      for (int j = 0; j < b.size; ++j) {
+        const int i = b.offset + j;
+        const double h = steps_[i];
+        std::vector<double> p = flat;
+        p[i] = flat[i] + h;
+        if (!Run(p, plus.data())) return false;
+        p[i] = flat[i] - h;
+        if (!Run(p, minus.data())) return false;
+        for (int r = 0; r < m; ++r) jacobians[bi][r * b.size + j] = (plus[r] - minus[r]) / (2.0 * h);
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool Run(const std::vector<double>& flat, double* residuals) const {
+    return (*residual_)(flat.data() + BallCoeffs<double>::kRestitution,
+                        flat.data() + BallCoeffs<double>::kSpinFactor,
+                        flat.data() + BallCoeffs<double>::kDrag,
+                        flat.data() + BallCoeffs<double>::kContactRadius, residuals);
+  }
+  std::unique_ptr<BallRolloutResidual> residual_;
+  std::vector<double> steps_;
+};
+
+// The fit's smoothing steps for SmoothedBallRolloutCost (BallLayout order; see ball_fit.cc).
+const std::vector<double>& BallSmoothingSteps();
+
 // Rows k -> k+1 of `ep` whose recorded velocity change is not explained by the model: the
 // change differs from free flight by more than `min_impulse_uu_s` while the recorded ball is
 // more than `surface_margin_uu` away from the mesh at both rows (a car hit, not a bounce).
@@ -92,18 +151,21 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
 // by more than `min_jump_uu_s`: the rows in the middle of a bounce.
 std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, double min_jump_uu_s);
 
-// Known limit: the rollout cost is piecewise smooth, with a small jump wherever a coefficient
-// change moves a contact to another tick. The autodiff derivative (exact between jumps) misses
-// the trend those jumps make, so Levenberg-Marquardt stops near its start: on ball_trajectories
-// a scan of the cost has its minimum near restitution 0.596 (3.929e6 against 3.972e6 at 0.6),
-// where the fit started at 0.6 stays. Its standard errors (~1e-8) are therefore not
-// uncertainties; the per-bounce scans in the constants' comments are the better guide.
+// The rollout cost is piecewise smooth, with a small jump wherever a coefficient change moves a
+// contact to another tick. With the exact autodiff derivative (exact between jumps, blind to
+// the trend the jumps make) Levenberg-Marquardt stalled near its start: from restitution 0.55,
+// drag -0.025 it ended at 0.550 and -0.0248. The fit therefore differentiates with
+// SmoothedBallRolloutCost, in passes of decreasing step (FitterInfo::smoothing_passes); from
+// the same start it now lands within 0.001 of the restitution and 1.5% of the drag it reaches
+// from the defaults.
 //
-// Adds one BallRolloutResidual per window (options.window_s long, options.stride_s apart),
+// Adds one SmoothedBallRolloutCost per window (options.window_s long, options.stride_s apart;
+// steps BallSmoothingSteps() * options.smoothing),
 // skipping windows that contain an UnexplainedImpulseRows row (counted on stderr unless quiet)
 // and the residuals of ContactRows.
 // The arena is <options.data_root>/meshes/pitch.dat. Returns the number of residual blocks.
 int AddBallResiduals(ceres::Problem* problem, double* params,
-                     const std::vector<Episode>& episodes, const FitOptions& options);
+                     const std::vector<Episode>& episodes, const FitOptions& options,
+                     std::vector<int>* block_episodes);
 
 }  // namespace rlfit

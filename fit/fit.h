@@ -24,8 +24,8 @@ struct FitSelection {
 
 // How to solve.
 struct SolverOptions {
-  std::string loss = "huber";  // "huber", "cauchy" or "none" (plain least squares)
-  double loss_scale = 3.0;     // robust-loss threshold, in per-residual sigmas (see fit.cc)
+  std::string loss;         // "huber", "cauchy" or "none" (plain squares); "" = model default
+  double loss_scale = 0.0;  // robust-loss threshold, in per-residual sigmas; 0 = model default
   int max_iterations = 50;
   int threads = 2;
   bool Check(std::string* why) const;
@@ -44,22 +44,34 @@ struct FitOptions {
   FitSelection selection;
   SolverOptions solver;
   ReplayOptions replay;               // horizons / windows of the held-out report
+  // Scale of the steps over which a model with a piecewise-smooth cost differentiates it (the
+  // ball: SmoothedBallRolloutCost); FitEpisodes sets it per pass (FitterInfo::smoothing_passes).
+  double smoothing = 1.0;
   bool quiet = false;
   bool Check(std::string* why) const;
 };
 
 // One model's residuals: adds rollout residual blocks over `episodes` to `problem`, using
-// params + block.offset as the parameter blocks (in the model's layout). Returns the number
+// params + block.offset as the parameter blocks (in the model's layout), and appends the index
+// (into `episodes`) of each block's episode to `block_episodes`, in the order the blocks are
+// added (the standard errors treat each episode as one independent cluster). Returns the number
 // of residual blocks added.
 using AddResidualsFn = std::function<int(ceres::Problem* problem, double* params,
                                          const std::vector<Episode>& episodes,
-                                         const FitOptions& options)>;
+                                         const FitOptions& options,
+                                         std::vector<int>* block_episodes)>;
 
 struct FitterInfo {
   std::string model;
   AddResidualsFn add_residuals;
+  SolverOptions defaults;  // the loss this model's fit uses unless told otherwise
+  // Scales of the derivative's smoothing steps, one solve per entry (see FitOptions::smoothing).
+  std::vector<double> smoothing_passes = {1.0};
 };
 const FitterInfo& FindFitter(const std::string& model);
+
+// `options` with the model's default loss wherever it leaves them open ("" / 0).
+FitOptions WithModelDefaults(const FitOptions& options);
 
 struct FitResult {
   CoeffFile coeffs;                 // fitted values, standard errors, provenance, report
@@ -72,6 +84,27 @@ struct FitResult {
   ReplayReport heldout_after;       // ... and with the fitted ones
   std::string solver_summary;
 };
+
+// Standard errors of the varying coefficients.
+//  iid:    C * chi2, C = (J^T J)^+ from ceres::Covariance and chi2 = 2 F / (m - p) the reduced
+//          chi-square: right if every residual were an independent sample, which rollout
+//          residuals are not (one trajectory, overlapping windows).
+//  robust: cluster-robust by episode (the sandwich estimator), C (sum_g s_g s_g^T) C G/(G-1)
+//          with s_g = J_g^T r_g the gradient of episode g's windows (residuals and Jacobian as
+//          the solver sees them, robust loss applied) and G the number of episodes. It assumes
+//          only that episodes are independent; on the recordings it is 3-100x the iid figure
+//          and close to the cross-validation fold spread. These are the reported errors.
+struct StandardErrors {
+  std::vector<double> robust, iid;
+  int clusters = 0;
+  std::string note;
+};
+
+// Over the problem's varying parameter blocks (params + block.offset in `layout`); the others
+// get 0. block_episodes[i] is the cluster of the i-th residual block added to the problem.
+StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double>* params,
+                                     const CoeffLayout& layout, double final_cost,
+                                     const std::vector<int>& block_episodes, int threads);
 
 // Fits on `train`, validates on `heldout`. No file output.
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,

@@ -23,10 +23,12 @@ bool IsFlatGroundRow(const Episode& ep, int k) {
 }
 
 int AddGroundResiduals(ceres::Problem* problem, double* params,
-                       const std::vector<Episode>& episodes, const FitOptions& options) {
+                       const std::vector<Episode>& episodes, const FitOptions& options,
+                       std::vector<int>* block_episodes) {
   const CoeffLayout& layout = GroundLayout();
   int blocks = 0;
-  for (const Episode& ep : episodes) {
+  for (std::size_t e = 0; e < episodes.size(); ++e) {
+    const Episode& ep = episodes[e];
     for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
       bool flat = true;
       for (int k = w.start; k <= w.start + w.rows && flat; ++k) flat = IsFlatGroundRow(ep, k);
@@ -36,6 +38,7 @@ int AddGroundResiduals(ceres::Problem* problem, double* params,
       problem->AddResidualBlock(
           GroundRolloutResidual::Create(&ep, w.start, w.rows, options.integration),
           MakeLoss(options.solver, GroundRolloutResidual::kPerRow * w.rows), blocks_of_window);
+      block_episodes->push_back(static_cast<int>(e));
       ++blocks;
     }
   }

@@ -78,6 +78,7 @@ bool IsFlatGroundRow(const Episode& ep, int k);
 // Adds one GroundRolloutResidual per window (options.window_s long, options.stride_s apart) in
 // which every row is flat-ground driving. Returns the number of residual blocks.
 int AddGroundResiduals(ceres::Problem* problem, double* params,
-                       const std::vector<Episode>& episodes, const FitOptions& options);
+                       const std::vector<Episode>& episodes, const FitOptions& options,
+                       std::vector<int>* block_episodes);
 
 }  // namespace rlfit

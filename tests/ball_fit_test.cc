@@ -85,6 +85,68 @@ TEST_CASE("GradientChecker: autodiff of the rollout residual through bounces") {
   testing::CheckJacobianBlocks(*cost, blocks, numeric, kBlockRelativePrecision, true);
 }
 
+TEST_CASE("smoothed derivative: the trend of the cost across contact-tick jumps") {
+  const Arena arena = FloorAndWall();
+  const std::vector<double> params = BallLayout().defaults;
+  const double* blocks[] = {params.data(), params.data() + 3, params.data() + 4,
+                            params.data() + 5};
+  // Free flight, no contact: the smoothed derivative is a central difference of a smooth
+  // function, so it matches autodiff (drag is the only coefficient that matters).
+  const Episode flight = Simulate(params, arena, Start({0, 0, 900}, {800, 300, 400}, {1, 2, 3}),
+                                  60, "flight.csv");
+  std::unique_ptr<ceres::CostFunction> exact(
+      BallRolloutResidual::Create(&flight, 0, 50, Integration{}, &arena));
+  SmoothedBallRolloutCost smoothed(
+      new BallRolloutResidual(&flight, 0, 50, Integration{}, &arena, {}, {}), 50,
+      BallSmoothingSteps());
+  const int m = 9 * 50;
+  std::vector<double> r1(m), r2(m), j_exact(m), j_smooth(m);
+  std::vector<double> unused(m * 3), unused2(m * 2), unused3(m * 3), unused4(m * 2);
+  double* jac_exact[] = {unused.data(), nullptr, j_exact.data(), nullptr};
+  double* jac_smooth[] = {unused3.data(), nullptr, j_smooth.data(), nullptr};
+  REQUIRE(exact->Evaluate(blocks, r1.data(), jac_exact));
+  REQUIRE(smoothed.Evaluate(blocks, r2.data(), jac_smooth));
+  double worst = 0.0, largest = 0.0;
+  for (int i = 0; i < m; ++i) {
+    CHECK(r1[i] == r2[i]);
+    worst = std::max(worst, std::abs(j_exact[i] - j_smooth[i]));
+    largest = std::max(largest, std::abs(j_exact[i]));
+  }
+  REQUIRE(largest > 0.0);
+  CHECK(worst < 1e-6 * largest);
+
+  // Bounces: d(cost)/d(restitution) from the smoothed Jacobian agrees in sign and roughly in
+  // size with the cost's slope over +-0.02, which the exact derivative between jumps need not.
+  const Episode bouncing = Simulate(params, arena, Start({0, 0, 900}, {500, 300, 0}, {2, -3, 1}),
+                                    240, "bouncing.csv");
+  std::vector<double> probe = params;
+  probe[BallCoeffs<double>::kRestitution] = 0.56;
+  SmoothedBallRolloutCost cost(
+      new BallRolloutResidual(&bouncing, 0, 200, Integration{}, &arena, {}, {}), 200,
+      BallSmoothingSteps());
+  auto total = [&](double restitution, std::vector<double>* jac) {
+    std::vector<double> q = probe;
+    q[BallCoeffs<double>::kRestitution] = restitution;
+    const double* b[] = {q.data(), q.data() + 3, q.data() + 4, q.data() + 5};
+    std::vector<double> r(9 * 200), j_bounce(9 * 200 * 3);
+    double* jacobians[] = {j_bounce.data(), nullptr, nullptr, nullptr};
+    REQUIRE(cost.Evaluate(b, r.data(), jac ? jacobians : nullptr));
+    double f = 0.0, g = 0.0;
+    for (int i = 0; i < 9 * 200; ++i) {
+      f += 0.5 * r[i] * r[i];
+      g += r[i] * j_bounce[3 * i];
+    }
+    if (jac) jac->assign(1, g);
+    return f;
+  };
+  std::vector<double> gradient;
+  total(0.56, &gradient);
+  const double slope = (total(0.58, nullptr) - total(0.54, nullptr)) / 0.04;
+  REQUIRE(slope < 0.0);  // the cost falls toward the truth, 0.6
+  CHECK(gradient[0] < 0.0);
+  CHECK(gradient[0] == doctest::Approx(slope).epsilon(0.3));
+}
+
 TEST_CASE("car-hit screen: a jump in mid air is flagged, bounces are not") {
   const Arena arena = FloorAndWall();
   const std::vector<double> params = BallLayout().defaults;
@@ -122,29 +184,38 @@ std::vector<Episode> RoundTripEpisodes(const std::vector<double>& truth, const A
 TEST_CASE("synthetic round trip (floor and wall): perturbed coefficients are recovered") {
   const Arena arena = FloorAndWall();
   const CoeffLayout& layout = BallLayout();
-  // Truth: every coefficient 1-4 % away from where the fit starts: the defaults, but a
-  // recovery of 0.4 (from the default 0, far from 0.41, the fit ends at another contact
-  // timing and misses several coefficients by more than the tolerance).
+  // Truth: every coefficient 1-4 % (recovery 0.41) away from where the fit starts, the
+  // defaults. (With the exact autodiff derivative this fit stalled unless it started at a
+  // recovery of 0.4: from 0 it ended at another contact timing.)
   const std::vector<double> truth = {0.59, 0.29, 1.95, 2.45, -0.031, 93.3, 0.41};
   REQUIRE(static_cast<int>(truth.size()) == layout.size());
   const std::vector<Episode> episodes = RoundTripEpisodes(truth, arena);
   std::vector<double> params = layout.defaults;
-  params[BallCoeffs<double>::kRecovery] = 0.4;
-  ceres::Problem problem;
-  for (const Episode& ep : episodes)
-    for (const RolloutWindow& w : RolloutWindows(ep, 0.5, 0.1))
-      problem.AddResidualBlock(
-          BallRolloutResidual::Create(&ep, w.start, w.rows, Integration{}, &arena), nullptr,
-          params.data(), params.data() + 3, params.data() + 4, params.data() + 5);
-  ceres::Solver::Options solver;
-  solver.linear_solver_type = ceres::DENSE_QR;
-  solver.max_num_iterations = 100;
-  ceres::Solver::Summary summary;
-  ceres::Solve(solver, &problem, &summary);
-  INFO(summary.BriefReport());
+  // The passes of `rlfit fit ball`: smoothing steps at 1x, then 0.1x.
+  std::string report;
+  for (double smoothing : FindFitter("ball").smoothing_passes) {
+    std::vector<double> steps = BallSmoothingSteps();
+    for (double& h : steps) h *= smoothing;
+    ceres::Problem problem;
+    for (const Episode& ep : episodes)
+      for (const RolloutWindow& w : RolloutWindows(ep, 0.5, 0.1))
+        problem.AddResidualBlock(
+            new SmoothedBallRolloutCost(
+                new BallRolloutResidual(&ep, w.start, w.rows, Integration{}, &arena, {}, {}),
+                w.rows, steps),
+            nullptr, params.data(), params.data() + 3, params.data() + 4, params.data() + 5);
+    ceres::Solver::Options solver;
+    solver.linear_solver_type = ceres::DENSE_QR;
+    solver.max_num_iterations = 100;
+    ceres::Solver::Summary summary;
+    ceres::Solve(solver, &problem, &summary);
+    report += summary.BriefReport() + "\n";
+  }
+  INFO(report);
   // Noise-free data: the optimum is the truth up to solver tolerance (Ceres' default function
-  // tolerance 1e-6 on a cost that starts near 1e3; it ends below 1e-7).
-  constexpr double kRecoveryRelative = 1e-4;
+  // tolerance 1e-6; the second pass ends near 2e-5 from a start near 2e3). Recovery, the least
+  // determined coefficient, lands 4.5e-4 relative from its truth; the others within 1e-4.
+  constexpr double kRecoveryRelative = 1e-3;
   for (int i = 0; i < layout.size(); ++i) {
     INFO(layout.names[i] << " fitted " << params[i] << " truth " << truth[i]);
     CHECK(std::abs(params[i] - truth[i]) < kRecoveryRelative * std::abs(truth[i]));

@@ -116,15 +116,17 @@ TEST_CASE("rollout windows: only flat-ground rows, none across a jump or handbra
   options.stride_s = 0.5;
   std::vector<double> params = GroundLayout().defaults;
   ceres::Problem all;
-  const int n_all = AddGroundResiduals(&all, params.data(), {ep}, options);
-  CHECK(n_all == 6);  // windows starting at 0, 0.5, ... 2.5 s of a 3.26 s episode
+  std::vector<int> block_episodes;
+  const int n_all = AddGroundResiduals(&all, params.data(), {ep}, options, &block_episodes);
+  CHECK(n_all == 6);
+  CHECK(block_episodes == std::vector<int>(6, 0));  // windows starting at 0, 0.5, ... 2.5 s of a 3.26 s episode
   CHECK(IsFlatGroundRow(ep, 10));
   ep.rows[10].input.handbrake = true;
   CHECK_FALSE(IsFlatGroundRow(ep, 10));
   ep.rows[100].x.z() += 50.0;  // on a ramp or a wall
   CHECK_FALSE(IsFlatGroundRow(ep, 100));
   ceres::Problem some;
-  CHECK(AddGroundResiduals(&some, params.data(), {ep}, options) == n_all - 2);
+  CHECK(AddGroundResiduals(&some, params.data(), {ep}, options, &block_episodes) == n_all - 2);
 }
 
 }  // namespace
