@@ -15,7 +15,8 @@ namespace rlfit {
 //   block air_torque  [T_r, T_p, T_y]      rad/s^2 per unit input (roll, pitch, yaw)
 //   block air_damping [D_r, D_p, D_y]      1/s, acting on the body-frame angular velocity
 //   block thrust      [boost_accel, air_throttle_accel]  uu/s^2 along the nose
-//   block orientation_drift [drift_r, drift_p, drift_y]  rad/s, body frame (see below)
+//   block orientation_drift [drift_r, drift_p, drift_y]  rad/s, rates of the recorded Euler
+//                                          angles roll, pitch, yaw (see below)
 template <typename T>
 struct AerialCoeffs {
   enum Index {
@@ -25,10 +26,14 @@ struct AerialCoeffs {
   Vec3<T> damping;
   T boost_accel;
   T throttle_accel;
-  // A constant body-frame rate added to the angular velocity in the orientation update only.
-  // Not in note 000: the recorded orientation turns about the car's roll axis ~0.9 deg/s
-  // faster than the recorded angular velocity says, independent of omega and inputs, in both
-  // the aerial and the freefalling recordings (README "Orientation drift"). 0 by default.
+  // Constant rates of the recorded Euler angles (roll, pitch, yaw; rad/s) added in the
+  // orientation update only. Not in note 000 and not physics: the aerial recordings' Euler
+  // integers drift against their own angular velocity by about -0.03 (roll) and -0.016
+  // (pitch, yaw) rad/s whatever the car does: a bias of the game's integer rotators, which are
+  // floored (an Euler integer that should rise by 0-6 units in a row stays put ~77% of the
+  // time). A constant rate of the Euler angles describes it; a constant body-frame rate (the
+  // previous form of this block) does not once the car tumbles: orientation error at 1 s from
+  // the recorded angular velocity 1.1 -> 0.18 degrees (NOTES.md). 0 by default.
   Vec3<T> drift;
   double max_omega = game::kCarMaxOmega;   // rad/s (game cap, not fitted)
   double max_speed = game::kCarMaxSpeed;   // uu/s (game cap, not fitted)
@@ -63,6 +68,23 @@ inline const CoeffLayout& AerialLayout() {
   return layout;
 }
 
+// The world angular velocity that turns the Euler angles of theta (R = Rz(yaw) Ry(-pitch)
+// Rx(-roll)) at rates (roll, pitch, yaw) = rates: yaw about world z, pitch about minus the
+// horizontal left axis Rz(yaw) e_y, roll about minus the nose. With the nose vertical (yaw
+// undefined) the car's left axis stands in for the horizontal one.
+template <typename T>
+Vec3<T> EulerRateDrift(const Vec3<T>& rates, const Mat3<T>& theta) {
+  using std::sqrt;
+  const Vec3<T> nose = theta.col(0);
+  const T horizontal2 = nose(0) * nose(0) + nose(1) * nose(1);
+  Vec3<T> left = theta.col(1);
+  if (horizontal2 > T(1e-12)) {
+    const T h = sqrt(horizontal2);
+    left = Vec3<T>(-nose(1) / h, nose(0) / h, T(0.0));
+  }
+  return -rates(0) * nose - rates(1) * left + rates(2) * Vec3<T>(T(0.0), T(0.0), T(1.0));
+}
+
 // One physics step of dt_s seconds with constant inputs u. The orientation turns by the new
 // angular velocity (semi-implicit) or by the average of old and new (note 000), see Integration.
 template <typename T>
@@ -85,7 +107,7 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
   next.omega = ClampNorm<T>(omega_uncapped, c.max_omega);
   const Vec3<T> omega_rot =
       (rotate_with_new_omega ? omega_uncapped : Vec3<T>(T(0.5) * (s.omega + omega_uncapped))) +
-      s.theta * c.drift;
+      EulerRateDrift(c.drift, s.theta);
   next.theta = ExpSo3<T>(omega_rot * dt) * s.theta;
 
   // Boost implies full throttle in the air; both push along the nose. u.boost is the fraction
