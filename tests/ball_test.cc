@@ -124,6 +124,23 @@ TEST_CASE("a slow landing settles instead of hopping, then rolls without slippin
   CHECK(s.v.x() > 100.0);
 }
 
+TEST_CASE("sliding on the floor: Coulomb friction of Y mu / (1 + C_R) = 0.35 g, and rolling") {
+  // A ball rolling faster than the 6 rad/s spin cap allows (v > 6 * 91.25) must slide; the
+  // recordings decelerate such a ball by 227.5 uu/s^2 = 0.350 g (plus drag) at any slip.
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  BallState<double> s = State({0, 0, c.contact_radius}, {900, 0, 0}, {0, 6, 0});
+  for (int i = 0; i < 12; ++i) s = StepBall(c, s, kTick, arena);  // settle into contact
+  const double v0 = s.v.x();
+  const int ticks = 24;  // 0.2 s, still sliding
+  for (int i = 0; i < ticks; ++i) s = StepBall(c, s, kTick, arena);
+  const double drag_decel = -c.drag * (v0 + s.v.x()) / 2.0;
+  const double friction_decel = (v0 - s.v.x()) / (ticks * kTick) - drag_decel;
+  const double coulomb = c.y * c.mu / (1.0 + c.restitution) * -c.gravity_z;
+  CHECK(friction_decel == doctest::Approx(coulomb).epsilon(0.01));
+  CHECK(coulomb == doctest::Approx(227.5).epsilon(0.02));  // the defaults' value, measured
+}
+
 TEST_CASE("caps: |omega| <= 6 rad/s and |v| <= 6000 uu/s") {
   const Arena arena = Floor();
   const BallState<double> s = State({0, 0, 1000}, {7000, 0, 0}, {10, 0, 0});

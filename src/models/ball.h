@@ -148,6 +148,11 @@ inline Eigen::Vector3d ClosestFeatureNormal(const Arena& arena, const Eigen::Vec
 //       s = v1 - (v1.n) n + R (n x omega),
 //       dv_par = -min(1, Y |v_perp| / |s|) mu s,  |v_perp| = dvn / (1 + C_R) (= |v1.n| for a
 //                                                  full bounce, as in the note),
+//     with the coefficient C_R also where the contact does not bounce (under the restitution
+//     threshold, e.g. rolling): friction is then at most Y mu / (1 + C_R) = 0.35 times the
+//     normal impulse, Coulomb friction. Measured on the 350 recorded rows of a ball sliding on
+//     the floor (slip 20-800 uu/s): 227.5 uu/s^2 = 0.350 g in every slip bin; with the
+//     thresholded C_R (0) the model slid to a stop at 370 uu/s^2.
 //       v2 = v1 + dvn n + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
 //  3. caps |v2| <= max_speed, |omega2| <= max_omega;
 //  4. x2 = x + v2 dt + f max(p, 0) n: a fraction f (recovery) of the penetration is removed by
@@ -196,7 +201,7 @@ BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s
         const T slip2 = slip.squaredNorm();
         if (slip2 > T(1e-12)) {
           const T slip_norm = sqrt(slip2);
-          const T limit = c.y * dvn / (T(1.0) + restitution);  // Y |v_perp| for a full bounce
+          const T limit = c.y * dvn / (T(1.0) + c.restitution);  // Y |v_perp|, see above
           const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
           dv_par = -scale * c.mu * slip;
         }
