@@ -74,6 +74,7 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   fit.quiet = options.quiet;
   const std::string dir = ModelDir(options, model.name);
   EnsureDirectory(dir);
+  const std::string revision = GitRevision();  // before this writes into the tree
   const FitResult r = RunFit(fit, out);
   CoeffFile coeffs = r.coeffs;
   coeffs.provenance["data_root"] = "(datasets root)";  // machine-independent
@@ -84,7 +85,7 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   baseline["model"] = model.name;
   baseline["data"] = model.default_paths;
   baseline["episodes"] = report.episodes.size();
-  baseline["git_revision"] = GitRevision();
+  baseline["git_revision"] = revision;
   baseline["coefficients"] = "coeffs.json";
   baseline["metrics"] = GuardedMetrics(report);
   WriteFileAtomic(dir + "/baseline.json", baseline.dump(1) + "\n");
