@@ -226,6 +226,9 @@ def build(coeffs_path, out_dir):
     body += ["<h2>Coefficients</h2>"]
     if not has_std_errors(entries):
         body.append("<p class=\"note\">The file carries no standard errors.</p>")
+    elif isinstance((coeffs.get("fit_report") or {}).get("std_errors"), str):
+        body.append(f"<p class=\"note\">Standard errors: "
+                    f"{rc.esc(coeffs['fit_report']['std_errors'])}.</p>")
     body += [coefficients_table_html(entries),
              f"<img src=\"{rc.href(image)}\" alt=\"coefficients against defaults\">"]
     report = coeffs.get("fit_report") or {}
