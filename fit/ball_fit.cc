@@ -22,7 +22,6 @@ constexpr double kSurfaceMarginUu = 40.0;
 // flight by less than 0.5 uu/s beyond gravity and drag (velocity quantisation), uu/s.
 constexpr double kContactJumpUuS = 20.0;
 
-
 // Velocity change of row k -> k+1 beyond gravity and drag, uu/s.
 double VelocityJump(const Episode& ep, const BallCoeffs<double>& c, int k) {
   const double dt = ep.step_dt_s[k];

@@ -95,43 +95,45 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
   SmoothedBallRolloutCost(BallRolloutResidual* residual, int rows, std::vector<double> steps)
       : residual_(residual), steps_(std::move(steps)) {
     set_num_residuals(9 * rows);
-    for (const ParamBlock& b : BallLayout().blocks) mutable_parameter_block_sizes()->push_back(b.size);
+    for (const ParamBlock& b : BallLayout().blocks)
+      mutable_parameter_block_sizes()->push_back(b.size);
   }
 
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override {
-    const CoeffLayout& layout = BallLayout();
-    std::vector<double> flat(layout.size());
-    for (const ParamBlock& b : layout.blocks)
-      std::copy(parameters[&b - layout.blocks.data()], parameters[&b - layout.blocks.data()] + b.size,
-                flat.begin() + b.offset);
-    if (!Run(flat, residuals)) return false;
+    const std::vector<ParamBlock>& blocks = BallLayout().blocks;
+    std::vector<double> flat(BallLayout().size());
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi)
+      std::copy(parameters[bi], parameters[bi] + blocks[bi].size,
+                flat.begin() + blocks[bi].offset);
+    if (!Run(flat.data(), residuals)) return false;
     if (jacobians == nullptr) return true;
     const int m = num_residuals();
     std::vector<double> plus(m), minus(m);
-    for (std::size_t bi = 0; bi < layout.blocks.size(); ++bi) {
-      const ParamBlock& b = layout.blocks[bi];
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
       if (jacobians[bi] == nullptr) continue;
-      for (int j = 0; j < b.size; ++j) {
-        const int i = b.offset + j;
-        const double h = steps_[i];
-        std::vector<double> p = flat;
-        p[i] = flat[i] + h;
-        if (!Run(p, plus.data())) return false;
-        p[i] = flat[i] - h;
-        if (!Run(p, minus.data())) return false;
-        for (int r = 0; r < m; ++r) jacobians[bi][r * b.size + j] = (plus[r] - minus[r]) / (2.0 * h);
+      for (int j = 0; j < blocks[bi].size; ++j) {
+        const int i = blocks[bi].offset + j;
+        const double x = flat[i], h = steps_[i];
+        flat[i] = x + h;
+        const bool ok = Run(flat.data(), plus.data());
+        flat[i] = x - h;
+        const bool ok_minus = Run(flat.data(), minus.data());
+        flat[i] = x;
+        if (!ok || !ok_minus) return false;
+        for (int r = 0; r < m; ++r)
+          jacobians[bi][r * blocks[bi].size + j] = (plus[r] - minus[r]) / (2.0 * h);
       }
     }
     return true;
   }
 
  private:
-  bool Run(const std::vector<double>& flat, double* residuals) const {
-    return (*residual_)(flat.data() + BallCoeffs<double>::kRestitution,
-                        flat.data() + BallCoeffs<double>::kSpinFactor,
-                        flat.data() + BallCoeffs<double>::kDrag,
-                        flat.data() + BallCoeffs<double>::kContactRadius, residuals);
+  // The residual functor on a flat coefficient vector (its blocks at their layout offsets).
+  bool Run(const double* flat, double* residuals) const {
+    const std::vector<ParamBlock>& blocks = BallLayout().blocks;
+    return (*residual_)(flat + blocks[0].offset, flat + blocks[1].offset, flat + blocks[2].offset,
+                        flat + blocks[3].offset, residuals);
   }
   std::unique_ptr<BallRolloutResidual> residual_;
   std::vector<double> steps_;

@@ -98,27 +98,26 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
   out.robust.assign(layout.size(), 0.0);
   out.iid.assign(layout.size(), 0.0);
   std::vector<const ParamBlock*> blocks;
-  std::vector<const double*> varying;
-  std::vector<double*> varying_mutable;
+  std::vector<double*> varying;
   int p = 0;
   for (const ParamBlock& b : layout.blocks) {
     double* ptr = params->data() + b.offset;
     if (problem->HasParameterBlock(ptr) && !problem->IsParameterBlockConstant(ptr)) {
       blocks.push_back(&b);
       varying.push_back(ptr);
-      varying_mutable.push_back(ptr);
       p += b.size;
     }
   }
   if (varying.empty()) return out;
+  const std::vector<const double*> varying_const(varying.begin(), varying.end());
   ceres::Covariance::Options copts;
   copts.algorithm_type = ceres::DENSE_SVD;
   copts.null_space_rank = -1;  // pseudo-inverse: unobservable directions do not abort
   copts.num_threads = threads;
   ceres::Covariance covariance(copts);
   Eigen::MatrixXd c(p, p);
-  if (!covariance.Compute(varying, problem) ||
-      !covariance.GetCovarianceMatrix(varying, c.data())) {
+  if (!covariance.Compute(varying_const, problem) ||
+      !covariance.GetCovarianceMatrix(varying_const, c.data())) {
     out.note = "covariance could not be computed; standard errors are 0";
     return out;
   }
@@ -134,7 +133,7 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
   Eigen::MatrixXd meat = Eigen::MatrixXd::Zero(p, p);
   for (const auto& [episode, episode_ids] : by_episode) {
     ceres::Problem::EvaluateOptions eval;
-    eval.parameter_blocks = varying_mutable;
+    eval.parameter_blocks = varying;
     eval.residual_blocks = episode_ids;
     eval.num_threads = threads;
     std::vector<double> residuals;

@@ -55,6 +55,23 @@ TEST_CASE("closed-form exponential equals the axis-angle rotation") {
         doctest::Approx(90.0));
 }
 
+TEST_CASE("orientation drift: EulerRateDrift turns the Euler angles at the given rates") {
+  // Over a short step dt, rotating theta by the drift's angular velocity must equal changing
+  // (pitch, yaw, roll) by (rates_pitch, rates_yaw, rates_roll) dt, to second order in dt.
+  const double dt = 1e-4;
+  const Vec3<double> rates(0.7, -0.4, 0.9);  // roll, pitch, yaw rates, rad/s
+  for (const Vec3<double>& pyr : {Vec3<double>(0.3, 1.2, -0.4), Vec3<double>(-1.1, -2.5, 2.0),
+                                  Vec3<double>(0.0, 0.0, 0.0)}) {
+    const Mat3<double> theta = EulerToMatrix(pyr(0), pyr(1), pyr(2));
+    const Mat3<double> turned = ExpSo3<double>(EulerRateDrift(rates, theta) * dt) * theta;
+    const Mat3<double> want = EulerToMatrix(pyr(0) + rates(1) * dt, pyr(1) + rates(2) * dt,
+                                            pyr(2) + rates(0) * dt);
+    INFO("pitch/yaw/roll " << pyr.transpose());
+    // The step turns ~1e-4 rad; second-order terms are ~1e-8 rad = 6e-7 degrees.
+    CHECK(AngleBetweenDeg(turned, want) < 1e-5);
+  }
+}
+
 TEST_CASE("one step from rest with full roll input") {
   const auto c = Seed();
   Controls u;
