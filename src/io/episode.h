@@ -54,6 +54,10 @@ struct Episode {
   // are one continuous recording cut into 301-row slices (row 300 of slice k is row 0 of
   // slice k+1), so episode_NN.csv starts at row 300 * NN. NaN when unknown.
   double clock_origin_rows = std::numeric_limits<double>::quiet_NaN();
+  // Source rows inside this episode's span that the reader merged into the row before them
+  // (an exact repeat of it), ascending. Outputs repeat that row for them, so a predicted
+  // trajectory stays row-aligned with its recording.
+  std::vector<int> merged_source_rows;
 
   int size() const { return static_cast<int>(rows.size()); }
   double duration_s() const { return rows.empty() ? 0.0 : rows.back().t_s; }
