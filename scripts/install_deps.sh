@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages rlfit builds, tests and plots with. Safe to re-run.
+# Installs the Debian packages rlfit builds, tests and plots with (clang for the fuzzers,
+# chromium for the report-page screenshot check). Safe to re-run.
 set -euo pipefail
 PKGS=(cmake g++ make libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
-      doctest-dev libbenchmark-dev python3-matplotlib python3-numpy)
+      doctest-dev libbenchmark-dev python3-matplotlib python3-numpy
+      clang libclang-rt-14-dev chromium)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

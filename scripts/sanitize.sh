@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The sanitizer job: builds the unit and fit tests with AddressSanitizer and
+# UndefinedBehaviorSanitizer (RLFIT_SANITIZE, build-asan/) and runs them; any report fails.
+# Usage: scripts/sanitize.sh   (after scripts/install_deps.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRLFIT_SANITIZE=ON \
+      -DRLFIT_BUILD_BENCH=OFF > /dev/null
+cmake --build build-asan -j "$(nproc)" --target rlfit_tests rlfit_fit_tests rlsim rlfit
+# halt_on_error: the first report fails the run; detect_leaks: the tests own every allocation.
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+echo "sanitize: unit tests under ASan+UBSan" >&2
+build-asan/rlfit_tests
+echo "sanitize: fit tests under ASan+UBSan" >&2
+build-asan/rlfit_fit_tests
+echo "sanitize: bad-input corpus under ASan+UBSan" >&2
+bash tests/bad_input/run_cases.sh build-asan
