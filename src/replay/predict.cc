@@ -495,24 +495,22 @@ std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool or
   if (orientation) out += ",pitch,yaw,roll";
   out += "\n";
   char buf[64];
+  // ",%.17g": exact; adding 0.0 prints -0 (e.g. atan2 of -0) as 0.
+  auto cell = [&](double v) {
+    std::snprintf(buf, sizeof(buf), ",%.17g", v + 0.0);
+    out += buf;
+  };
   for (const Trajectory& t : trajectories) {
     for (std::size_t k = 0; k < t.rows.size(); ++k) {
       const PredictedState& p = t.rows[k];
       if (state_column) out += std::to_string(t.state_index) + ",";
       out += std::to_string(k + 1);
-      std::snprintf(buf, sizeof(buf), ",%.17g", t.t_s[k]);
-      out += buf;
+      cell(t.t_s[k]);
       for (const Eigen::Vector3d* v : {&p.x, &p.v, &p.omega})
-        for (int i = 0; i < 3; ++i) {
-          std::snprintf(buf, sizeof(buf), ",%.17g", (*v)(i));
-          out += buf;
-        }
+        for (int i = 0; i < 3; ++i) cell((*v)(i));
       if (orientation) {
         const Eigen::Vector3d e = MatrixToEuler(p.theta);
-        for (int i = 0; i < 3; ++i) {
-          std::snprintf(buf, sizeof(buf), ",%.17g", e(i));
-          out += buf;
-        }
+        for (int i = 0; i < 3; ++i) cell(e(i));
       }
       out += "\n";
     }
