@@ -1,6 +1,8 @@
 // Tests of `rlsim predict`: a dropped ball against the law of free fall and the model's own step
 // loop, a car in the air against the aerial step, predict vs replay's open-loop prediction on a
 // recorded episode, coefficient choice, the output CSV, and every validation error.
+#include "src/replay/predict.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -15,7 +17,6 @@
 #include "src/models/arena.h"
 #include "src/models/ball.h"
 #include "src/replay/coeff_choice.h"
-#include "src/replay/predict.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 
@@ -314,8 +315,7 @@ TEST_CASE("option errors name the option") {
   CHECK(CheckFails(o).find("position beyond") != std::string::npos);
   o = ok;
   o.orientation = "0,90,0";
-  CHECK(CheckFails(o).find("--orientation: Euler angle 90 is not in radians") !=
-        std::string::npos);
+  CHECK(CheckFails(o).find("--orientation: Euler angle 90 is not in radians") != std::string::npos);
   o = ok;
   o.duration_s = -1;
   CHECK(CheckFails(o).find("--duration -1 s") != std::string::npos);
@@ -408,9 +408,8 @@ TEST_CASE("states files: errors name file, row and column") {
   CHECK(std::string(e.what()).find("no states") != std::string::npos);
   e = read_csv("");
   CHECK(std::string(e.what()).find("empty file") != std::string::npos);
-  const std::vector<InitialState> s =
-      ReadStates(dir.Write("ok.csv", "vz,x,y,z,vx,vy,roll,yaw,pitch\n-5,1,2,3,4,5,0.1,0.2,0.3\n"),
-                 true);
+  const std::vector<InitialState> s = ReadStates(
+      dir.Write("ok.csv", "vz,x,y,z,vx,vy,roll,yaw,pitch\n-5,1,2,3,4,5,0.1,0.2,0.3\n"), true);
   REQUIRE(s.size() == 1);
   CHECK(s[0].x == Eigen::Vector3d(1, 2, 3));
   CHECK(s[0].v == Eigen::Vector3d(4, 5, -5));
@@ -492,8 +491,7 @@ TEST_CASE("run-time limits and missing files are input errors") {
         std::string::npos);
   o.coeffs.clear();
   o.duration_s = 0.0;
-  CHECK(std::string(ErrorOf([&] { RunPredict(o); }).what()).find("(options)") !=
-        std::string::npos);
+  CHECK(std::string(ErrorOf([&] { RunPredict(o); }).what()).find("(options)") != std::string::npos);
   TempDir dir;
   std::string many = "x,y,z,vx,vy,vz\n";
   for (int i = 0; i < 100; ++i) many += "0,0,1000,0,0,0\n";

@@ -10,16 +10,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <utility>
-
-#include <nlohmann/json.hpp>
-
-#include "src/io/csv_parser.h"
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
 #include "src/common/rotation.h"
+#include "src/io/csv_parser.h"
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"
 #include "src/models/model.h"
@@ -68,8 +66,7 @@ std::string ParseValueList(const std::string& option, const std::string& text, i
     item.erase(item.find_last_not_of(" \t") + 1);
     double v = 0.0;
     const std::string why = ParseDouble(item.c_str(), &v);
-    if (!why.empty())
-      return option + ": value " + std::to_string(values->size() + 1) + ": " + why;
+    if (!why.empty()) return option + ": value " + std::to_string(values->size() + 1) + ": " + why;
     values->push_back(v);
     if (comma == std::string::npos) break;
     begin = comma + 1;
@@ -104,8 +101,7 @@ StateProblem FindStateProblem(const InitialState& s, bool car) {
   if (s.x.cwiseAbs().maxCoeff() > kMaxPositionUu)
     return {0, "position beyond " + Num(kMaxPositionUu) + " uu is implausible"};
   if (s.v.norm() > max_speed)
-    return {1, "speed " + Num(s.v.norm()) + " uu/s is implausible (limit " + Num(max_speed) +
-                   ")"};
+    return {1, "speed " + Num(s.v.norm()) + " uu/s is implausible (limit " + Num(max_speed) + ")"};
   if (s.omega.norm() > max_omega)
     return {2, "angular speed " + Num(s.omega.norm()) + " rad/s is implausible (limit " +
                    Num(max_omega) + ")"};
@@ -199,19 +195,19 @@ void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& nam
   } catch (const io::error::header_missing&) {
     throw InputError(path, 1, 0, "empty file, expected a header naming " + expected);
   } catch (const io::error::extra_column_in_header& e) {
-    throw InputError(path, 1, ColumnOf(header, e.column_name),
-                     "unknown column '" + std::string(e.column_name) + "' (expected any of " +
-                         expected + ")");
+    throw InputError(
+        path, 1, ColumnOf(header, e.column_name),
+        "unknown column '" + std::string(e.column_name) + "' (expected any of " + expected + ")");
   } catch (const io::error::duplicated_column_in_header& e) {
     throw InputError(path, 1, 0, "column '" + std::string(e.column_name) + "' appears twice");
   } catch (const io::error::too_few_columns& e) {
-    throw InputError(path, e.file_line, 0,
-                     "too few columns, expected " + std::to_string(header.size()) +
-                         " like the header");
+    throw InputError(
+        path, e.file_line, 0,
+        "too few columns, expected " + std::to_string(header.size()) + " like the header");
   } catch (const io::error::too_many_columns& e) {
-    throw InputError(path, e.file_line, static_cast<int>(header.size()) + 1,
-                     "too many columns, expected " + std::to_string(header.size()) +
-                         " like the header");
+    throw InputError(
+        path, e.file_line, static_cast<int>(header.size()) + 1,
+        "too many columns, expected " + std::to_string(header.size()) + " like the header");
   } catch (const io::error::can_not_open_file&) {
     throw InputError(path, 0, 0, "cannot open file");
   } catch (const io::error::base& e) {
@@ -220,45 +216,44 @@ void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& nam
 }
 
 std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car) {
-  static constexpr std::array<const char*, 12> kNames = {
-      "x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "pitch", "yaw", "roll"};
+  static constexpr std::array<const char*, 12> kNames = {"x",  "y",  "z",  "vx",    "vy",  "vz",
+                                                         "wx", "wy", "wz", "pitch", "yaw", "roll"};
   std::vector<InitialState> states;
   // Groups are given whole or not at all; position and velocity always.
   auto check_header = [&](const std::vector<std::string>& header) {
-    const char* groups[][3] = {{"x", "y", "z"}, {"vx", "vy", "vz"}, {"wx", "wy", "wz"},
-                               {"pitch", "yaw", "roll"}};
+    const char* groups[][3] = {
+        {"x", "y", "z"}, {"vx", "vy", "vz"}, {"wx", "wy", "wz"}, {"pitch", "yaw", "roll"}};
     for (int g = 0; g < 4; ++g) {
       int present = 0;
       for (const char* n : groups[g]) present += ColumnOf(header, n) > 0;
       if ((g < 2 && present != 3) || (present != 0 && present != 3))
         throw InputError(path, 1, 0,
-                         std::string("the header must name ") + groups[g][0] + "," +
-                             groups[g][1] + "," + groups[g][2] +
-                             (g < 2 ? "" : " together or none of them"));
+                         std::string("the header must name ") + groups[g][0] + "," + groups[g][1] +
+                             "," + groups[g][2] + (g < 2 ? "" : " together or none of them"));
     }
     if (!car && ColumnOf(header, "pitch") > 0)
       throw InputError(path, 1, ColumnOf(header, "pitch"), "the ball model has no orientation");
   };
-  ReadNamedCsv<12>(path, kNames, std::make_index_sequence<12>(), check_header,
-                   [&](int line, const std::array<char*, 12>& cells,
-                       const std::vector<std::string>& header) {
-    double v[12] = {};
-    for (int c = 0; c < 12; ++c) {
-      const int column = ColumnOf(header, kNames[c]);
-      if (cells[c] != nullptr) v[c] = CellNumber(path, line, column, cells[c]);
-    }
-    InitialState s;
-    s.x = {v[0], v[1], v[2]};
-    s.v = {v[3], v[4], v[5]};
-    s.omega = {v[6], v[7], v[8]};
-    s.euler = {v[9], v[10], v[11]};
-    const StateProblem p = FindStateProblem(s, car);
-    if (!p.message.empty()) {
-      static constexpr const char* kFirst[] = {"x", "vx", "wx", "pitch"};
-      throw InputError(path, line, ColumnOf(header, kFirst[p.part]), p.message);
-    }
-    states.push_back(s);
-  });
+  ReadNamedCsv<12>(
+      path, kNames, std::make_index_sequence<12>(), check_header,
+      [&](int line, const std::array<char*, 12>& cells, const std::vector<std::string>& header) {
+        double v[12] = {};
+        for (int c = 0; c < 12; ++c) {
+          const int column = ColumnOf(header, kNames[c]);
+          if (cells[c] != nullptr) v[c] = CellNumber(path, line, column, cells[c]);
+        }
+        InitialState s;
+        s.x = {v[0], v[1], v[2]};
+        s.v = {v[3], v[4], v[5]};
+        s.omega = {v[6], v[7], v[8]};
+        s.euler = {v[9], v[10], v[11]};
+        const StateProblem p = FindStateProblem(s, car);
+        if (!p.message.empty()) {
+          static constexpr const char* kFirst[] = {"x", "vx", "wx", "pitch"};
+          throw InputError(path, line, ColumnOf(header, kFirst[p.part]), p.message);
+        }
+        states.push_back(s);
+      });
   if (states.empty()) throw InputError(path, 0, 0, "no states (a header but no rows)");
   return states;
 }
@@ -325,8 +320,7 @@ std::string Format17(double v) {
 }  // namespace
 
 double DefaultPredictDt(const ModelInfo& model) {
-  return model.kind == EpisodeKind::kBall ? 1.0 / game::kEpisodeRowRateHz
-                                          : 1.0 / game::kTickRateHz;
+  return model.kind == EpisodeKind::kBall ? 1.0 / game::kEpisodeRowRateHz : 1.0 / game::kTickRateHz;
 }
 
 bool PredictOptions::Check(std::string* why) const {
@@ -343,23 +337,25 @@ bool PredictOptions::Check(std::string* why) const {
     return *why = "--controls: the " + model + " model takes no controls", false;
   if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > kMaxPredictDurationS)
     return *why = "--duration " + Num(duration_s) + " s: must be in (0, " +
-                  Num(kMaxPredictDurationS) + "] s", false;
+                  Num(kMaxPredictDurationS) + "] s",
+           false;
   const double dt = dt_s == 0.0 ? DefaultPredictDt(*m) : dt_s;
   if (!std::isfinite(dt) || dt <= 0.0 || dt > kMaxPredictDtS)
-    return *why = "--dt " + Num(dt_s) + " s: must be in (0, " + Num(kMaxPredictDtS) + "] s",
-           false;
+    return *why = "--dt " + Num(dt_s) + " s: must be in (0, " + Num(kMaxPredictDtS) + "] s", false;
   if (car) {
     const int n = SubstepsForRow(dt, game::kTickRateHz);
     if (std::abs(dt / n * game::kTickRateHz - 1.0) > kPredictStepTolerance)
       return *why = "--dt " + Num(dt) + " s is not a whole number of physics ticks (1/120 s, " +
-                    "within 5%), e.g. " + Num(n / game::kTickRateHz), false;
+                    "within 5%), e.g. " + Num(n / game::kTickRateHz),
+             false;
   } else {
     const double rows = dt * game::kEpisodeRowRateHz;
     const long m_rows = std::lround(rows);
     if (m_rows < 1 || std::abs(rows - m_rows) > 1e-6 * m_rows)
       return *why = "--dt " + Num(dt) + " s: the ball model runs in rows of the recordings, " +
                     "1/60.96 s: use a multiple of it, e.g. " +
-                    Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz), false;
+                    Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz),
+             false;
   }
   if (dt > duration_s * (1.0 + 1e-12))
     return *why = "--dt " + Num(dt) + " s is longer than --duration " + Num(duration_s) + " s",
@@ -390,38 +386,38 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s) {
       "t_s", "throttle", "steer", "pitch", "yaw", "roll", "jump", "boost", "handbrake"};
   std::vector<TimedInput> out;
   bool timed = false;
-  ReadNamedCsv<9>(path, kNames, std::make_index_sequence<9>(),
-                  [](const std::vector<std::string>&) {},
-                  [&](int line, const std::array<char*, 9>& cells,
-                      const std::vector<std::string>& header) {
-    double v[9] = {};
-    for (int c = 0; c < 9; ++c)
-      if (cells[c] != nullptr) v[c] = CellNumber(path, line, ColumnOf(header, kNames[c]), cells[c]);
-    for (int c = 1; c <= 5; ++c)
-      if (std::abs(v[c]) > 1.0)
-        throw InputError(path, line, ColumnOf(header, kNames[c]),
-                         std::string(kNames[c]) + " " + Num(v[c]) + " is outside [-1, 1]");
-    for (int c = 6; c <= 8; ++c)
-      if (v[c] != 0.0 && v[c] != 1.0)
-        throw InputError(path, line, ColumnOf(header, kNames[c]),
-                         std::string(kNames[c]) + " " + Num(v[c]) + " must be 0 or 1");
-    TimedInput t;
-    timed = cells[0] != nullptr;
-    t.t_s = timed ? v[0] : static_cast<double>(out.size()) * dt_s;
-    if (timed && t.t_s < 0.0)
-      throw InputError(path, line, ColumnOf(header, "t_s"), "t_s must not be negative");
-    if (timed && !out.empty() && t.t_s <= out.back().t_s)
-      throw InputError(path, line, ColumnOf(header, "t_s"), "t_s does not increase");
-    t.input.throttle = v[1];
-    t.input.steer = v[2];
-    t.input.pitch = v[3];
-    t.input.yaw = v[4];
-    t.input.roll = v[5];
-    t.input.jump = v[6] != 0.0;
-    t.input.boost = v[7] != 0.0;
-    t.input.handbrake = v[8] != 0.0;
-    out.push_back(t);
-  });
+  ReadNamedCsv<9>(
+      path, kNames, std::make_index_sequence<9>(), [](const std::vector<std::string>&) {},
+      [&](int line, const std::array<char*, 9>& cells, const std::vector<std::string>& header) {
+        double v[9] = {};
+        for (int c = 0; c < 9; ++c)
+          if (cells[c] != nullptr)
+            v[c] = CellNumber(path, line, ColumnOf(header, kNames[c]), cells[c]);
+        for (int c = 1; c <= 5; ++c)
+          if (std::abs(v[c]) > 1.0)
+            throw InputError(path, line, ColumnOf(header, kNames[c]),
+                             std::string(kNames[c]) + " " + Num(v[c]) + " is outside [-1, 1]");
+        for (int c = 6; c <= 8; ++c)
+          if (v[c] != 0.0 && v[c] != 1.0)
+            throw InputError(path, line, ColumnOf(header, kNames[c]),
+                             std::string(kNames[c]) + " " + Num(v[c]) + " must be 0 or 1");
+        TimedInput t;
+        timed = cells[0] != nullptr;
+        t.t_s = timed ? v[0] : static_cast<double>(out.size()) * dt_s;
+        if (timed && t.t_s < 0.0)
+          throw InputError(path, line, ColumnOf(header, "t_s"), "t_s must not be negative");
+        if (timed && !out.empty() && t.t_s <= out.back().t_s)
+          throw InputError(path, line, ColumnOf(header, "t_s"), "t_s does not increase");
+        t.input.throttle = v[1];
+        t.input.steer = v[2];
+        t.input.pitch = v[3];
+        t.input.yaw = v[4];
+        t.input.roll = v[5];
+        t.input.jump = v[6] != 0.0;
+        t.input.boost = v[7] != 0.0;
+        t.input.handbrake = v[8] != 0.0;
+        out.push_back(t);
+      });
   if (out.empty()) throw InputError(path, 0, 0, "no controls (a header but no rows)");
   return out;
 }
@@ -463,16 +459,18 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const double dt = options.dt_s == 0.0 ? DefaultPredictDt(model) : options.dt_s;
   const int steps = static_cast<int>(std::floor(options.duration_s / dt + 1e-9));
   std::vector<InitialState> states;
-  if (options.states_path.empty()) states.push_back(StateFromOptions(options, &why));
-  else states = ReadStates(options.states_path, car);
+  if (options.states_path.empty())
+    states.push_back(StateFromOptions(options, &why));
+  else
+    states = ReadStates(options.states_path, car);
   if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
     throw InputError("(options)", 0, 0,
                      std::to_string(states.size()) + " states x " + std::to_string(steps + 1) +
                          " rows is more than " + std::to_string(kMaxPredictRows) +
                          " output rows: shorten --duration or split --states");
-  const std::vector<TimedInput> controls =
-      options.controls_path.empty() ? std::vector<TimedInput>{}
-                                    : ReadControls(options.controls_path, dt);
+  const std::vector<TimedInput> controls = options.controls_path.empty()
+                                               ? std::vector<TimedInput>{}
+                                               : ReadControls(options.controls_path, dt);
   const CoeffFile coeffs = LoadCoefficients(model, options.coeffs);
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
 
@@ -518,13 +516,15 @@ std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool or
   return out;
 }
 
-void WritePredictOutput(const PredictOptions& options,
-                        const std::vector<Trajectory>& trajectories, std::ostream& out) {
+void WritePredictOutput(const PredictOptions& options, const std::vector<Trajectory>& trajectories,
+                        std::ostream& out) {
   const ModelInfo& model = FindModel(options.model);
   const std::string csv =
       TrajectoriesCsv(trajectories, model.has_orientation, !options.states_path.empty());
-  if (options.out_path.empty()) out << csv;
-  else WriteFileAtomic(options.out_path, csv);
+  if (options.out_path.empty())
+    out << csv;
+  else
+    WriteFileAtomic(options.out_path, csv);
 }
 
 }  // namespace rlfit

@@ -3,11 +3,10 @@
 // episode whose rows are the output rows.
 #pragma once
 
+#include <Eigen/Core>
 #include <iosfwd>
 #include <string>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "src/io/episode.h"
 #include "src/replay/predictor.h"
@@ -41,21 +40,21 @@ struct InitialState {
 
 // One row of a controls file: the inputs held from t_s until the next row's t_s.
 struct TimedInput {
-  double t_s = 0.0;   // s from the initial state
+  double t_s = 0.0;  // s from the initial state
   CarInputs input;
 };
 
 struct PredictOptions {
-  std::string model;            // model name (see Models())
-  std::string state;            // --state "x,y,z,vx,vy,vz[,wx,wy,wz]": uu, uu/s, rad/s
-  std::string orientation;      // --orientation "pitch,yaw,roll", rad (car models; default 0)
-  std::string states_path;      // --states: .json or .csv of initial states (instead of --state)
-  std::string controls_path;    // --controls: car inputs CSV; "" = no input
-  double duration_s = 2.0;      // predicted span, s, in (0, kMaxPredictDurationS]
-  double dt_s = 0.0;            // output row spacing, s; 0 = DefaultPredictDt(model)
-  std::string coeffs;           // "" = committed fit, "seed", or a coefficients JSON
-  std::string out_path;         // CSV to write (atomically); "" = stdout
-  std::string data_root;        // datasets root for the ball's arena mesh; "" = default lookup
+  std::string model;          // model name (see Models())
+  std::string state;          // --state "x,y,z,vx,vy,vz[,wx,wy,wz]": uu, uu/s, rad/s
+  std::string orientation;    // --orientation "pitch,yaw,roll", rad (car models; default 0)
+  std::string states_path;    // --states: .json or .csv of initial states (instead of --state)
+  std::string controls_path;  // --controls: car inputs CSV; "" = no input
+  double duration_s = 2.0;    // predicted span, s, in (0, kMaxPredictDurationS]
+  double dt_s = 0.0;          // output row spacing, s; 0 = DefaultPredictDt(model)
+  std::string coeffs;         // "" = committed fit, "seed", or a coefficients JSON
+  std::string out_path;       // CSV to write (atomically); "" = stdout
+  std::string data_root;      // datasets root for the ball's arena mesh; "" = default lookup
 
   // Option errors (names the option): model, one state source, ranges, the --state and
   // --orientation values, --out not naming an input. Files are checked by RunPredict.
@@ -103,7 +102,7 @@ std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool or
                             bool state_column);
 
 // Writes TrajectoriesCsv to options.out_path (atomically) or to `out` when it is empty.
-void WritePredictOutput(const PredictOptions& options,
-                        const std::vector<Trajectory>& trajectories, std::ostream& out);
+void WritePredictOutput(const PredictOptions& options, const std::vector<Trajectory>& trajectories,
+                        std::ostream& out);
 
 }  // namespace rlfit
