@@ -32,7 +32,8 @@ CLI::App* AddPredictCommand(CLI::App* app, rlfit::PredictOptions* o) {
   predict->add_option("--controls", o->controls_path,
                       "car inputs CSV: header with any of t_s,throttle,steer,pitch,yaw,roll,jump,"
                       "boost,handbrake (missing = 0); a row holds from its t_s (else its row "
-                      "time) until the next");
+                      "time) until the next, acting after the model's input delay as recorded "
+                      "inputs do");
   predict->add_option("--duration", o->duration_s, "predicted time, s (at most 600)")
       ->capture_default_str();
   predict->add_option("--dt", o->dt_s,

@@ -87,7 +87,8 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 // The episode the predictor runs over: rows k = 0..steps at t = k dt_s, row 0 holding `state`,
 // each row carrying the inputs in force at its time (the last TimedInput with t_s <= t + 1e-9;
 // none before the first). Its recording clock is unknown (clock_origin_rows NaN), so inputs
-// switch as in any recording without one (Integration, ControlsOver).
+// switch as in any recording without one (Integration, ControlsOver): a control row at t_s
+// acts from t_s + input_delay_s + half a tick, t_s + 19.3 ms with the committed settings.
 Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
                           const std::vector<TimedInput>& controls, double dt_s, int steps);
 
