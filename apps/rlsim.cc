@@ -5,9 +5,49 @@
 
 #include "apps/cli_common.h"
 #include "src/io/recording.h"
+#include "src/replay/predict.h"
 #include "src/replay/replay.h"
 #include "src/replay/synth.h"
 #include "src/report/plots.h"
+
+namespace {
+
+// `rlsim predict`: options bound straight into PredictOptions (checked by RunPredict).
+CLI::App* AddPredictCommand(CLI::App* app, rlfit::PredictOptions* o) {
+  CLI::App* predict = app->add_subcommand(
+      "predict", "run a model from given initial states (and car controls) for a duration; "
+                 "write the predicted trajectory CSV");
+  predict->add_option("model", o->model, "model to run")
+      ->required()
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  predict->add_option("--state", o->state,
+                      "initial state x,y,z,vx,vy,vz[,wx,wy,wz]: uu, uu/s, rad/s (world frame)");
+  predict->add_option("--orientation", o->orientation,
+                      "car orientation pitch,yaw,roll in radians, the datasets' Euler angles "
+                      "(default 0,0,0)");
+  predict->add_option("--states", o->states_path,
+                      "initial states instead of --state: .json (an object or a list of "
+                      "{\"x\":[3],\"v\":[3],\"omega\":[3],\"euler\":[3]}) or .csv (header "
+                      "x,y,z,vx,vy,vz[,wx,wy,wz][,pitch,yaw,roll]); output gets a state column");
+  predict->add_option("--controls", o->controls_path,
+                      "car inputs CSV: header with any of t_s,throttle,steer,pitch,yaw,roll,jump,"
+                      "boost,handbrake (missing = 0); a row holds from its t_s (else its row "
+                      "time) until the next, acting after the model's input delay as recorded "
+                      "inputs do");
+  predict->add_option("--duration", o->duration_s, "predicted time, s (at most 600)")
+      ->capture_default_str();
+  predict->add_option("--dt", o->dt_s,
+                      "output row spacing, s (default 1/120 for the car, one recording row "
+                      "1/60.96 for the ball)");
+  predict->add_option("--coeffs", o->coeffs,
+                      "coefficients JSON written by rlfit, or 'seed' (default: the committed "
+                      "fit in results/MODEL/coeffs.json)");
+  predict->add_option("--out", o->out_path, "CSV to write (default: stdout)");
+  rlfit::AddDataOption(predict, &o->data_root);
+  return predict;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"rlsim: replay Rocket League recordings through rlfit's models"};
@@ -54,7 +94,15 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   rlfit::AddDataOption(synth, &synth_data);
 
+  rlfit::PredictOptions predict_options;
+  CLI::App* predict = AddPredictCommand(&app, &predict_options);
+
   CLI11_PARSE(app, argc, argv);
+  if (predict->parsed()) {
+    return rlfit::RunGuarded("rlsim", [&] {
+      rlfit::WritePredictOutput(predict_options, rlfit::RunPredict(predict_options), std::cout);
+    });
+  }
   if (synth->parsed()) {
     return rlfit::RunGuarded("rlsim", [&] {
       const rlfit::ModelInfo& model = rlfit::FindModel(synth_model);

@@ -1,0 +1,530 @@
+// Prediction from given states: option checks, the states and controls readers (fast-cpp-csv-
+// parser and nlohmann, then a validation pass), the constructed episode, the trajectory CSV.
+#include "src/replay/predict.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <utility>
+
+#include "src/common/constants.h"
+#include "src/common/error.h"
+#include "src/common/rotation.h"
+#include "src/io/csv_parser.h"
+#include "src/io/episode_writer.h"
+#include "src/io/files.h"
+#include "src/models/model.h"
+#include "src/replay/coeff_choice.h"
+
+namespace rlfit {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kPi = 3.14159265358979323846;
+// Largest |angle| accepted as radians: catches angles given in degrees or game units.
+constexpr double kMaxAngleRad = 2.0 * kPi;
+// A control row at t_s acts from the first output row at or after it; rows computed as k dt
+// may fall this far short of a t_s written in decimal.
+constexpr double kRowTimeSlackS = 1e-9;
+
+// Converts one value (a CSV cell or an item of an option's list); "" on success, else why.
+std::string ParseDouble(const char* text, double* value) {
+  const std::string cell = text == nullptr ? "" : text;
+  if (cell.empty()) return "empty value, expected a number";
+  char* end = nullptr;
+  errno = 0;
+  *value = std::strtod(cell.c_str(), &end);
+  if (end == cell.c_str() || *end != '\0') return "'" + cell + "' is not a number";
+  if (!std::isfinite(*value) || errno == ERANGE) return "'" + cell + "' is not a finite number";
+  return "";
+}
+
+double CellNumber(const std::string& path, int row, int column, const char* text) {
+  double value = 0.0;
+  const std::string why = ParseDouble(text, &value);
+  if (!why.empty()) throw InputError(path, row, column, why);
+  return value;
+}
+
+// "a,b,c" into `count` values, or `alt_count` when that is > 0.
+std::string ParseValueList(const std::string& option, const std::string& text, int count,
+                           int alt_count, std::vector<double>* values) {
+  values->clear();
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    std::string item = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    double v = 0.0;
+    const std::string why = ParseDouble(item.c_str(), &v);
+    if (!why.empty()) return option + ": value " + std::to_string(values->size() + 1) + ": " + why;
+    values->push_back(v);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  const int n = static_cast<int>(values->size());
+  if (n != count && n != alt_count) {
+    return option + ": " + std::to_string(n) + " values, expected " + std::to_string(count) +
+           (alt_count > 0 ? " or " + std::to_string(alt_count) : std::string());
+  }
+  return "";
+}
+
+// What is implausible about a state: part 0 position, 1 velocity, 2 angular velocity, 3 Euler
+// angles; message "" if nothing.
+struct StateProblem {
+  int part = -1;
+  std::string message;
+};
+
+std::string Num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+StateProblem FindStateProblem(const InitialState& s, bool car) {
+  const double max_speed = 2.0 * (car ? game::kCarMaxSpeed : game::kBallMaxSpeed);
+  const double max_omega = 2.0 * (car ? game::kCarMaxOmega : game::kBallMaxOmega);
+  const Eigen::Vector3d* parts[] = {&s.x, &s.v, &s.omega, &s.euler};
+  for (int p = 0; p < 4; ++p)
+    if (!parts[p]->allFinite()) return {p, "value is not finite"};
+  if (s.x.cwiseAbs().maxCoeff() > kMaxPositionUu)
+    return {0, "position beyond " + Num(kMaxPositionUu) + " uu is implausible"};
+  if (s.v.norm() > max_speed)
+    return {1, "speed " + Num(s.v.norm()) + " uu/s is implausible (limit " + Num(max_speed) + ")"};
+  if (s.omega.norm() > max_omega)
+    return {2, "angular speed " + Num(s.omega.norm()) + " rad/s is implausible (limit " +
+                   Num(max_omega) + ")"};
+  if (s.euler.cwiseAbs().maxCoeff() > kMaxAngleRad)
+    return {3, "Euler angle " + Num(s.euler.cwiseAbs().maxCoeff()) +
+                   " is not in radians (|angle| <= 2 pi)"};
+  if (!car && !s.euler.isZero()) return {3, "the ball model has no orientation"};
+  return {};
+}
+
+const ModelInfo* LookUpModel(const std::string& name) {
+  for (const ModelInfo& m : Models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+// The state given by --state and --orientation (assumed checked).
+InitialState StateFromOptions(const PredictOptions& o, std::string* why) {
+  InitialState s;
+  std::vector<double> v;
+  *why = ParseValueList("--state", o.state, 6, 9, &v);
+  if (!why->empty()) return s;
+  s.x = {v[0], v[1], v[2]};
+  s.v = {v[3], v[4], v[5]};
+  if (v.size() == 9) s.omega = {v[6], v[7], v[8]};
+  if (!o.orientation.empty()) {
+    *why = ParseValueList("--orientation", o.orientation, 3, 0, &v);
+    if (!why->empty()) return s;
+    s.euler = {v[0], v[1], v[2]};
+  }
+  return s;
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return !a.empty() && !b.empty() && fs::exists(a, ec) && fs::exists(b, ec) &&
+         fs::equivalent(a, b, ec);
+}
+
+template <unsigned N>
+using Reader = io::CSVReader<N, io::trim_chars<' ', '\t', '\r'>, io::no_quote_escape<','>,
+                             io::throw_on_overflow, io::no_comment>;
+
+// The header's names in file order (only to give an error its column number; the reader
+// itself matches names to cells).
+std::vector<std::string> HeaderNames(const std::string& path) {
+  std::vector<std::string> names;
+  io::LineReader lines(path);
+  const char* line = lines.next_line();
+  if (line == nullptr) return names;
+  std::string text(line);
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    std::string name = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    name.erase(0, name.find_first_not_of(" \t\r"));
+    name.erase(name.find_last_not_of(" \t\r") + 1);
+    names.push_back(name);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return names;
+}
+
+int ColumnOf(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  return it == header.end() ? 0 : static_cast<int>(it - header.begin()) + 1;
+}
+
+// Reads a CSV whose header names some of `names` (no others): on_header(header names) once,
+// then row(line, cells, header) per data row, with a null cell for a column the file lacks.
+// fccp errors become InputErrors.
+template <unsigned N, typename HeaderFn, typename RowFn, std::size_t... I>
+void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& names,
+                  std::index_sequence<I...>, const HeaderFn& on_header, const RowFn& row) {
+  if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such file");
+  std::string expected;
+  for (const char* n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
+  std::vector<std::string> header;
+  try {
+    header = HeaderNames(path);
+    Reader<N> reader(path);
+    reader.read_header(io::ignore_missing_column, names[I]...);
+    on_header(header);
+    std::array<char*, N> cells{};
+    while (true) {
+      cells.fill(nullptr);
+      if (!reader.read_row(cells[I]...)) break;
+      row(static_cast<int>(reader.get_file_line()), cells, header);
+    }
+  } catch (const io::error::header_missing&) {
+    throw InputError(path, 1, 0, "empty file, expected a header naming " + expected);
+  } catch (const io::error::extra_column_in_header& e) {
+    throw InputError(
+        path, 1, ColumnOf(header, e.column_name),
+        "unknown column '" + std::string(e.column_name) + "' (expected any of " + expected + ")");
+  } catch (const io::error::duplicated_column_in_header& e) {
+    throw InputError(path, 1, 0, "column '" + std::string(e.column_name) + "' appears twice");
+  } catch (const io::error::too_few_columns& e) {
+    throw InputError(
+        path, e.file_line, 0,
+        "too few columns, expected " + std::to_string(header.size()) + " like the header");
+  } catch (const io::error::too_many_columns& e) {
+    throw InputError(
+        path, e.file_line, static_cast<int>(header.size()) + 1,
+        "too many columns, expected " + std::to_string(header.size()) + " like the header");
+  } catch (const io::error::can_not_open_file&) {
+    throw InputError(path, 0, 0, "cannot open file");
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, 0, e.what());
+  }
+}
+
+std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car) {
+  static constexpr std::array<const char*, 12> kNames = {"x",  "y",  "z",  "vx",    "vy",  "vz",
+                                                         "wx", "wy", "wz", "pitch", "yaw", "roll"};
+  std::vector<InitialState> states;
+  // Groups are given whole or not at all; position and velocity always.
+  auto check_header = [&](const std::vector<std::string>& header) {
+    const char* groups[][3] = {
+        {"x", "y", "z"}, {"vx", "vy", "vz"}, {"wx", "wy", "wz"}, {"pitch", "yaw", "roll"}};
+    for (int g = 0; g < 4; ++g) {
+      int present = 0;
+      for (const char* n : groups[g]) present += ColumnOf(header, n) > 0;
+      if ((g < 2 && present != 3) || (present != 0 && present != 3))
+        throw InputError(path, 1, 0,
+                         std::string("the header must name ") + groups[g][0] + "," + groups[g][1] +
+                             "," + groups[g][2] + (g < 2 ? "" : " together or none of them"));
+    }
+    if (!car && ColumnOf(header, "pitch") > 0)
+      throw InputError(path, 1, ColumnOf(header, "pitch"), "the ball model has no orientation");
+  };
+  ReadNamedCsv<12>(
+      path, kNames, std::make_index_sequence<12>(), check_header,
+      [&](int line, const std::array<char*, 12>& cells, const std::vector<std::string>& header) {
+        double v[12] = {};
+        for (int c = 0; c < 12; ++c) {
+          const int column = ColumnOf(header, kNames[c]);
+          if (cells[c] != nullptr) v[c] = CellNumber(path, line, column, cells[c]);
+        }
+        InitialState s;
+        s.x = {v[0], v[1], v[2]};
+        s.v = {v[3], v[4], v[5]};
+        s.omega = {v[6], v[7], v[8]};
+        s.euler = {v[9], v[10], v[11]};
+        const StateProblem p = FindStateProblem(s, car);
+        if (!p.message.empty()) {
+          static constexpr const char* kFirst[] = {"x", "vx", "wx", "pitch"};
+          throw InputError(path, line, ColumnOf(header, kFirst[p.part]), p.message);
+        }
+        states.push_back(s);
+      });
+  if (states.empty()) throw InputError(path, 0, 0, "no states (a header but no rows)");
+  return states;
+}
+
+Eigen::Vector3d JsonVec3(const nlohmann::json& object, const char* key, bool required,
+                         const std::string& path, const std::string& where) {
+  if (!object.contains(key)) {
+    if (required) throw InputError(path, 0, 0, where + ": missing key '" + key + "'");
+    return Eigen::Vector3d::Zero();
+  }
+  const nlohmann::json& a = object.at(key);
+  if (!a.is_array() || a.size() != 3)
+    throw InputError(path, 0, 0, where + ": '" + key + "' must be a list of 3 numbers");
+  Eigen::Vector3d out;
+  for (int i = 0; i < 3; ++i) {
+    if (!a[i].is_number())
+      throw InputError(path, 0, 0, where + ": '" + key + "' must be a list of 3 numbers");
+    out(i) = a[i].get<double>();
+  }
+  return out;
+}
+
+std::vector<InitialState> ReadStatesJson(const std::string& path, bool car) {
+  const nlohmann::json j = ReadJsonFile(path);
+  std::vector<const nlohmann::json*> objects;
+  if (j.is_object()) {
+    objects.push_back(&j);
+  } else if (j.is_array()) {
+    for (const nlohmann::json& e : j) objects.push_back(&e);
+  }
+  if (objects.empty())
+    throw InputError(path, 0, 0, "expected a state object or a non-empty list of them");
+  std::vector<InitialState> states;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    const nlohmann::json& o = *objects[i];
+    const std::string where = "state " + std::to_string(i + 1);
+    if (!o.is_object()) throw InputError(path, 0, 0, where + ": not an object");
+    for (const auto& item : o.items()) {
+      const std::string& k = item.key();
+      if (k != "x" && k != "v" && k != "omega" && k != "euler")
+        throw InputError(path, 0, 0,
+                         where + ": unknown key '" + k + "' (expected x, v, omega, euler)");
+    }
+    InitialState s;
+    s.x = JsonVec3(o, "x", true, path, where);
+    s.v = JsonVec3(o, "v", true, path, where);
+    s.omega = JsonVec3(o, "omega", false, path, where);
+    s.euler = JsonVec3(o, "euler", false, path, where);
+    if (!car && o.contains("euler"))
+      throw InputError(path, 0, 0, where + ": the ball model has no orientation ('euler')");
+    const StateProblem p = FindStateProblem(s, car);
+    if (!p.message.empty()) throw InputError(path, 0, 0, where + ": " + p.message);
+    states.push_back(s);
+  }
+  return states;
+}
+
+std::string Format17(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+double DefaultPredictDt(const ModelInfo& model) {
+  return model.kind == EpisodeKind::kBall ? 1.0 / game::kEpisodeRowRateHz : 1.0 / game::kTickRateHz;
+}
+
+bool PredictOptions::Check(std::string* why) const {
+  const ModelInfo* m = LookUpModel(model);
+  if (m == nullptr) return *why = "unknown model '" + model + "'", false;
+  const bool car = m->kind == EpisodeKind::kCar;
+  if (state.empty() == states_path.empty())
+    return *why = "give the initial state by exactly one of --state and --states", false;
+  if (!orientation.empty() && !car)
+    return *why = "--orientation: the " + model + " model has no orientation", false;
+  if (!orientation.empty() && state.empty())
+    return *why = "--orientation goes with --state (a --states file has pitch,yaw,roll)", false;
+  if (!controls_path.empty() && !car)
+    return *why = "--controls: the " + model + " model takes no controls", false;
+  if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > kMaxPredictDurationS)
+    return *why = "--duration " + Num(duration_s) + " s: must be in (0, " +
+                  Num(kMaxPredictDurationS) + "] s",
+           false;
+  const double dt = dt_s == 0.0 ? DefaultPredictDt(*m) : dt_s;
+  if (!std::isfinite(dt) || dt <= 0.0 || dt > kMaxPredictDtS)
+    return *why = "--dt " + Num(dt_s) + " s: must be in (0, " + Num(kMaxPredictDtS) + "] s", false;
+  if (car) {
+    const int n = SubstepsForRow(dt, game::kTickRateHz);
+    if (std::abs(dt / n * game::kTickRateHz - 1.0) > kPredictStepTolerance)
+      return *why = "--dt " + Num(dt) + " s is not a whole number of physics ticks (1/120 s, " +
+                    "within 5%), e.g. " + Num(n / game::kTickRateHz),
+             false;
+  } else {
+    const double rows = dt * game::kEpisodeRowRateHz;
+    const long m_rows = std::lround(rows);
+    if (m_rows < 1 || std::abs(rows - m_rows) > 1e-6 * m_rows)
+      return *why = "--dt " + Num(dt) + " s: the ball model runs in rows of the recordings, " +
+                    "1/60.96 s: use a multiple of it, e.g. " +
+                    Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz),
+             false;
+  }
+  if (dt > duration_s * (1.0 + 1e-12))
+    return *why = "--dt " + Num(dt) + " s is longer than --duration " + Num(duration_s) + " s",
+           false;
+  if (!state.empty()) {
+    const InitialState s = StateFromOptions(*this, why);
+    if (!why->empty()) return false;
+    const StateProblem p = FindStateProblem(s, car);
+    if (!p.message.empty())
+      return *why = (p.part == 3 ? "--orientation: " : "--state: ") + p.message, false;
+  }
+  for (const std::string* input : {&states_path, &controls_path, &coeffs})
+    if (SameFile(out_path, *input))
+      return *why = "--out " + out_path + " names an input file", false;
+  return true;
+}
+
+std::vector<InitialState> ReadStates(const std::string& path, bool car) {
+  const std::string ext = fs::path(path).extension().string();
+  if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such file");
+  if (ext == ".json") return ReadStatesJson(path, car);
+  if (ext == ".csv") return ReadStatesCsv(path, car);
+  throw InputError(path, 0, 0, "states file must be .json or .csv");
+}
+
+std::vector<TimedInput> ReadControls(const std::string& path, double dt_s) {
+  static constexpr std::array<const char*, 9> kNames = {
+      "t_s", "throttle", "steer", "pitch", "yaw", "roll", "jump", "boost", "handbrake"};
+  std::vector<TimedInput> out;
+  bool timed = false;
+  ReadNamedCsv<9>(
+      path, kNames, std::make_index_sequence<9>(), [](const std::vector<std::string>&) {},
+      [&](int line, const std::array<char*, 9>& cells, const std::vector<std::string>& header) {
+        double v[9] = {};
+        for (int c = 0; c < 9; ++c)
+          if (cells[c] != nullptr)
+            v[c] = CellNumber(path, line, ColumnOf(header, kNames[c]), cells[c]);
+        for (int c = 1; c <= 5; ++c)
+          if (std::abs(v[c]) > 1.0)
+            throw InputError(path, line, ColumnOf(header, kNames[c]),
+                             std::string(kNames[c]) + " " + Num(v[c]) + " is outside [-1, 1]");
+        for (int c = 6; c <= 8; ++c)
+          if (v[c] != 0.0 && v[c] != 1.0)
+            throw InputError(path, line, ColumnOf(header, kNames[c]),
+                             std::string(kNames[c]) + " " + Num(v[c]) + " must be 0 or 1");
+        TimedInput t;
+        timed = cells[0] != nullptr;
+        t.t_s = timed ? v[0] : static_cast<double>(out.size()) * dt_s;
+        if (timed && t.t_s < 0.0)
+          throw InputError(path, line, ColumnOf(header, "t_s"), "t_s must not be negative");
+        if (timed && !out.empty() && t.t_s <= out.back().t_s)
+          throw InputError(path, line, ColumnOf(header, "t_s"), "t_s does not increase");
+        t.input.throttle = v[1];
+        t.input.steer = v[2];
+        t.input.pitch = v[3];
+        t.input.yaw = v[4];
+        t.input.roll = v[5];
+        t.input.jump = v[6] != 0.0;
+        t.input.boost = v[7] != 0.0;
+        t.input.handbrake = v[8] != 0.0;
+        out.push_back(t);
+      });
+  if (out.empty()) throw InputError(path, 0, 0, "no controls (a header but no rows)");
+  return out;
+}
+
+Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
+                          const std::vector<TimedInput>& controls, double dt_s, int steps) {
+  RLFIT_CHECK(steps >= 1 && dt_s > 0.0, "a prediction needs at least one row of positive length");
+  Episode ep;
+  ep.path = "(predict)";
+  ep.name = "predict.csv";
+  ep.kind = kind;
+  ep.rows.resize(steps + 1);
+  ep.step_dt_s.assign(steps, dt_s);
+  ep.step_ticks.assign(steps, SubstepsForRow(dt_s, game::kTickRateHz));
+  Sample& first = ep.rows[0];
+  first.x = state.x;
+  first.v = state.v;
+  first.omega = state.omega;
+  if (kind == EpisodeKind::kCar)
+    first.theta = EulerToMatrix(state.euler(0), state.euler(1), state.euler(2));
+  std::size_t next = 0;  // first control not yet in force
+  CarInputs held;        // no input before the first control row
+  for (int k = 0; k <= steps; ++k) {
+    Sample& row = ep.rows[k];
+    row.source_row = k + 1;
+    row.t_s = k * dt_s;
+    while (next < controls.size() && controls[next].t_s <= row.t_s + kRowTimeSlackS)
+      held = controls[next++].input;
+    row.input = held;
+  }
+  return ep;
+}
+
+std::vector<Trajectory> RunPredict(const PredictOptions& options) {
+  std::string why;
+  if (!options.Check(&why)) throw InputError("(options)", 0, 0, why);
+  const ModelInfo& model = FindModel(options.model);
+  const bool car = model.kind == EpisodeKind::kCar;
+  const double dt = options.dt_s == 0.0 ? DefaultPredictDt(model) : options.dt_s;
+  const int steps = static_cast<int>(std::floor(options.duration_s / dt + 1e-9));
+  std::vector<InitialState> states;
+  if (options.states_path.empty())
+    states.push_back(StateFromOptions(options, &why));
+  else
+    states = ReadStates(options.states_path, car);
+  if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
+    throw InputError("(options)", 0, 0,
+                     std::to_string(states.size()) + " states x " + std::to_string(steps + 1) +
+                         " rows is more than " + std::to_string(kMaxPredictRows) +
+                         " output rows: shorten --duration or split --states");
+  const std::vector<TimedInput> controls = options.controls_path.empty()
+                                               ? std::vector<TimedInput>{}
+                                               : ReadControls(options.controls_path, dt);
+  const CoeffFile coeffs = LoadCoefficients(model, options.coeffs);
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
+
+  std::vector<Trajectory> out;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const Episode ep = PredictionEpisode(model.kind, states[i], controls, dt, steps);
+    Trajectory t;
+    t.state_index = static_cast<int>(i) + 1;
+    for (const Sample& s : ep.rows) t.t_s.push_back(s.t_s);
+    t.rows = predictor->Rollout(ep, 0, steps);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool orientation,
+                            bool state_column) {
+  std::string out = state_column ? "state," : "";
+  out += "source_row,t_s,x,y,z,vx,vy,vz,wx,wy,wz";
+  if (orientation) out += ",pitch,yaw,roll";
+  out += "\n";
+  char buf[64];
+  // ",%.17g": exact; adding 0.0 prints -0 (e.g. atan2 of -0) as 0.
+  auto cell = [&](double v) {
+    std::snprintf(buf, sizeof(buf), ",%.17g", v + 0.0);
+    out += buf;
+  };
+  for (const Trajectory& t : trajectories) {
+    for (std::size_t k = 0; k < t.rows.size(); ++k) {
+      const PredictedState& p = t.rows[k];
+      if (state_column) out += std::to_string(t.state_index) + ",";
+      out += std::to_string(k + 1);
+      cell(t.t_s[k]);
+      for (const Eigen::Vector3d* v : {&p.x, &p.v, &p.omega})
+        for (int i = 0; i < 3; ++i) cell((*v)(i));
+      if (orientation) {
+        const Eigen::Vector3d e = MatrixToEuler(p.theta);
+        for (int i = 0; i < 3; ++i) cell(e(i));
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+void WritePredictOutput(const PredictOptions& options, const std::vector<Trajectory>& trajectories,
+                        std::ostream& out) {
+  const ModelInfo& model = FindModel(options.model);
+  const std::string csv =
+      TrajectoriesCsv(trajectories, model.has_orientation, !options.states_path.empty());
+  if (options.out_path.empty())
+    out << csv;
+  else
+    WriteFileAtomic(options.out_path, csv);
+}
+
+}  // namespace rlfit

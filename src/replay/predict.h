@@ -1,0 +1,109 @@
+// `rlsim predict`: runs a model forward from given initial states (and, for the car, a control
+// sequence) for a given duration, through the same Predictor replay uses, over a constructed
+// episode whose rows are the output rows.
+#pragma once
+
+#include <Eigen/Core>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "src/io/episode.h"
+#include "src/replay/predictor.h"
+
+namespace rlfit {
+
+// Longest prediction, s: nothing runs unbounded (72000 car rows at the default spacing).
+inline constexpr double kMaxPredictDurationS = 600.0;
+// Most output rows of one run, over all states (about 1 GB of CSV).
+inline constexpr long kMaxPredictRows = 5000000;
+// Largest output row spacing, s.
+inline constexpr double kMaxPredictDtS = 1.0;
+// Car models: a row of dt_s is split into n = max(1, round(dt_s * 120)) physics steps of
+// dt_s / n (SubstepsForRow, as for recorded rows); that step must be within this fraction of a
+// tick (1/120 s), so the model never runs at a step it was not fitted at. The ~61 Hz
+// recordings' rows (2 steps of 1/121.92 s) are 1.6% off.
+inline constexpr double kPredictStepTolerance = 0.05;
+// Plausible positions, uu: |x|, |y|, |z| within this (the arena is 8192 x 10240 x 2044 uu,
+// goals 880 uu deep). Speeds and angular speeds use the recording reader's limits: twice the
+// game's caps (car 2300 uu/s, 5.5 rad/s; ball 6000 uu/s, 6 rad/s).
+inline constexpr double kMaxPositionUu = 10000.0;
+
+// An initial state. Euler angles as the datasets' (integers x pi / 32768, here in radians):
+// theta = EulerToMatrix(pitch, yaw, roll) = Rz(yaw) Ry(-pitch) Rx(-roll).
+struct InitialState {
+  Eigen::Vector3d x = Eigen::Vector3d::Zero();      // position, uu
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();      // velocity, uu/s
+  Eigen::Vector3d omega = Eigen::Vector3d::Zero();  // angular velocity (world), rad/s
+  Eigen::Vector3d euler = Eigen::Vector3d::Zero();  // pitch, yaw, roll, rad (car models)
+};
+
+// One row of a controls file: the inputs held from t_s until the next row's t_s.
+struct TimedInput {
+  double t_s = 0.0;  // s from the initial state
+  CarInputs input;
+};
+
+struct PredictOptions {
+  std::string model;          // model name (see Models())
+  std::string state;          // --state "x,y,z,vx,vy,vz[,wx,wy,wz]": uu, uu/s, rad/s
+  std::string orientation;    // --orientation "pitch,yaw,roll", rad (car models; default 0)
+  std::string states_path;    // --states: .json or .csv of initial states (instead of --state)
+  std::string controls_path;  // --controls: car inputs CSV; "" = no input
+  double duration_s = 2.0;    // predicted span, s, in (0, kMaxPredictDurationS]
+  double dt_s = 0.0;          // output row spacing, s; 0 = DefaultPredictDt(model)
+  std::string coeffs;         // "" = committed fit, "seed", or a coefficients JSON
+  std::string out_path;       // CSV to write (atomically); "" = stdout
+  std::string data_root;      // datasets root for the ball's arena mesh; "" = default lookup
+
+  // Option errors (names the option): model, one state source, ranges, the --state and
+  // --orientation values, --out not naming an input. Files are checked by RunPredict.
+  bool Check(std::string* why) const;
+};
+
+// A predicted trajectory: row k at t_s[k] = k dt; rows[0] is the initial state.
+struct Trajectory {
+  int state_index = 1;  // 1-based position of the state in --states (1 for --state)
+  std::vector<double> t_s;
+  std::vector<PredictedState> rows;
+};
+
+// Output row spacing when --dt is not given: one physics tick (1/120 s) for the car models;
+// one row of the ball recordings (1/60.96 s, which the ball model advances by 2 ticks of
+// 1/122 s, src/models/ball.h) for the ball.
+double DefaultPredictDt(const ModelInfo& model);
+
+// Reads initial states: .json (one object or a list of objects {"x": [3], "v": [3], optional
+// "omega": [3], "euler": [3] pitch/yaw/roll rad}) or .csv (header naming x,y,z,vx,vy,vz and
+// optionally wx,wy,wz and pitch,yaw,roll; one state per row). InputError (file, row, column)
+// on anything malformed or implausible.
+std::vector<InitialState> ReadStates(const std::string& path, bool car);
+
+// Reads a controls CSV: a header naming any of throttle, steer, pitch, yaw, roll (in [-1, 1]),
+// jump, boost, handbrake (0 or 1) and optionally t_s (s, >= 0, increasing); a missing column
+// is 0. Without t_s, row i holds from i * dt_s. InputError (file, row, column) otherwise.
+std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
+
+// The episode the predictor runs over: rows k = 0..steps at t = k dt_s, row 0 holding `state`,
+// each row carrying the inputs in force at its time (the last TimedInput with t_s <= t + 1e-9;
+// none before the first). Its recording clock is unknown (clock_origin_rows NaN), so inputs
+// switch as in any recording without one (Integration, ControlsOver): a control row at t_s
+// acts from t_s + input_delay_s + half a tick, t_s + 19.3 ms with the committed settings.
+Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
+                          const std::vector<TimedInput>& controls, double dt_s, int steps);
+
+// The whole command without output: checks the options (InputError "(options)" with the
+// reason), reads states and controls, loads the coefficients and runs the model's Predictor.
+std::vector<Trajectory> RunPredict(const PredictOptions& options);
+
+// The trajectory CSV: [state,]source_row,t_s,x,y,z,vx,vy,vz,wx,wy,wz[,pitch,yaw,roll] with
+// 17 significant digits; source_row is the 1-based row of a trajectory, `state` (with
+// --states) its state_index; pitch, yaw, roll in rad (MatrixToEuler) for car models.
+std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool orientation,
+                            bool state_column);
+
+// Writes TrajectoriesCsv to options.out_path (atomically) or to `out` when it is empty.
+void WritePredictOutput(const PredictOptions& options, const std::vector<Trajectory>& trajectories,
+                        std::ostream& out);
+
+}  // namespace rlfit
