@@ -4,6 +4,7 @@
 // exit code: 0 ok, 1 check failed, 2 bad input or usage, 3 internal error.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -13,8 +14,6 @@
 #include <new>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "src/common/error.h"
 #include "src/io/files.h"
@@ -168,8 +167,8 @@ inline CLI::Validator CoeffsSpec() {
 // so the option never swallows a positional path that follows it.
 inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizons_s,
                                       const std::string& help) {
-  return cmd->add_option("--horizons", *horizons_s,
-                         help + "; comma-separated, e.g. --horizons 0.5,1,2")
+  return cmd
+      ->add_option("--horizons", *horizons_s, help + "; comma-separated, e.g. --horizons 0.5,1,2")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(Positive());

@@ -1,4 +1,5 @@
 // rlfit: refits model coefficients on recordings (Ceres least squares) and cross-validates.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -6,8 +7,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "apps/cli_common.h"
 #include "fit/fit.h"
@@ -114,33 +113,32 @@ Command AddFit(CLI::App* app) {
       ->capture_default_str()
       ->check(rlfit::NonNegative());
 
-  return {fit, [args] {
-            return rlfit::RunGuarded(kTool, [&] {
-              rlfit::FitOptions& o = args->options;
-              CheckFitOptions(&o);
-              const std::vector<std::string> inputs = FitInputs(o);
-              rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
-              if (!args->plots.empty()) {
-                namespace fs = std::filesystem;
-                const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
-                const fs::path plots = fs::weakly_canonical(fs::absolute(args->plots));
-                const auto [p, q] = std::mismatch(plots.begin(), plots.end(), out.begin(), out.end());
-                if (p == plots.end())
-                  throw rlfit::InputError(o.out_path, 0, 0,
-                                          "lies inside the --plots folder, which is replaced as "
-                                          "a whole: choose another --out or --plots");
-                rlfit::CheckOutputTarget(args->plots, rlfit::OutputKind::kFolder, inputs,
-                                         args->force);
-              }
-              rlfit::RunFit(o, std::cout);
-              if (!args->plots.empty()) {
-                rlfit::StagedDir staged(args->plots, args->force);
-                rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"),
-                                     {o.out_path, staged.dir()});
-                staged.Commit();
-              }
-            });
-          }};
+  return {
+      fit, [args] {
+        return rlfit::RunGuarded(kTool, [&] {
+          rlfit::FitOptions& o = args->options;
+          CheckFitOptions(&o);
+          const std::vector<std::string> inputs = FitInputs(o);
+          rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
+          if (!args->plots.empty()) {
+            namespace fs = std::filesystem;
+            const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
+            const fs::path plots = fs::weakly_canonical(fs::absolute(args->plots));
+            const auto [p, q] = std::mismatch(plots.begin(), plots.end(), out.begin(), out.end());
+            if (p == plots.end())
+              throw rlfit::InputError(o.out_path, 0, 0,
+                                      "lies inside the --plots folder, which is replaced as "
+                                      "a whole: choose another --out or --plots");
+            rlfit::CheckOutputTarget(args->plots, rlfit::OutputKind::kFolder, inputs, args->force);
+          }
+          rlfit::RunFit(o, std::cout);
+          if (!args->plots.empty()) {
+            rlfit::StagedDir staged(args->plots, args->force);
+            rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"), {o.out_path, staged.dir()});
+            staged.Commit();
+          }
+        });
+      }};
 }
 
 Command AddCrossval(CLI::App* app) {
@@ -181,8 +179,9 @@ Command AddBaseline(CLI::App* app) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* baseline = app->add_subcommand(
-      "baseline", "fit MODEL on its default data and record coefficients and replay errors in "
-                  "results/MODEL/ (the regression baselines)");
+      "baseline",
+      "fit MODEL on its default data and record coefficients and replay errors in "
+      "results/MODEL/ (the regression baselines)");
   baseline->add_option("model", args->model, "model")
       ->required()
       ->check(CLI::IsMember(rlfit::ModelNames()));
@@ -220,19 +219,22 @@ Command AddCheck(CLI::App* app) {
   auto args = std::make_shared<Args>();
   rlfit::RegressionOptions& regression = args->regression;
   CLI::App* check = app->add_subcommand(
-      "check", "replay the datasets with the committed coefficients in results/ and fail when "
-               "an error metric is worse than its baseline, or a refit differs (exit code 1)");
+      "check",
+      "replay the datasets with the committed coefficients in results/ and fail when "
+      "an error metric is worse than its baseline, or a refit differs (exit code 1)");
   check->add_option("models", regression.models, "models to check (default: all in results/)")
       ->check(CLI::IsMember(rlfit::ModelNames()));
   check->add_option("--results", regression.results_dir, "results folder")
       ->capture_default_str()
       ->check(CLI::ExistingDirectory);
-  check->add_option("--tolerance", regression.relative_tolerance,
-                    "relative tolerance on each error metric")
+  check
+      ->add_option("--tolerance", regression.relative_tolerance,
+                   "relative tolerance on each error metric")
       ->capture_default_str()
       ->check(rlfit::NonNegative());
-  check->add_option("--refit-sigmas", regression.refit_sigmas,
-                    "a refit must land within this many standard errors")
+  check
+      ->add_option("--refit-sigmas", regression.refit_sigmas,
+                   "a refit must land within this many standard errors")
       ->capture_default_str()
       ->check(rlfit::Positive());
   check->add_flag("--no-refit", args->no_refit, "only replay, do not refit");

@@ -1,11 +1,10 @@
 // rlsim: replays recorded episodes through a model and reports prediction error.
+#include <CLI/CLI.hpp>
 #include <functional>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "apps/cli_common.h"
 #include "src/io/files.h"
@@ -41,9 +40,10 @@ Command AddReplay(CLI::App* app) {
   replay->add_option("paths", options.paths,
                      "recordings: files or folders (default: the model's datasets); relative "
                      "paths are also looked up under the datasets root");
-  replay->add_option("--coeffs", options.coeffs_path,
-                     "coefficients JSON written by rlfit (default: the committed fit "
-                     "results/<model>/coeffs.json; 'seed' for the seed notes' values)")
+  replay
+      ->add_option("--coeffs", options.coeffs_path,
+                   "coefficients JSON written by rlfit (default: the committed fit "
+                   "results/<model>/coeffs.json; 'seed' for the seed notes' values)")
       ->check(rlfit::CoeffsSpec());
   replay->add_option("--out", options.out_dir,
                      "output folder, replaced as a whole: predicted trajectories, "
@@ -54,8 +54,9 @@ Command AddReplay(CLI::App* app) {
       ->capture_default_str()
       ->check(rlfit::Positive());
   replay->add_flag("--quiet", options.quiet, "no progress on stderr");
-  replay->add_flag("--plots", args->plots,
-                   "also draw figures and OUT/index.html (scripts/plot_replay.py, matplotlib)")
+  replay
+      ->add_flag("--plots", args->plots,
+                 "also draw figures and OUT/index.html (scripts/plot_replay.py, matplotlib)")
       ->needs("--out");
   rlfit::AddDataOption(replay, &options.data_root);
 
@@ -85,40 +86,43 @@ Command AddSynth(CLI::App* app) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* synth = app->add_subcommand(
-      "synth", "write a synthetic episode: a recording's timing, inputs and first state, with "
-               "the later states predicted by the model");
+      "synth",
+      "write a synthetic episode: a recording's timing, inputs and first state, with "
+      "the later states predicted by the model");
   synth->add_option("model", args->model, "model")
       ->required()
       ->check(CLI::IsMember(rlfit::ModelNames()));
-  synth->add_option("template", args->template_path,
-                    "recorded episode to take timing and inputs from")
+  synth
+      ->add_option("template", args->template_path,
+                   "recorded episode to take timing and inputs from")
       ->required();
   synth->add_option("--out", args->out, "CSV to write (recording format)")->required();
   rlfit::AddForceFlag(synth, &args->force);
   synth->add_option("--rows", args->rows, "keep only the first N rows (0: all)")
       ->check(rlfit::NonNegative());
-  synth->add_option("--coeffs", args->coeffs,
-                    "coefficients JSON (default: the seed notes' values, also 'seed')")
+  synth
+      ->add_option("--coeffs", args->coeffs,
+                   "coefficients JSON (default: the seed notes' values, also 'seed')")
       ->check(rlfit::CoeffsSpec());
   rlfit::AddDataOption(synth, &args->data);
 
-  return {synth, [args] {
-            const rlfit::ModelInfo& model = rlfit::FindModel(args->model);
-            const std::string root = rlfit::ResolveDataRoot(args->data);
-            const std::string coeffs_spec = args->coeffs.empty() ? rlfit::kSeedCoeffs : args->coeffs;
-            std::vector<std::string> inputs =
-                rlfit::InputFilesFor(model.name, {args->template_path}, root);
-            for (const std::string& f : rlfit::CoeffsInputFiles(model.name, coeffs_spec))
-              inputs.push_back(f);
-            rlfit::CheckOutputTarget(args->out, rlfit::OutputKind::kFile, inputs, args->force);
-            const rlfit::CoeffFile coeffs = rlfit::LoadCoefficients(model, coeffs_spec);
-            const std::vector<rlfit::Episode> recorded =
-                rlfit::LoadEpisodesFor(model, {args->template_path}, root);
-            rlfit::WriteEpisodeCsv(args->out,
-                                   rlfit::Resimulate(recorded.front(),
-                                                     *model.make_predictor(coeffs, root),
-                                                     args->rows));
-          }};
+  return {
+      synth, [args] {
+        const rlfit::ModelInfo& model = rlfit::FindModel(args->model);
+        const std::string root = rlfit::ResolveDataRoot(args->data);
+        const std::string coeffs_spec = args->coeffs.empty() ? rlfit::kSeedCoeffs : args->coeffs;
+        std::vector<std::string> inputs =
+            rlfit::InputFilesFor(model.name, {args->template_path}, root);
+        for (const std::string& f : rlfit::CoeffsInputFiles(model.name, coeffs_spec))
+          inputs.push_back(f);
+        rlfit::CheckOutputTarget(args->out, rlfit::OutputKind::kFile, inputs, args->force);
+        const rlfit::CoeffFile coeffs = rlfit::LoadCoefficients(model, coeffs_spec);
+        const std::vector<rlfit::Episode> recorded =
+            rlfit::LoadEpisodesFor(model, {args->template_path}, root);
+        rlfit::WriteEpisodeCsv(
+            args->out,
+            rlfit::Resimulate(recorded.front(), *model.make_predictor(coeffs, root), args->rows));
+      }};
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 // Tests of the output layer: atomic writes, staged output folders, the output-target checks
 // and the removal of temporaries when a writer is killed.
+#include "src/io/files.h"
+
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -10,12 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "src/common/error.h"
-#include "src/io/files.h"
 #include "tests/test_util.h"
 
 namespace rlfit {
@@ -156,7 +156,8 @@ TEST_CASE("CheckOutputTarget refuses what would destroy an input or fail late") 
   CHECK(check("", OutputKind::kFile) == "");
   CHECK(check(dir.path() + "/coeffs.json", OutputKind::kFile) == "");
   CHECK(check(dir.path() + "/out", OutputKind::kFolder) == "");
-  const std::string earlier = dir.Write("fit.json", "{\"schema_version\": 1, \"model\": \"aerial\"}");
+  const std::string earlier =
+      dir.Write("fit.json", "{\"schema_version\": 1, \"model\": \"aerial\"}");
   CHECK(check(earlier, OutputKind::kFile) == "");
   fs::create_directory(dir.path() + "/replayed");
   dir.Write("replayed/replay_summary.json", "{}");

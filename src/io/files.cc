@@ -2,6 +2,12 @@
 // temporaries, strict JSON reads and provenance helpers.
 #include "src/io/files.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -13,12 +19,6 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
-
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "src/common/error.h"
 
@@ -105,8 +105,10 @@ extern "C" void RemoveTempsAndReraise(int sig) {
   const int saved_errno = errno;
   for (TempSlot& slot : g_temps) {
     if (slot.state.load(std::memory_order_acquire) != kLive) continue;
-    if (slot.is_dir) RemoveTreeSignalSafe(AT_FDCWD, slot.path, 0);
-    else ::unlink(slot.path);
+    if (slot.is_dir)
+      RemoveTreeSignalSafe(AT_FDCWD, slot.path, 0);
+    else
+      ::unlink(slot.path);
   }
   std::signal(sig, SIG_DFL);
   std::raise(sig);  // blocked until this handler returns, then the default action
@@ -121,8 +123,10 @@ class TempGuard {
   ~TempGuard() {
     if (!released_) {
       std::error_code ignored;
-      if (is_dir_) fs::remove_all(path_, ignored);
-      else fs::remove(path_, ignored);
+      if (is_dir_)
+        fs::remove_all(path_, ignored);
+      else
+        fs::remove(path_, ignored);
     }
     UnregisterTemp(slot_);
   }
@@ -424,8 +428,8 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
   for (const std::string& input : inputs) {
     struct stat in_st {};
     const fs::path in_path = Canonical(input);
-    const bool same = (exists && ::stat(input.c_str(), &in_st) == 0 &&
-                       in_st.st_dev == st.st_dev && in_st.st_ino == st.st_ino) ||
+    const bool same = (exists && ::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == st.st_dev &&
+                       in_st.st_ino == st.st_ino) ||
                       in_path == target;
     if (same)
       throw InputError(out, 0, 0,
@@ -439,8 +443,8 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
   if (exists) {
     if (IsSpecial(st.st_mode))
       throw InputError(out, 0, 0,
-                       "is " + TypeName(st.st_mode) + ", not a " +
-                           (folder ? "folder" : "file") + "; not replacing it");
+                       "is " + TypeName(st.st_mode) + ", not a " + (folder ? "folder" : "file") +
+                           "; not replacing it");
     if (!folder) {
       if (S_ISDIR(st.st_mode))
         throw InputError(out, 0, 0, "is a folder; this output is a file (give its name)");
@@ -448,8 +452,7 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
         throw InputError(out, 0, 0,
                          "exists and is not an rlfit output; pass --force to replace it");
     } else {
-      if (!S_ISDIR(st.st_mode))
-        throw InputError(out, 0, 0, "is a file; this output is a folder");
+      if (!S_ISDIR(st.st_mode)) throw InputError(out, 0, 0, "is a file; this output is a folder");
       std::error_code ec;
       const fs::path cwd = fs::current_path(ec);
       if (!ec && IsWithin(Canonical(cwd.string()), target))

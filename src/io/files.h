@@ -4,10 +4,9 @@
 // source tree, and strict JSON reading.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace rlfit {
 
