@@ -1,29 +1,177 @@
-// Shared wiring of the two command-line tools: data-root option and the one place where
-// errors become one line on stderr and a non-zero exit.
+// Shared wiring of the two command-line tools: parsing with one-line usage errors, readable
+// validators, --version, the data-root and --force options, the input files a command reads
+// (for the output checks), and the one place where errors become one line on stderr and an
+// exit code: 0 ok, 1 check failed, 2 bad input or usage, 3 internal error.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
+#include <new>
+#include <string>
+#include <vector>
 
 #include "src/common/error.h"
+#include "src/io/files.h"
+#include "src/io/recording.h"
+#include "src/replay/coeff_choice.h"
+#include "src/replay/predictor.h"
+
+#ifndef RLFIT_VERSION
+#error "RLFIT_VERSION must be defined by the build (CMakeLists.txt: project VERSION)"
+#endif
 
 namespace rlfit {
 
-// Runs a command body; InputError and other failures print one line and return non-zero.
+// Exit codes of both tools.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;  // rlfit check: a metric regressed
+inline constexpr int kExitBadInput = 2;     // bad input or usage
+inline constexpr int kExitInternal = 3;     // a bug (or out of memory)
+
+// Runs a command body and maps what it throws to one line on stderr and an exit code:
+// InputError and filesystem errors (a path problem) 2, everything else 3.
 inline int RunGuarded(const char* tool, const std::function<void()>& body) {
   try {
     body();
-    return 0;
+    return kExitOk;
   } catch (const InputError& e) {
     std::cerr << tool << ": error: " << e.what() << "\n";
-    return 2;
+    return kExitBadInput;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::string where = e.path1().string();
+    if (!e.path2().empty()) where += ", " + e.path2().string();
+    std::cerr << tool << ": error: " << (where.empty() ? "" : where + ": ") << e.code().message()
+              << "\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": internal error: out of memory\n";
+    return kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << tool << ": internal error: " << e.what() << "\n";
-    return 3;
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << tool << ": internal error: unknown exception\n";
+    return kExitInternal;
   }
+}
+
+// Adds --version ("TOOL 0.8.0") to the top-level app.
+inline void AddVersionFlag(CLI::App* app, const char* tool) {
+  app->set_version_flag("--version", std::string(tool) + " " + RLFIT_VERSION,
+                        "print the version and exit");
+}
+
+// Parses argv. Returns -1 to go on, else the exit code: 0 after --help or --version (printed
+// on stdout), 2 after a usage error, printed as one line "TOOL: error: MESSAGE (see --help)".
+inline int ParseCommandLine(CLI::App* app, const char* tool, int argc, char** argv) {
+  try {
+    app->parse(argc, argv);
+    return -1;
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app->exit(e);  // --help, --version
+    std::string message = e.what();
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+      message.pop_back();
+    for (char& c : message)
+      if (c == '\n') c = ' ';
+    std::cerr << tool << ": error: " << message << " (see --help)\n";
+    return kExitBadInput;
+  }
+}
+
+// --- validators with readable messages (CLI11 prefixes the option name) -----------------
+
+namespace cli_detail {
+
+inline bool ParseNumber(const std::string& text, double* value) {
+  try {
+    std::size_t used = 0;
+    *value = std::stod(text, &used);
+    return used == text.size() && std::isfinite(*value);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace cli_detail
+
+// A finite number > 0.
+inline CLI::Validator Positive() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0.0;
+        if (!cli_detail::ParseNumber(s, &v)) return "'" + s + "' is not a number";
+        if (!(v > 0.0)) return "must be > 0, got " + s;
+        return "";
+      },
+      "> 0", "Positive");
+}
+
+// A finite number >= 0.
+inline CLI::Validator NonNegative() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0.0;
+        if (!cli_detail::ParseNumber(s, &v)) return "'" + s + "' is not a number";
+        if (!(v >= 0.0)) return "must be >= 0, got " + s;
+        return "";
+      },
+      ">= 0", "NonNegative");
+}
+
+// A finite number in [lo, hi].
+inline CLI::Validator Between(double lo, double hi) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "[%g, %g]", lo, hi);
+  const std::string range = buffer;
+  return CLI::Validator(
+      [lo, hi, range](std::string& s) -> std::string {
+        double v = 0.0;
+        if (!cli_detail::ParseNumber(s, &v)) return "'" + s + "' is not a number";
+        if (!(v >= lo && v <= hi)) return "must be in " + range + ", got " + s;
+        return "";
+      },
+      range, "Between");
+}
+
+// An existing regular file.
+inline CLI::Validator ExistingFileOf(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& s) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(s, ec)) return "";
+        if (std::filesystem::exists(s, ec)) return s + " is not a file";
+        return what + " not found: " + s;
+      },
+      "FILE", "ExistingFileOf");
+}
+
+// --coeffs: the word "seed" or an existing coefficients file.
+inline CLI::Validator CoeffsSpec() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s == kSeedCoeffs) return "";
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(s, ec)) return "";
+        return "'" + s + "' is neither 'seed' nor an existing coefficients file";
+      },
+      "FILE|seed", "CoeffsSpec");
+}
+
+// Horizons: comma-separated or repeated (--horizons 0.5,1,2 or --horizons 0.5 --horizons 1),
+// so the option never swallows a positional path that follows it.
+inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizons_s,
+                                      const std::string& help) {
+  return cmd
+      ->add_option("--horizons", *horizons_s, help + "; comma-separated, e.g. --horizons 0.5,1,2")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(Positive());
 }
 
 // --data: the datasets root, falling back to $RLFIT_DATA and ../shared/datasets/lobot.
@@ -31,6 +179,43 @@ inline void AddDataOption(CLI::App* app, std::string* data_root) {
   app->add_option("--data", *data_root,
                   "datasets root (default: $RLFIT_DATA, else ../shared/datasets/lobot)")
       ->check(CLI::ExistingDirectory);
+}
+
+// --force: replace an existing output that rlfit did not write.
+inline void AddForceFlag(CLI::App* app, bool* force) {
+  app->add_flag("--force", *force,
+                "replace an existing output that rlfit did not write (a non-empty folder is "
+                "replaced as a whole)");
+}
+
+// The files a command on `model` reads: the recordings named by `paths` (files or folders,
+// resolved as LoadEpisodesFor does; the model's default data under `data_root` when empty),
+// the prediction_*.csv beside them, and the arena mesh of the data root. Missing or empty
+// paths throw the same InputError the command would.
+inline std::vector<std::string> InputFilesFor(const std::string& model,
+                                              const std::vector<std::string>& paths,
+                                              const std::string& data_root) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> resolved;
+  if (paths.empty()) {
+    for (const std::string& p : FindModel(model).default_paths)
+      if (!data_root.empty()) resolved.push_back((fs::path(data_root) / p).string());
+  } else {
+    for (const std::string& p : paths) resolved.push_back(ResolveUnderRoot(p, data_root));
+  }
+  std::vector<std::string> files = ExpandRecordingPaths(resolved);
+  const std::size_t recordings = files.size();
+  for (std::size_t i = 0; i < recordings; ++i)
+    if (const auto prediction = FindBaselineFor(files[i])) files.push_back(*prediction);
+  if (!data_root.empty()) files.push_back((fs::path(data_root) / "meshes" / "pitch.dat").string());
+  return files;
+}
+
+// The coefficients file a --coeffs value reads, if any ("" = the committed fit).
+inline std::vector<std::string> CoeffsInputFiles(const std::string& model,
+                                                 const std::string& spec) {
+  if (spec == kSeedCoeffs) return {};
+  return {spec.empty() ? CommittedCoeffsPath(model) : spec};
 }
 
 }  // namespace rlfit

@@ -1,12 +1,17 @@
 // rlfit: refits model coefficients on recordings (Ceres least squares) and cross-validates.
-#include <iostream>
-#include <map>
-
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "apps/cli_common.h"
 #include "fit/fit.h"
 #include "fit/regression.h"
+#include "src/io/files.h"
 #include "src/io/recording.h"
 #include "src/replay/predictor.h"
 #include "src/report/plots.h"
@@ -22,21 +27,21 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
                   "recordings: files or folders (default: the model's datasets); relative paths "
                   "are also looked up under the datasets root");
   cmd->add_option("--init", o->init_coeffs, "starting coefficients JSON (default: seed notes)")
-      ->check(CLI::ExistingFile);
+      ->check(rlfit::ExistingFileOf("starting coefficients file"));
   cmd->add_option("--window", o->window_s, "length of each rollout residual, s")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(rlfit::Positive());
   cmd->add_option("--stride", o->stride_s, "spacing of rollout starts, s")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(rlfit::Positive());
   cmd->add_option("--tick-rate", o->integration.tick_rate_hz,
                   "physics steps per second; a row of dt seconds takes round(dt * rate) steps")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(rlfit::Positive());
   cmd->add_option("--input-delay", o->integration.input_delay_s,
                   "seconds between a recorded input and the time it acts from")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(rlfit::Between(0.0, 1.0));
   cmd->add_option("--tick-aligned", o->integration.tick_aligned_inputs,
                   "1 = inputs take effect at the next physics tick when the episode's clock is "
                   "known, 0 = exactly at row time + delay")
@@ -53,113 +58,221 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--loss-scale", o->solver.loss_scale,
                   "robust-loss threshold, in sigmas (default: 3 for aerial and ground, 0.3 for "
                   "ball)")
-      ->check(CLI::PositiveNumber);
+      ->check(rlfit::Positive());
   cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
+      ->check(rlfit::Between(1, 10000));
   cmd->add_option("--threads", o->solver.threads, "solver threads")
       ->capture_default_str()
-      ->check(CLI::Range(1, 64));
-  cmd->add_option("--horizons", o->replay.horizons_s,
-                  "horizons of the held-out replay report, s (plus the last row)")
-      ->capture_default_str();
+      ->check(rlfit::Between(1, 64));
+  rlfit::AddHorizonsOption(cmd, &o->replay.horizons_s,
+                           "horizons of the held-out replay report, s (plus the last row)");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   rlfit::AddDataOption(cmd, &o->data_root);
 }
 
-}  // namespace
+constexpr const char* kTool = "rlfit";
 
-int main(int argc, char** argv) {
-  CLI::App app{"rlfit: refit rlfit's model coefficients on Rocket League recordings"};
-  app.require_subcommand(1);
+// A subcommand: its CLI11 node and the body run when it was given (returns the exit code).
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
 
-  rlfit::FitOptions fit_options;
-  CLI::App* fit = app.add_subcommand(
+// The files a fit or crossval reads: recordings, arena mesh, --init.
+std::vector<std::string> FitInputs(const rlfit::FitOptions& o) {
+  std::vector<std::string> inputs = rlfit::InputFilesFor(o.model, o.paths, o.data_root);
+  if (!o.init_coeffs.empty()) inputs.push_back(o.init_coeffs);
+  return inputs;
+}
+
+void CheckFitOptions(rlfit::FitOptions* o) {
+  std::string why;
+  if (!o->Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+  o->data_root = rlfit::ResolveDataRoot(o->data_root);
+}
+
+Command AddFit(CLI::App* app) {
+  struct Args {
+    rlfit::FitOptions options;
+    std::string plots;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* fit = app->add_subcommand(
       "fit", "fit coefficients by least squares on rollouts; validate on held-out episodes");
-  AddFitOptions(fit, &fit_options);
-  fit->add_option("--out", fit_options.out_path, "coefficients JSON to write");
-  std::string fit_plots;
-  fit->add_option("--plots", fit_plots,
-                  "folder for the fit's report page: each coefficient with its error bar "
-                  "beside its default (needs --out)")
+  AddFitOptions(fit, &args->options);
+  fit->add_option("--out", args->options.out_path, "coefficients JSON to write");
+  fit->add_option("--plots", args->plots,
+                  "folder for the fit's report page, replaced as a whole: each coefficient "
+                  "with its error bar beside its default (needs --out)")
       ->needs(fit->get_option("--out"));
-  fit->add_option("--holdout-every", fit_options.holdout_every,
+  rlfit::AddForceFlag(fit, &args->force);
+  fit->add_option("--holdout-every", args->options.holdout_every,
                   "hold out every k-th episode for validation (0: none)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(rlfit::NonNegative());
 
-  rlfit::FitOptions cv_options;
-  int folds = 4;
-  std::string cv_out;
-  CLI::App* cv = app.add_subcommand(
+  return {
+      fit, [args] {
+        return rlfit::RunGuarded(kTool, [&] {
+          rlfit::FitOptions& o = args->options;
+          CheckFitOptions(&o);
+          const std::vector<std::string> inputs = FitInputs(o);
+          rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
+          if (!args->plots.empty()) {
+            namespace fs = std::filesystem;
+            const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
+            const fs::path plots = fs::weakly_canonical(fs::absolute(args->plots));
+            const auto [p, q] = std::mismatch(plots.begin(), plots.end(), out.begin(), out.end());
+            if (p == plots.end())
+              throw rlfit::InputError(o.out_path, 0, 0,
+                                      "lies inside the --plots folder, which is replaced as "
+                                      "a whole: choose another --out or --plots");
+            rlfit::CheckOutputTarget(args->plots, rlfit::OutputKind::kFolder, inputs, args->force);
+          }
+          rlfit::RunFit(o, std::cout);
+          if (!args->plots.empty()) {
+            rlfit::StagedDir staged(args->plots, args->force);
+            rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"), {o.out_path, staged.dir()});
+            staged.Commit();
+          }
+        });
+      }};
+}
+
+Command AddCrossval(CLI::App* app) {
+  struct Args {
+    rlfit::FitOptions options;
+    int folds = 4;
+    std::string out;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cv = app->add_subcommand(
       "crossval", "k-fold by episode: replay every episode with coefficients fitted without it");
-  AddFitOptions(cv, &cv_options);
-  cv->add_option("--folds", folds, "number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
-  cv->add_option("--out", cv_out, "output folder for the combined held-out replay report");
+  AddFitOptions(cv, &args->options);
+  cv->add_option("--folds", args->folds, "number of folds")
+      ->capture_default_str()
+      ->check(rlfit::Between(2, 1000));
+  cv->add_option("--out", args->out,
+                 "output folder for the combined held-out replay report, replaced as a whole");
+  rlfit::AddForceFlag(cv, &args->force);
 
-  rlfit::RegressionOptions regression;
-  std::string baseline_model;
-  CLI::App* baseline = app.add_subcommand(
-      "baseline", "fit MODEL on its default data and record coefficients and replay errors in "
-                  "results/MODEL/ (the regression baselines)");
-  baseline->add_option("model", baseline_model, "model")->required()->check(
-      CLI::IsMember(rlfit::ModelNames()));
-  baseline->add_option("--results", regression.results_dir, "results folder")
+  return {cv, [args] {
+            return rlfit::RunGuarded(kTool, [&] {
+              rlfit::FitOptions& o = args->options;
+              CheckFitOptions(&o);
+              rlfit::CheckOutputTarget(args->out, rlfit::OutputKind::kFolder, FitInputs(o),
+                                       args->force);
+              o.replay.force = args->force;  // WriteReplayOutputs' StagedDir
+              rlfit::RunCrossValidation(o, args->folds, args->out, std::cout);
+            });
+          }};
+}
+
+Command AddBaseline(CLI::App* app) {
+  struct Args {
+    rlfit::RegressionOptions regression;
+    std::string model;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* baseline = app->add_subcommand(
+      "baseline",
+      "fit MODEL on its default data and record coefficients and replay errors in "
+      "results/MODEL/ (the regression baselines)");
+  baseline->add_option("model", args->model, "model")
+      ->required()
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  baseline->add_option("--results", args->regression.results_dir, "results folder")
       ->capture_default_str();
-  baseline->add_flag("--quiet", regression.quiet, "no progress on stderr");
-  rlfit::AddDataOption(baseline, &regression.data_root);
+  rlfit::AddForceFlag(baseline, &args->force);
+  baseline->add_flag("--quiet", args->regression.quiet, "no progress on stderr");
+  rlfit::AddDataOption(baseline, &args->regression.data_root);
 
-  CLI::App* check = app.add_subcommand(
-      "check", "replay the datasets with the committed coefficients in results/ and fail when "
-               "an error metric is worse than its baseline, or a refit differs");
+  return {baseline, [args] {
+            return rlfit::RunGuarded(kTool, [&] {
+              rlfit::RegressionOptions& r = args->regression;
+              std::string why;
+              if (!r.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+              r.data_root = rlfit::ResolveDataRoot(r.data_root);
+              // results/MODEL/, or the results folder itself when it is still to be made.
+              namespace fs = std::filesystem;
+              std::error_code ec;
+              const std::string target = fs::is_directory(r.results_dir, ec)
+                                             ? (fs::path(r.results_dir) / args->model).string()
+                                             : r.results_dir;
+              rlfit::CheckOutputTarget(target, rlfit::OutputKind::kFolder,
+                                       rlfit::InputFilesFor(args->model, {}, r.data_root),
+                                       args->force);
+              rlfit::RecordBaseline(args->model, r, std::cout);
+            });
+          }};
+}
+
+Command AddCheck(CLI::App* app) {
+  struct Args {
+    rlfit::RegressionOptions regression;
+    bool no_refit = false;
+  };
+  auto args = std::make_shared<Args>();
+  rlfit::RegressionOptions& regression = args->regression;
+  CLI::App* check = app->add_subcommand(
+      "check",
+      "replay the datasets with the committed coefficients in results/ and fail when "
+      "an error metric is worse than its baseline, or a refit differs (exit code 1)");
   check->add_option("models", regression.models, "models to check (default: all in results/)")
       ->check(CLI::IsMember(rlfit::ModelNames()));
   check->add_option("--results", regression.results_dir, "results folder")
       ->capture_default_str()
       ->check(CLI::ExistingDirectory);
-  check->add_option("--tolerance", regression.relative_tolerance,
-                    "relative tolerance on each error metric")
+  check
+      ->add_option("--tolerance", regression.relative_tolerance,
+                   "relative tolerance on each error metric")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  check->add_option("--refit-sigmas", regression.refit_sigmas,
-                    "a refit must land within this many standard errors")
+      ->check(rlfit::NonNegative());
+  check
+      ->add_option("--refit-sigmas", regression.refit_sigmas,
+                   "a refit must land within this many standard errors")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  bool no_refit = false;
-  check->add_flag("--no-refit", no_refit, "only replay, do not refit");
+      ->check(rlfit::Positive());
+  check->add_flag("--no-refit", args->no_refit, "only replay, do not refit");
   check->add_flag("--quiet", regression.quiet, "no progress on stderr");
   rlfit::AddDataOption(check, &regression.data_root);
 
-  CLI11_PARSE(app, argc, argv);
-  if (baseline->parsed() || check->parsed()) {
-    int failed = 0;
-    const int rc = rlfit::RunGuarded("rlfit", [&] {
-      std::string why;
-      if (!regression.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
-      regression.refit = !no_refit;
-      regression.data_root = rlfit::ResolveDataRoot(regression.data_root);
-      if (baseline->parsed()) {
-        rlfit::RecordBaseline(baseline_model, regression, std::cout);
-        return;
-      }
-      const std::vector<std::string> failures = rlfit::RunRegressionCheck(regression, std::cout);
-      for (const std::string& f : failures) std::cerr << "rlfit: regression: " << f << "\n";
-      failed = static_cast<int>(failures.size());
-      std::cout << (failed == 0 ? "regression check passed\n"
-                                : "regression check FAILED: " + std::to_string(failed) +
-                                      " metric(s) worse than baseline\n");
-    });
-    return rc != 0 ? rc : (failed > 0 ? 1 : 0);
-  }
-  return rlfit::RunGuarded("rlfit", [&] {
-    rlfit::FitOptions& o = fit->parsed() ? fit_options : cv_options;
-    std::string why;
-    if (!o.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
-    o.data_root = rlfit::ResolveDataRoot(o.data_root);
-    if (fit->parsed()) {
-      rlfit::RunFit(o, std::cout);
-      if (!fit_plots.empty())
-        rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"), {o.out_path, fit_plots});
-    }
-    else rlfit::RunCrossValidation(o, folds, cv_out, std::cout);
-  });
+  return {check, [args] {
+            int failed = 0;
+            const int rc = rlfit::RunGuarded(kTool, [&] {
+              rlfit::RegressionOptions& r = args->regression;
+              std::string why;
+              if (!r.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+              r.refit = !args->no_refit;
+              r.data_root = rlfit::ResolveDataRoot(r.data_root);
+              const std::vector<std::string> failures = rlfit::RunRegressionCheck(r, std::cout);
+              for (const std::string& f : failures) std::cerr << "rlfit: regression: " << f << "\n";
+              failed = static_cast<int>(failures.size());
+              std::cout << (failed == 0 ? "regression check passed\n"
+                                        : "regression check FAILED: " + std::to_string(failed) +
+                                              " metric(s) worse than baseline\n");
+            });
+            if (rc != rlfit::kExitOk) return rc;
+            return failed > 0 ? rlfit::kExitCheckFailed : rlfit::kExitOk;
+          }};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rlfit::InstallCleanupHandlers();
+  CLI::App app{"rlfit: refit rlfit's model coefficients on Rocket League recordings"};
+  app.require_subcommand(1);
+  rlfit::AddVersionFlag(&app, kTool);
+  const std::vector<Command> commands = {AddFit(&app), AddCrossval(&app), AddBaseline(&app),
+                                         AddCheck(&app)};
+
+  if (const int code = rlfit::ParseCommandLine(&app, kTool, argc, argv); code >= 0) return code;
+  for (const Command& command : commands)
+    if (command.app->parsed()) return command.run();
+  return rlfit::kExitInternal;  // require_subcommand(1) makes this unreachable
 }

@@ -1,10 +1,15 @@
 // rlsim: replays recorded episodes through a model and reports prediction error.
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "apps/cli_common.h"
+#include "src/io/files.h"
 #include "src/io/recording.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/predict.h"
 #include "src/replay/replay.h"
 #include "src/replay/synth.h"
@@ -12,8 +17,124 @@
 
 namespace {
 
+constexpr const char* kTool = "rlsim";
+
+// A subcommand: its CLI11 node and the body run when it was given.
+struct Command {
+  CLI::App* app;
+  std::function<void()> run;
+};
+
+Command AddReplay(CLI::App* app) {
+  struct Args {
+    rlfit::ReplayOptions options;
+    bool plots = false;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  rlfit::ReplayOptions& options = args->options;
+  CLI::App* replay = app->add_subcommand(
+      "replay", "predict recorded episodes open loop and from windowed restarts; report error");
+  replay->add_option("model", options.model, "model to replay")
+      ->required()
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  replay->add_option("paths", options.paths,
+                     "recordings: files or folders (default: the model's datasets); relative "
+                     "paths are also looked up under the datasets root");
+  replay
+      ->add_option("--coeffs", options.coeffs_path,
+                   "coefficients JSON written by rlfit (default: the committed fit "
+                   "results/<model>/coeffs.json; 'seed' for the seed notes' values)")
+      ->check(rlfit::CoeffsSpec());
+  replay->add_option("--out", options.out_dir,
+                     "output folder, replaced as a whole: predicted trajectories, "
+                     "replay_summary.json, summary.txt");
+  rlfit::AddForceFlag(replay, &args->force);
+  rlfit::AddHorizonsOption(replay, &options.horizons_s, "reported horizons in seconds");
+  replay->add_option("--window", options.window_s, "spacing of windowed restarts, s")
+      ->capture_default_str()
+      ->check(rlfit::Positive());
+  replay->add_flag("--quiet", options.quiet, "no progress on stderr");
+  replay
+      ->add_flag("--plots", args->plots,
+                 "also draw figures and OUT/index.html (scripts/plot_replay.py, matplotlib)")
+      ->needs("--out");
+  rlfit::AddDataOption(replay, &options.data_root);
+
+  return {replay, [args] {
+            rlfit::ReplayOptions& o = args->options;
+            o.force = args->force;
+            std::string why;
+            if (!o.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+            o.data_root = rlfit::ResolveDataRoot(o.data_root);
+            if (!o.out_dir.empty()) {
+              std::vector<std::string> inputs = rlfit::InputFilesFor(o.model, o.paths, o.data_root);
+              for (const std::string& f : rlfit::CoeffsInputFiles(o.model, o.coeffs_path))
+                inputs.push_back(f);
+              rlfit::CheckOutputTarget(o.out_dir, rlfit::OutputKind::kFolder, inputs, o.force);
+            }
+            rlfit::RunReplay(o, std::cout);
+            if (args->plots)
+              rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_replay.py"), {o.out_dir});
+          }};
+}
+
+Command AddSynth(CLI::App* app) {
+  struct Args {
+    std::string model, template_path, out, coeffs, data;
+    int rows = 0;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* synth = app->add_subcommand(
+      "synth",
+      "write a synthetic episode: a recording's timing, inputs and first state, with "
+      "the later states predicted by the model");
+  synth->add_option("model", args->model, "model")
+      ->required()
+      ->check(CLI::IsMember(rlfit::ModelNames()));
+  synth
+      ->add_option("template", args->template_path,
+                   "recorded episode to take timing and inputs from")
+      ->required();
+  synth->add_option("--out", args->out, "CSV to write (recording format)")->required();
+  rlfit::AddForceFlag(synth, &args->force);
+  synth->add_option("--rows", args->rows, "keep only the first N rows (0: all)")
+      ->check(rlfit::NonNegative());
+  synth
+      ->add_option("--coeffs", args->coeffs,
+                   "coefficients JSON (default: the seed notes' values, also 'seed')")
+      ->check(rlfit::CoeffsSpec());
+  rlfit::AddDataOption(synth, &args->data);
+
+  return {
+      synth, [args] {
+        const rlfit::ModelInfo& model = rlfit::FindModel(args->model);
+        const std::string root = rlfit::ResolveDataRoot(args->data);
+        const std::string coeffs_spec = args->coeffs.empty() ? rlfit::kSeedCoeffs : args->coeffs;
+        std::vector<std::string> inputs =
+            rlfit::InputFilesFor(model.name, {args->template_path}, root);
+        for (const std::string& f : rlfit::CoeffsInputFiles(model.name, coeffs_spec))
+          inputs.push_back(f);
+        rlfit::CheckOutputTarget(args->out, rlfit::OutputKind::kFile, inputs, args->force);
+        const rlfit::CoeffFile coeffs = rlfit::LoadCoefficients(model, coeffs_spec);
+        const std::vector<rlfit::Episode> recorded =
+            rlfit::LoadEpisodesFor(model, {args->template_path}, root);
+        rlfit::WriteEpisodeCsv(
+            args->out,
+            rlfit::Resimulate(recorded.front(), *model.make_predictor(coeffs, root), args->rows));
+      }};
+}
+
+
 // `rlsim predict`: options bound straight into PredictOptions (checked by RunPredict).
-CLI::App* AddPredictCommand(CLI::App* app, rlfit::PredictOptions* o) {
+Command AddPredict(CLI::App* app) {
+  struct Args {
+    rlfit::PredictOptions options;
+    bool force = false;
+  };
+  auto args = std::make_shared<Args>();
+  rlfit::PredictOptions* o = &args->options;
   CLI::App* predict = app->add_subcommand(
       "predict", "run a model from given initial states (and car controls) for a duration; "
                  "write the predicted trajectory CSV");
@@ -44,84 +165,31 @@ CLI::App* AddPredictCommand(CLI::App* app, rlfit::PredictOptions* o) {
                       "fit in results/MODEL/coeffs.json)");
   predict->add_option("--out", o->out_path, "CSV to write (default: stdout)");
   rlfit::AddDataOption(predict, &o->data_root);
-  return predict;
+  rlfit::AddForceFlag(predict, &args->force);
+  return {predict, [args] {
+            const rlfit::PredictOptions& o = args->options;
+            if (!o.out_path.empty()) {
+              std::vector<std::string> inputs =
+                  rlfit::CoeffsInputFiles(o.model, o.coeffs);
+              for (const std::string* f : {&o.states_path, &o.controls_path})
+                if (!f->empty()) inputs.push_back(*f);
+              rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
+            }
+            rlfit::WritePredictOutput(o, rlfit::RunPredict(o), std::cout);
+          }};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  rlfit::InstallCleanupHandlers();
   CLI::App app{"rlsim: replay Rocket League recordings through rlfit's models"};
   app.require_subcommand(1);
-  rlfit::ReplayOptions options;
-  CLI::App* replay = app.add_subcommand(
-      "replay", "predict recorded episodes open loop and from windowed restarts; report error");
-  replay->add_option("model", options.model, "model to replay")
-      ->required()
-      ->check(CLI::IsMember(rlfit::ModelNames()));
-  replay->add_option("paths", options.paths,
-                     "recordings: files or folders (default: the model's datasets); relative "
-                     "paths are also looked up under the datasets root");
-  replay->add_option("--coeffs", options.coeffs_path,
-                     "coefficients JSON written by rlfit (default: the seed notes' values)")
-      ->check(CLI::ExistingFile);
-  replay->add_option("--out", options.out_dir,
-                     "output folder: predicted trajectories, replay_summary.json, summary.txt");
-  replay->add_option("--horizons", options.horizons_s, "reported horizons in seconds")
-      ->capture_default_str();
-  replay->add_option("--window", options.window_s, "spacing of windowed restarts, s")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  replay->add_flag("--quiet", options.quiet, "no progress on stderr");
-  bool plots = false;
-  replay->add_flag("--plots", plots,
-                   "also draw figures and OUT/index.html (scripts/plot_replay.py, matplotlib)")
-      ->needs("--out");
-  rlfit::AddDataOption(replay, &options.data_root);
+  rlfit::AddVersionFlag(&app, kTool);
+  const std::vector<Command> commands = {AddReplay(&app), AddSynth(&app), AddPredict(&app)};
 
-  std::string synth_model, synth_template, synth_out, synth_coeffs, synth_data;
-  int synth_rows = 0;
-  CLI::App* synth = app.add_subcommand(
-      "synth", "write a synthetic episode: a recording's timing, inputs and first state, with "
-               "the later states predicted by the model");
-  synth->add_option("model", synth_model, "model")->required()->check(
-      CLI::IsMember(rlfit::ModelNames()));
-  synth->add_option("template", synth_template, "recorded episode to take timing and inputs from")
-      ->required();
-  synth->add_option("--out", synth_out, "CSV to write (recording format)")->required();
-  synth->add_option("--rows", synth_rows, "keep only the first N rows (0: all)")
-      ->check(CLI::NonNegativeNumber);
-  synth->add_option("--coeffs", synth_coeffs, "coefficients JSON (default: seed notes)")
-      ->check(CLI::ExistingFile);
-  rlfit::AddDataOption(synth, &synth_data);
-
-  rlfit::PredictOptions predict_options;
-  CLI::App* predict = AddPredictCommand(&app, &predict_options);
-
-  CLI11_PARSE(app, argc, argv);
-  if (predict->parsed()) {
-    return rlfit::RunGuarded("rlsim", [&] {
-      rlfit::WritePredictOutput(predict_options, rlfit::RunPredict(predict_options), std::cout);
-    });
-  }
-  if (synth->parsed()) {
-    return rlfit::RunGuarded("rlsim", [&] {
-      const rlfit::ModelInfo& model = rlfit::FindModel(synth_model);
-      const std::string root = rlfit::ResolveDataRoot(synth_data);
-      const rlfit::CoeffFile coeffs =
-          synth_coeffs.empty() ? rlfit::DefaultCoeffs(model.name, *model.layout)
-                               : rlfit::ReadCoeffFile(synth_coeffs, model.name, *model.layout);
-      const std::vector<rlfit::Episode> recorded =
-          rlfit::LoadEpisodesFor(model, {synth_template}, root);
-      rlfit::WriteEpisodeCsv(synth_out, rlfit::Resimulate(recorded.front(),
-                                                          *model.make_predictor(coeffs, root),
-                                                          synth_rows));
-    });
-  }
-  return rlfit::RunGuarded("rlsim", [&] {
-    std::string why;
-    if (!options.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
-    options.data_root = rlfit::ResolveDataRoot(options.data_root);
-    rlfit::RunReplay(options, std::cout);
-    if (plots) rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_replay.py"), {options.out_dir});
-  });
+  if (const int code = rlfit::ParseCommandLine(&app, kTool, argc, argv); code >= 0) return code;
+  for (const Command& command : commands)
+    if (command.app->parsed()) return rlfit::RunGuarded(kTool, command.run);
+  return rlfit::kExitInternal;  // require_subcommand(1) makes this unreachable
 }

@@ -356,13 +356,6 @@ TEST_CASE("option errors name the option") {
   CHECK(o.Check(&why));  // the ball's limit is 12000 uu/s
   o.state = "0,0,500,0,0,13000";
   CHECK(CheckFails(o).find("speed 13000") != std::string::npos);
-
-  TempDir dir;
-  o = ok;
-  o.state.clear();
-  o.states_path = dir.Write("s.csv", "x,y,z,vx,vy,vz\n0,0,100,0,0,0\n");
-  o.out_path = o.states_path;
-  CHECK(CheckFails(o).find("names an input") != std::string::npos);
 }
 
 // The InputError `body` throws; fails the test if it throws none.

@@ -1,12 +1,24 @@
-// Atomic file writes, strict JSON reads and provenance helpers.
+// Atomic file writes, staged output folders, output-target checks, signal cleanup of
+// temporaries, strict JSON reads and provenance helpers.
 #include "src/io/files.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
-#include <unistd.h>
 
 #include "src/common/error.h"
 
@@ -14,25 +26,454 @@ namespace rlfit {
 
 namespace fs = std::filesystem;
 
-void WriteFileAtomic(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, 0, 0, "cannot write file");
-    out << contents;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw InputError(path, 0, 0, "write failed");
+namespace {
+
+// --- the registry of live temporaries, read by the signal handler -----------------------
+// Fixed storage and lock-free atomics only: the handler must not allocate or lock.
+
+constexpr int kMaxTemps = 32;
+constexpr int kMaxTempPath = 4096;
+enum SlotState : int { kFree = 0, kFilling = 1, kLive = 2 };
+
+struct TempSlot {
+  std::atomic<int> state{kFree};
+  bool is_dir = false;
+  char path[kMaxTempPath] = {0};
+};
+TempSlot g_temps[kMaxTemps];
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+// Registers an absolute path; returns its slot, or -1 when the registry is full (the
+// temporary is then still removed on failure, only not on a signal).
+int RegisterTemp(const std::string& path, bool is_dir) {
+  if (path.size() + 1 > static_cast<std::size_t>(kMaxTempPath)) return -1;
+  for (int i = 0; i < kMaxTemps; ++i) {
+    int expected = kFree;
+    if (g_temps[i].state.compare_exchange_strong(expected, kFilling)) {
+      std::memcpy(g_temps[i].path, path.c_str(), path.size() + 1);
+      g_temps[i].is_dir = is_dir;
+      g_temps[i].state.store(kLive, std::memory_order_release);
+      return i;
     }
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(path, 0, 0, "cannot rename temporary file into place");
+  return -1;
+}
+
+void UnregisterTemp(int slot) {
+  if (slot >= 0) g_temps[slot].state.store(kFree, std::memory_order_release);
+}
+
+// The layout of the entries getdents64 returns.
+struct Dirent64 {
+  std::uint64_t d_ino;
+  std::int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+// Removes `name` under `parent_fd`, a file or a whole folder, with async-signal-safe calls only
+// (openat, getdents64, unlinkat, close, lseek).
+void RemoveTreeSignalSafe(int parent_fd, const char* name, int depth) {
+  if (::unlinkat(parent_fd, name, 0) == 0 || depth > 16) return;
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  alignas(8) char buffer[2048];
+  // Removing entries while reading may skip some: rescan until a pass removes nothing.
+  for (int pass = 0; pass < 64; ++pass) {
+    bool removed = false;
+    ::lseek(fd, 0, SEEK_SET);
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
+      if (n <= 0) break;
+      for (long offset = 0; offset < n;) {
+        const Dirent64* entry = reinterpret_cast<const Dirent64*>(buffer + offset);
+        offset += entry->d_reclen;
+        const char* entry_name = entry->d_name;
+        if (std::strcmp(entry_name, ".") == 0 || std::strcmp(entry_name, "..") == 0) continue;
+        RemoveTreeSignalSafe(fd, entry_name, depth + 1);
+        removed = true;
+      }
+    }
+    if (!removed) break;
   }
+  ::close(fd);
+  ::unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+extern "C" void RemoveTempsAndReraise(int sig) {
+  const int saved_errno = errno;
+  for (TempSlot& slot : g_temps) {
+    if (slot.state.load(std::memory_order_acquire) != kLive) continue;
+    if (slot.is_dir)
+      RemoveTreeSignalSafe(AT_FDCWD, slot.path, 0);
+    else
+      ::unlink(slot.path);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);  // blocked until this handler returns, then the default action
+  errno = saved_errno;
+}
+
+// A registered temporary that is removed unless released.
+class TempGuard {
+ public:
+  TempGuard(std::string path, bool is_dir)
+      : path_(std::move(path)), is_dir_(is_dir), slot_(RegisterTemp(path_, is_dir)) {}
+  ~TempGuard() {
+    if (!released_) {
+      std::error_code ignored;
+      if (is_dir_)
+        fs::remove_all(path_, ignored);
+      else
+        fs::remove(path_, ignored);
+    }
+    UnregisterTemp(slot_);
+  }
+  TempGuard(const TempGuard&) = delete;
+  TempGuard& operator=(const TempGuard&) = delete;
+  void Release() { released_ = true; }
+
+ private:
+  std::string path_;
+  bool is_dir_;
+  int slot_;
+  bool released_ = false;
+};
+
+std::string Errno(int err) { return std::strerror(err); }
+
+mode_t CurrentUmask() {
+  static const mode_t mask = [] {
+    const mode_t m = ::umask(022);
+    ::umask(m);
+    return m;
+  }();
+  return mask;
+}
+
+// "a folder", "a character device", ... for a file type that is not a regular file.
+std::string TypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+bool IsSpecial(mode_t mode) {
+  return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
+}
+
+// Absolute, normalized, without a trailing separator.
+fs::path Normalize(const std::string& path) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  if (p.filename().empty() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
+  return p;
+}
+
+fs::path ParentOf(const fs::path& normalized) {
+  return normalized.has_parent_path() ? normalized.parent_path() : fs::path(".");
+}
+
+// A temporary name beside `target`: hidden, with the mkstemp/mkdtemp suffix.
+std::string TempTemplate(const fs::path& target, const char* kind) {
+  std::string name = target.filename().string();
+  if (name.size() > 180) name.resize(180);  // stay under NAME_MAX with the suffix
+  return (ParentOf(target) / ("." + name + "." + kind + ".XXXXXX")).string();
+}
+
+void FsyncDir(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);  // some file systems refuse (EINVAL): the rename is still done
+  ::close(fd);
+}
+
+bool FolderIsEmpty(const fs::path& dir) {
+  std::error_code ec;
+  return fs::directory_iterator(dir, ec) == fs::directory_iterator() && !ec;
+}
+
+// Is `inner` `outer` itself or inside it (both canonical)?
+bool IsWithin(const fs::path& inner, const fs::path& outer) {
+  auto o = outer.begin();
+  auto i = inner.begin();
+  for (; o != outer.end(); ++o, ++i) {
+    if (o->empty()) continue;  // a trailing separator
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+fs::path Canonical(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  return ec ? Normalize(path) : p;
+}
+
+// Creates and removes a temporary entry in `dir`: the real test that the output can be
+// written there (access() says yes to root on read-only or immutable places).
+void ProbeWritable(const std::string& out, const fs::path& dir) {
+  std::string probe = (dir / ".rlfit-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(out, 0, 0, "cannot write in folder " + dir.string() + ": " + Errno(err));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace
+
+void InstallCleanupHandlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = RemoveTempsAndReraise;
+    sigemptyset(&action.sa_mask);
+    for (int blocked : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, blocked);
+    action.sa_flags = 0;
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& contents) {
+  fs::path target = Normalize(path);
+  struct stat st {};
+  bool exists = ::lstat(target.c_str(), &st) == 0;
+  if (exists && S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(target, ec);
+    if (ec) throw InputError(path, 0, 0, "is a symbolic link to nothing; not replacing it");
+    target = real;
+    exists = ::lstat(target.c_str(), &st) == 0;
+  }
+  if (exists && !S_ISREG(st.st_mode))
+    throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + "; not replacing it");
+  const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~CurrentUmask());
+
+  std::string tmp = TempTemplate(target, "tmp");
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(path, 0, 0,
+                     "cannot create a file in " + ParentOf(target).string() + ": " + Errno(err));
+  }
+  TempGuard guard(tmp, false);
+  auto fail = [&](const std::string& what) {
+    const int err = errno;
+    ::close(fd);
+    throw InputError(path, 0, 0, what + ": " + Errno(err));
+  };
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("write failed");
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd, mode) != 0) fail("cannot set permissions");
+  if (::fsync(fd) != 0) fail("fsync failed");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    throw InputError(path, 0, 0, "write failed: " + Errno(err));
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    throw InputError(path, 0, 0, "cannot rename the temporary file into place: " + Errno(err));
+  }
+  guard.Release();
+  FsyncDir(ParentOf(target));
+}
+
+StagedDir::StagedDir(const std::string& final_dir, bool force) : force_(force) {
+  fs::path target = Normalize(final_dir);
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      const fs::path real = fs::canonical(target, ec);
+      if (ec) throw InputError(final_dir, 0, 0, "is a symbolic link to nothing");
+      target = real;
+      ::lstat(target.c_str(), &st);
+    }
+    if (!S_ISDIR(st.st_mode))
+      throw InputError(final_dir, 0, 0,
+                       "is " + TypeName(st.st_mode) + ", not a folder; not replacing it");
+    if (!force_ && !FolderIsEmpty(target) && !IsRlfitOutputFolder(target.string()))
+      throw InputError(final_dir, 0, 0,
+                       "is a non-empty folder that rlfit did not write; pass --force to "
+                       "replace it as a whole");
+  }
+  if (target == target.root_path())
+    throw InputError(final_dir, 0, 0, "is the root folder; not replacing it");
+  final_dir_ = target.string();
+  std::string tmp = TempTemplate(target, "rlfit-tmp");
+  if (::mkdtemp(tmp.data()) == nullptr) {
+    const int err = errno;
+    throw InputError(final_dir, 0, 0,
+                     "cannot create a folder in " + ParentOf(target).string() + ": " + Errno(err));
+  }
+  ::chmod(tmp.c_str(), 0777 & ~CurrentUmask());
+  temp_dir_ = tmp;
+  slot_ = RegisterTemp(temp_dir_, true);
+}
+
+StagedDir::~StagedDir() {
+  if (!committed_) {
+    std::error_code ignored;
+    fs::remove_all(temp_dir_, ignored);
+  }
+  UnregisterTemp(slot_);
+}
+
+std::string StagedDir::Path(const std::string& name) const {
+  return (fs::path(temp_dir_) / name).string();
+}
+
+void StagedDir::Commit() {
+  RLFIT_CHECK(!committed_, "StagedDir committed twice");
+  FsyncDir(temp_dir_);
+  const fs::path target(final_dir_);
+  const fs::path parent = ParentOf(target);
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0) {
+    if (::rename(temp_dir_.c_str(), target.c_str()) != 0) {
+      const int err = errno;
+      throw InputError(final_dir_, 0, 0, "cannot move the output folder into place: " + Errno(err));
+    }
+    committed_ = true;
+    FsyncDir(parent);
+    return;
+  }
+  // Checked again: something may have appeared since the constructor.
+  if (!S_ISDIR(st.st_mode))
+    throw InputError(final_dir_, 0, 0, "is " + TypeName(st.st_mode) + "; not replacing it");
+  if (!force_ && !FolderIsEmpty(target) && !IsRlfitOutputFolder(final_dir_))
+    throw InputError(final_dir_, 0, 0,
+                     "is a non-empty folder that rlfit did not write; pass --force to replace "
+                     "it as a whole");
+  // An atomic exchange where the file system has one; the temporary name then holds the old
+  // folder (still registered, so a signal from here on removes only the old one).
+  std::string old_dir;
+  if (::renameat2(AT_FDCWD, temp_dir_.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    old_dir = temp_dir_;
+  } else if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {
+    // Move the old folder aside (onto an empty folder made for it), then the new one in.
+    std::string aside = TempTemplate(target, "rlfit-old");
+    if (::mkdtemp(aside.data()) == nullptr || ::rename(target.c_str(), aside.c_str()) != 0) {
+      const int err = errno;
+      ::rmdir(aside.c_str());
+      throw InputError(final_dir_, 0, 0, "cannot move the earlier output aside: " + Errno(err));
+    }
+    if (::rename(temp_dir_.c_str(), target.c_str()) != 0) {
+      const int err = errno;
+      ::rename(aside.c_str(), target.c_str());
+      throw InputError(final_dir_, 0, 0, "cannot move the output folder into place: " + Errno(err));
+    }
+    UnregisterTemp(slot_);
+    slot_ = RegisterTemp(aside, true);
+    old_dir = aside;
+  } else {
+    const int err = errno;
+    throw InputError(final_dir_, 0, 0, "cannot replace the earlier output: " + Errno(err));
+  }
+  committed_ = true;
+  FsyncDir(parent);
+  std::error_code ignored;
+  fs::remove_all(old_dir, ignored);
+}
+
+bool IsRlfitOutputFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  char first = 0;
+  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+  }
+  if (!in) return false;
+  if (first == '{') {
+    in.seekg(0);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    return j.is_object() && j.contains("schema_version");
+  }
+  std::string line;
+  in.seekg(0);
+  std::getline(in, line);
+  return line.rfind("row,t_s,", 0) == 0;
+}
+
+bool IsRlfitOutputFolder(const std::string& dir) {
+  const fs::path d(dir);
+  std::error_code ec;
+  auto file = [&](const char* name) { return fs::is_regular_file(d / name, ec); };
+  return file("replay_summary.json") || file("baseline.json") ||
+         (file("coefficients.json") && file("index.html"));
+}
+
+void CheckOutputTarget(const std::string& out, OutputKind kind,
+                       const std::vector<std::string>& inputs, bool force) {
+  if (out.empty()) return;
+  const bool folder = kind == OutputKind::kFolder;
+  const fs::path target = Canonical(out);
+  struct stat st {};
+  const bool exists = ::stat(out.c_str(), &st) == 0;  // follows a symbolic link
+
+  for (const std::string& input : inputs) {
+    struct stat in_st {};
+    const fs::path in_path = Canonical(input);
+    const bool same = (exists && ::stat(input.c_str(), &in_st) == 0 && in_st.st_dev == st.st_dev &&
+                       in_st.st_ino == st.st_ino) ||
+                      in_path == target;
+    if (same)
+      throw InputError(out, 0, 0,
+                       "is also an input of this command (" + input + "); choose another output");
+    if (folder && IsWithin(in_path, target))
+      throw InputError(out, 0, 0,
+                       "holds an input of this command (" + input +
+                           "); the output folder is replaced as a whole: choose another");
+  }
+
+  if (exists) {
+    if (IsSpecial(st.st_mode))
+      throw InputError(out, 0, 0,
+                       "is " + TypeName(st.st_mode) + ", not a " + (folder ? "folder" : "file") +
+                           "; not replacing it");
+    if (!folder) {
+      if (S_ISDIR(st.st_mode))
+        throw InputError(out, 0, 0, "is a folder; this output is a file (give its name)");
+      if (!force && st.st_size > 0 && !IsRlfitOutputFile(out))
+        throw InputError(out, 0, 0,
+                         "exists and is not an rlfit output; pass --force to replace it");
+    } else {
+      if (!S_ISDIR(st.st_mode)) throw InputError(out, 0, 0, "is a file; this output is a folder");
+      std::error_code ec;
+      const fs::path cwd = fs::current_path(ec);
+      if (!ec && IsWithin(Canonical(cwd.string()), target))
+        throw InputError(out, 0, 0,
+                         "is the current folder or holds it; the output folder is replaced as "
+                         "a whole: choose another");
+      if (!force && !FolderIsEmpty(target) && !IsRlfitOutputFolder(target.string()))
+        throw InputError(out, 0, 0,
+                         "is a non-empty folder that rlfit did not write; pass --force to "
+                         "replace it as a whole");
+    }
+  }
+
+  const fs::path parent = ParentOf(target);
+  if (parent == target) throw InputError(out, 0, 0, "is the root folder; not replacing it");
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec))
+    throw InputError(out, 0, 0,
+                     "parent folder " + parent.string() +
+                         (fs::exists(parent, ec) ? " is not a folder" : " does not exist"));
+  ProbeWritable(out, parent);
 }
 
 nlohmann::json ReadJsonFile(const std::string& path) {

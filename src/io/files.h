@@ -1,16 +1,79 @@
-// File output with provenance: atomic writes (temporary name, then rename), the git
-// revision of the source tree, and strict JSON reading.
+// File output with provenance and without loss: atomic writes (a fresh temporary file,
+// fsync, rename), staged output folders replaced as a whole, the checks every output target
+// passes before any work, cleanup of temporaries on SIGINT/SIGTERM, the git revision of the
+// source tree, and strict JSON reading.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace rlfit {
 
-// Writes `contents` to `path` through a temporary file in the same folder and a rename, so an
-// interrupted run never leaves a half-written file. Throws InputError if it cannot.
+// Writes `contents` to `path` without ever leaving a half-written or lost file: a temporary
+// file made by mkstemp (O_EXCL, unique name) in the target's folder, written, fsync'd, renamed
+// over the target, then the folder fsync'd. A symbolic link is followed (the link stays). The
+// temporary is removed on any failure and, once InstallCleanupHandlers() ran, on SIGINT and
+// SIGTERM. Replaces only a regular file: InputError for a folder, device, FIFO or socket, and
+// when the folder is missing or not writable.
 void WriteFileAtomic(const std::string& path, const std::string& contents);
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the live temporary files and
+// folders (of WriteFileAtomic and StagedDir) and then re-raise the signal with its default
+// action. Call once from each tool's main(); a signal the parent set to "ignore" stays ignored.
+void InstallCleanupHandlers();
+
+// An output folder written as a whole. Files go into a fresh sibling temporary folder
+// (mkdtemp, removed on a signal once InstallCleanupHandlers() ran); Commit() replaces
+// `final_dir` by it. If `final_dir` does not exist it is renamed into place; if it is empty or
+// an earlier rlfit output (IsRlfitOutputFolder) it is exchanged with the new one and removed,
+// so no file of an earlier run survives; a non-empty folder that is not ours is replaced only
+// with `force`, else the constructor throws InputError (before anything is written). The
+// destructor removes an uncommitted temporary folder.
+class StagedDir {
+ public:
+  StagedDir(const std::string& final_dir, bool force);
+  ~StagedDir();
+  StagedDir(const StagedDir&) = delete;
+  StagedDir& operator=(const StagedDir&) = delete;
+
+  // Where to write the output file `name` (relative to the folder) before Commit().
+  std::string Path(const std::string& name) const;
+  // The temporary folder itself (for a program that fills it, e.g. a plot script).
+  const std::string& dir() const { return temp_dir_; }
+  // The folder Commit() replaces.
+  const std::string& final_dir() const { return final_dir_; }
+  // Moves the staged folder into place (see above). InputError if it cannot.
+  void Commit();
+
+ private:
+  std::string final_dir_;
+  std::string temp_dir_;
+  bool force_;
+  bool committed_ = false;
+  int slot_ = -1;  // in the signal-cleanup registry
+};
+
+// What an output option names.
+enum class OutputKind { kFile, kFolder };
+
+// Refuses, with InputError naming `out`, an output target that would destroy something or fail
+// only after the work: one of `inputs` (same device and inode, or same canonical path); a
+// device, FIFO or socket; for kFile an existing folder, or an existing non-empty file that is
+// not an rlfit output (IsRlfitOutputFile) unless `force`; for kFolder an existing file, a
+// folder that holds an input or the current folder, or a non-empty folder that is not an rlfit
+// output (IsRlfitOutputFolder) unless `force`; and a parent folder that does not exist or is
+// not writable. `out` empty: nothing to check. Call right after parsing, before any reading.
+void CheckOutputTarget(const std::string& out, OutputKind kind,
+                       const std::vector<std::string>& inputs, bool force);
+
+// A file rlfit wrote: JSON with a top-level "schema_version" (coefficients, replay summaries,
+// baselines) or a predicted-trajectory CSV (header "row,t_s,...").
+bool IsRlfitOutputFile(const std::string& path);
+
+// A folder rlfit wrote: it holds replay_summary.json (rlsim replay, rlfit crossval),
+// baseline.json (rlfit baseline), or coefficients.json and index.html (rlfit fit --plots).
+bool IsRlfitOutputFolder(const std::string& dir);
 
 // Reads a JSON file; InputError on a missing file or a syntax error.
 nlohmann::json ReadJsonFile(const std::string& path);

@@ -135,12 +135,6 @@ InitialState StateFromOptions(const PredictOptions& o, std::string* why) {
   return s;
 }
 
-bool SameFile(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return !a.empty() && !b.empty() && fs::exists(a, ec) && fs::exists(b, ec) &&
-         fs::equivalent(a, b, ec);
-}
-
 template <unsigned N>
 using Reader = io::CSVReader<N, io::trim_chars<' ', '\t', '\r'>, io::no_quote_escape<','>,
                              io::throw_on_overflow, io::no_comment>;
@@ -367,9 +361,6 @@ bool PredictOptions::Check(std::string* why) const {
     if (!p.message.empty())
       return *why = (p.part == 3 ? "--orientation: " : "--state: ") + p.message, false;
   }
-  for (const std::string* input : {&states_path, &controls_path, &coeffs})
-    if (SameFile(out_path, *input))
-      return *why = "--out " + out_path + " names an input file", false;
   return true;
 }
 

@@ -360,11 +360,11 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
 
 void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& episodes,
                         const CoeffFile& coeffs, const ReplayOptions& options) {
-  EnsureDirectory(options.out_dir);
+  StagedDir dir(options.out_dir, options.force);  // replaces out_dir as a whole at the end
   const std::vector<std::string> names = OutputNames(report.episodes);
   nlohmann::json j = report.ToJson();
   for (std::size_t i = 0; i < names.size(); ++i) {
-    WriteFileAtomic((fs::path(options.out_dir) / names[i]).string(),
+    WriteFileAtomic(dir.Path(names[i]),
                     TrajectoryCsv(episodes[i], report.episodes[i], report.has_orientation));
     j["episodes"][i]["output"] = names[i];
   }
@@ -374,8 +374,9 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
   j["options"] = {{"paths", options.paths}, {"data_root", options.data_root},
                   {"horizons_s", report.horizons_s}, {"window_s", options.window_s}};
   j["git_revision"] = GitRevision();
-  WriteFileAtomic((fs::path(options.out_dir) / "replay_summary.json").string(), j.dump(1) + "\n");
-  WriteFileAtomic((fs::path(options.out_dir) / "summary.txt").string(), report.Table());
+  WriteFileAtomic(dir.Path("replay_summary.json"), j.dump(1) + "\n");
+  WriteFileAtomic(dir.Path("summary.txt"), report.Table());
+  dir.Commit();
 }
 
 ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {

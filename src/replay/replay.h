@@ -26,6 +26,7 @@ struct ReplayOptions {
   double window_s = 0.5;               // spacing of windowed restarts, s
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
+  bool force = false;                  // replace an out_dir rlfit did not write (StagedDir)
 
   bool Check(std::string* why) const;
 };

@@ -1,0 +1,267 @@
+// Tests of the output layer: atomic writes, staged output folders, the output-target checks
+// and the removal of temporaries when a writer is killed.
+#include "src/io/files.h"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "src/common/error.h"
+#include "tests/test_util.h"
+
+namespace rlfit {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+std::set<std::string> Entries(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());
+  return names;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The message of the InputError `f` throws ("" if none).
+template <typename F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("WriteFileAtomic replaces a file, keeps its mode and leaves no temporary") {
+  TempDir dir;
+  const std::string path = dir.Write("a.json", "old");
+  ::chmod(path.c_str(), 0640);
+  WriteFileAtomic(path, "new contents");
+  CHECK(Slurp(path) == "new contents");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+  CHECK(Entries(dir.path()) == std::set<std::string>{"a.json"});
+
+  // A symbolic link is written through; the link stays a link.
+  fs::create_symlink("a.json", dir.path() + "/link.json");
+  WriteFileAtomic(dir.path() + "/link.json", "through the link");
+  CHECK(fs::is_symlink(dir.path() + "/link.json"));
+  CHECK(Slurp(path) == "through the link");
+}
+
+TEST_CASE("WriteFileAtomic refuses a folder, a device and a FIFO, and a missing folder") {
+  TempDir dir;
+  fs::create_directory(dir.path() + "/sub");
+  CHECK(Contains(ErrorOf([&] { WriteFileAtomic(dir.path() + "/sub", "x"); }), "is a folder"));
+  CHECK(fs::is_directory(dir.path() + "/sub"));
+  const std::string fifo = dir.path() + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(Contains(ErrorOf([&] { WriteFileAtomic(fifo, "x"); }), "is a FIFO"));
+  CHECK(fs::is_fifo(fifo));
+  // /dev/null is a character device: never renamed over (as root that would replace it).
+  CHECK(Contains(ErrorOf([] { WriteFileAtomic("/dev/null", "x"); }), "character device"));
+  CHECK(fs::is_character_file("/dev/null"));
+  CHECK_THROWS_AS(WriteFileAtomic(dir.path() + "/no/such/dir/a.txt", "x"), InputError);
+  CHECK(Entries(dir.path()) == std::set<std::string>{"sub", "fifo"});
+}
+
+TEST_CASE("StagedDir writes a new folder and replaces an earlier output as a whole") {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  {
+    StagedDir staged(out, false);
+    CHECK(!fs::exists(out));  // nothing visible before Commit()
+    WriteFileAtomic(staged.Path("episode_01.csv"), "row,t_s\n");
+    WriteFileAtomic(staged.Path("replay_summary.json"), "{\"schema_version\": 1}\n");
+    staged.Commit();
+  }
+  CHECK(Entries(out) == std::set<std::string>{"episode_01.csv", "replay_summary.json"});
+  {
+    StagedDir staged(out, false);
+    WriteFileAtomic(staged.Path("episode_02.csv"), "row,t_s\n");
+    WriteFileAtomic(staged.Path("replay_summary.json"), "{\"schema_version\": 1}\n");
+    CHECK(fs::exists(out + "/episode_01.csv"));  // the earlier output until the commit
+    staged.Commit();
+  }
+  // No file of the first run survives, and no temporary folder is left beside.
+  CHECK(Entries(out) == std::set<std::string>{"episode_02.csv", "replay_summary.json"});
+  CHECK(Entries(dir.path()) == std::set<std::string>{"out"});
+
+  // An empty folder is replaced too.
+  const std::string empty = dir.path() + "/empty";
+  fs::create_directory(empty);
+  {
+    StagedDir staged(empty, false);
+    WriteFileAtomic(staged.Path("summary.txt"), "x");
+    staged.Commit();
+  }
+  CHECK(Entries(empty) == std::set<std::string>{"summary.txt"});
+}
+
+TEST_CASE("StagedDir removes an uncommitted folder and refuses a foreign one without force") {
+  TempDir dir;
+  {
+    StagedDir staged(dir.path() + "/out", false);
+    WriteFileAtomic(staged.Path("a.csv"), "x");
+  }  // e.g. an exception before Commit()
+  CHECK(Entries(dir.path()).empty());
+
+  const std::string foreign = dir.path() + "/mine";
+  fs::create_directory(foreign);
+  dir.Write("mine/notes.txt", "my notes");
+  CHECK(Contains(ErrorOf([&] { StagedDir staged(foreign, false); }), "--force"));
+  CHECK(Entries(dir.path()) == std::set<std::string>{"mine"});
+  CHECK(Slurp(foreign + "/notes.txt") == "my notes");
+  {
+    StagedDir staged(foreign, true);
+    WriteFileAtomic(staged.Path("summary.txt"), "x");
+    staged.Commit();
+  }
+  CHECK(Entries(foreign) == std::set<std::string>{"summary.txt"});
+
+  const std::string file = dir.Write("plain.txt", "x");
+  CHECK(Contains(ErrorOf([&] { StagedDir staged(file, true); }), "not a folder"));
+}
+
+TEST_CASE("CheckOutputTarget refuses what would destroy an input or fail late") {
+  TempDir dir;
+  fs::create_directory(dir.path() + "/data");
+  const std::string recording = dir.Write("data/episode_00.csv", "1,2,3\n");
+  const std::vector<std::string> inputs = {recording};
+  const auto check = [&](const std::string& out, OutputKind kind, bool force = false) {
+    return ErrorOf([&] { CheckOutputTarget(out, kind, inputs, force); });
+  };
+  const std::string data = dir.path() + "/data";
+
+  // Fine: nothing given, a new file or folder, an earlier rlfit output.
+  CHECK(check("", OutputKind::kFile) == "");
+  CHECK(check(dir.path() + "/coeffs.json", OutputKind::kFile) == "");
+  CHECK(check(dir.path() + "/out", OutputKind::kFolder) == "");
+  const std::string earlier =
+      dir.Write("fit.json", "{\"schema_version\": 1, \"model\": \"aerial\"}");
+  CHECK(check(earlier, OutputKind::kFile) == "");
+  fs::create_directory(dir.path() + "/replayed");
+  dir.Write("replayed/replay_summary.json", "{}");
+  dir.Write("replayed/episode_00.csv", "row,t_s\n");
+  CHECK(check(dir.path() + "/replayed", OutputKind::kFolder) == "");
+
+  // The input itself, by another spelling, through a link, or a folder holding it.
+  CHECK(Contains(check(recording, OutputKind::kFile), "is also an input"));
+  CHECK(Contains(check(data + "/../data/episode_00.csv", OutputKind::kFile), "is also an input"));
+  fs::create_hard_link(recording, dir.path() + "/hard.csv");
+  CHECK(Contains(check(dir.path() + "/hard.csv", OutputKind::kFile, true), "is also an input"));
+  CHECK(Contains(check(data, OutputKind::kFolder, true), "holds an input"));
+  CHECK(Contains(check(dir.path(), OutputKind::kFolder, true), "holds an input"));
+
+  // Devices, folders for files, files for folders.
+  CHECK(Contains(check("/dev/null", OutputKind::kFile, true), "character device"));
+  CHECK(Contains(check(data, OutputKind::kFile), "is a folder"));
+  CHECK(Contains(check(earlier, OutputKind::kFolder), "is a file"));
+
+  // Something that is not ours: only with force.
+  const std::string notes = dir.Write("notes.txt", "keep me");
+  CHECK(Contains(check(notes, OutputKind::kFile), "--force"));
+  CHECK(check(notes, OutputKind::kFile, true) == "");
+  fs::create_directory(dir.path() + "/mine");
+  dir.Write("mine/notes.txt", "keep me");
+  CHECK(Contains(check(dir.path() + "/mine", OutputKind::kFolder), "--force"));
+  CHECK(check(dir.path() + "/mine", OutputKind::kFolder, true) == "");
+
+  // A parent that does not exist or is not a folder.
+  CHECK(Contains(check(dir.path() + "/no/such/coeffs.json", OutputKind::kFile), "does not exist"));
+  CHECK(Contains(check(notes + "/coeffs.json", OutputKind::kFile), "is not a folder"));
+  CHECK(Contains(check(dir.path() + "/no/such/out", OutputKind::kFolder), "does not exist"));
+  // A parent where nothing can be created (sysfs refuses even root).
+  CHECK(Contains(check("/sys/rlfit_test.json", OutputKind::kFile), "cannot write in folder"));
+  // The probe leaves nothing behind.
+  CHECK(!Contains(Slurp(notes), "probe"));
+  for (const std::string& name : Entries(dir.path())) CHECK(!Contains(name, "probe"));
+}
+
+TEST_CASE("IsRlfitOutputFile and IsRlfitOutputFolder recognise rlfit's outputs only") {
+  TempDir dir;
+  CHECK(IsRlfitOutputFile(dir.Write("c.json", "{\"schema_version\": 2}")));
+  CHECK(IsRlfitOutputFile(dir.Write("t.csv", "row,t_s,x,y,z\n0,0,1,2,3\n")));
+  CHECK(!IsRlfitOutputFile(dir.Write("other.json", "{\"a\": 1}")));
+  CHECK(!IsRlfitOutputFile(dir.Write("broken.json", "{")));
+  CHECK(!IsRlfitOutputFile(dir.Write("episode.csv", "1,2,3\n")));
+  CHECK(!IsRlfitOutputFolder(dir.path()));
+  dir.Write("baseline.json", "{}");
+  CHECK(IsRlfitOutputFolder(dir.path()));
+}
+
+// Does `dir` (or a folder in it) hold a temporary of WriteFileAtomic?
+bool HoldsTempFile(const std::string& dir) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (Contains(it->path().filename().string(), ".tmp.")) return true;
+  return false;
+}
+
+// Forks a child that writes a large file through WriteFileAtomic (into a StagedDir when
+// `staged`), kills it with `sig` once its temporary file exists, and returns what is left in
+// `dir`.
+std::set<std::string> KillWriter(const std::string& dir, bool staged, int sig) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      InstallCleanupHandlers();
+      std::unique_ptr<StagedDir> folder;
+      std::string target = dir + "/out.json";
+      if (staged) {
+        folder = std::make_unique<StagedDir>(dir + "/out", false);
+        WriteFileAtomic(folder->Path("first.csv"), "row,t_s\n");
+        target = folder->Path("second.csv");
+      }
+      WriteFileAtomic(target, std::string(64u << 20, 'x'));  // 64 MiB and an fsync
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  // Poll (1 ms) until the temporary file exists, then kill.
+  for (int i = 0; i < 10000 && !HoldsTempFile(dir); ++i) ::usleep(1000);
+  CHECK(HoldsTempFile(dir));
+  ::kill(child, sig);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));  // re-raised with the default action
+  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == sig);
+  return Entries(dir);
+}
+
+TEST_CASE("a writer killed by SIGTERM or SIGINT mid-write leaves no temporary") {
+  {
+    TempDir dir;
+    dir.Write("keep.txt", "x");
+    CHECK(KillWriter(dir.path(), false, SIGTERM) == std::set<std::string>{"keep.txt"});
+  }
+  {
+    TempDir dir;
+    CHECK(KillWriter(dir.path(), true, SIGINT).empty());
+  }
+}
+
+}  // namespace
+}  // namespace rlfit
