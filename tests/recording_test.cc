@@ -205,7 +205,9 @@ TEST_CASE("bad input names file, row and column") {
     s.replace(col2, s.find(',', col2) - col2, "nan");
     ExpectInputError(dir.Write("nan.csv", s), 5, 2);
   }
-  SUBCASE("an empty episode (one row)") { ExpectInputError(dir.Write("one.csv", CarFile(1)), 0, 0); }
+  SUBCASE("an empty episode (one row)") {
+    ExpectInputError(dir.Write("one.csv", CarFile(1)), 0, 0);
+  }
 }
 
 TEST_CASE("folders expand to recordings and skip prediction files") {
@@ -299,7 +301,8 @@ TEST_CASE("a ball step spans 1 to kMaxBallStepRows rows: a time jump is an error
   }
   SUBCASE("one period more than the cap") {
     std::string s;
-    for (int k = 0; k < 40; ++k) s += BallRow((k + (k >= 20 ? kMaxBallStepRows : 0)) * dt, 0.0, 100);
+    for (int k = 0; k < 40; ++k)
+      s += BallRow((k + (k >= 20 ? kMaxBallStepRows : 0)) * dt, 0.0, 100);
     ExpectParseError("episode_000001.csv", s, 21, 1, "not a continuous episode");
   }
   SUBCASE("up to the cap is a step of that many rows") {

@@ -137,7 +137,8 @@ FirstLine FindFirstLine(const std::string& name, const char* data, std::size_t s
     const void* nul = std::memchr(begin, '\0', end - begin);
     const char* text_end = nul != nullptr ? static_cast<const char*>(nul) : end;
     if (!IsBlank(begin, text_end))
-      return {LineNumber(name, line), 1 + static_cast<std::size_t>(std::count(begin, text_end, ','))};
+      return {LineNumber(name, line),
+              1 + static_cast<std::size_t>(std::count(begin, text_end, ','))};
     pos = static_cast<std::size_t>(end - data) + 1;
   }
   return {};
