@@ -1,11 +1,12 @@
 // libFuzzer target: the recording reader (ParseRecording) on arbitrary bytes, read as a
 // .csv episode and as a .txt recording, and the baseline-prediction reader. Anything but an
-// InputError escaping, a sanitizer report, or an episode breaking the invariants below is a
-// finding.
+// InputError escaping, a sanitizer report, an episode breaking the invariants below, or a
+// different outcome once a final newline is added is a finding.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
@@ -52,14 +53,35 @@ void CheckEpisodes(const std::vector<rlfit::Episode>& episodes) {
   }
 }
 
+// What ParseRecording makes of the bytes, checked, as a comparable summary.
+std::string Outcome(const char* name, const char* data, std::size_t size) {
+  try {
+    const std::vector<rlfit::Episode> episodes = rlfit::ParseRecording(name, data, size);
+    CheckEpisodes(episodes);
+    std::string out;
+    for (const rlfit::Episode& ep : episodes) {
+      out += ep.name + " " + std::to_string(ep.size()) + " " +
+             std::to_string(ep.rows.front().source_row) + ".." +
+             std::to_string(ep.rows.back().source_row) + " merged " +
+             std::to_string(ep.merged_source_rows.size()) + "\n";
+    }
+    return out;
+  } catch (const rlfit::InputError& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, std::size_t size) {
   const char* data = reinterpret_cast<const char*>(bytes);
   for (const char* name : {"episode_01.csv", "recording.txt"}) {
-    try {
-      CheckEpisodes(rlfit::ParseRecording(name, data, size));
-    } catch (const rlfit::InputError&) {
+    const std::string outcome = Outcome(name, data, size);
+    // A final newline changes nothing (the .txt files have none; the parser handles a
+    // missing one separately).
+    if (size > 0 && data[size - 1] != '\n') {
+      const std::string terminated = std::string(data, size) + "\n";
+      FUZZ_CHECK(Outcome(name, terminated.data(), terminated.size()) == outcome);
     }
   }
   try {
