@@ -56,7 +56,8 @@ struct Episode {
   double clock_origin_rows = std::numeric_limits<double>::quiet_NaN();
   // Source rows inside this episode's span that the reader merged into the row before them
   // (an exact repeat of it), ascending. Outputs repeat that row for them, so a predicted
-  // trajectory stays row-aligned with its recording.
+  // trajectory stays row-aligned with its recording. A repeat belongs to the episode holding
+  // the row it repeats, so repeats after an episode's last row are listed too.
   std::vector<int> merged_source_rows;
 
   int size() const { return static_cast<int>(rows.size()); }

@@ -1,14 +1,23 @@
-// Recording reader: fast-cpp-csv-parser splits rows, ParseNumber converts cells, then a
-// validation pass checks values and infers how many physics ticks each row spans.
+// Recording reader: fast-cpp-csv-parser splits rows of a file loaded once (or of memory),
+// each row is converted and validated as it is read, then the row timing is inferred and the
+// rows are cut into continuous episodes.
 #include "src/io/recording.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
+#include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <regex>
+#include <system_error>
 #include <utility>
 
 #include "src/io/csv_parser.h"
@@ -22,28 +31,75 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Row = std::vector<double>;
+// Arena extent, uu (datasets README, RLBot arena): side walls at |x| = 4096, back walls at
+// |y| = 5120 plus 880 of goal depth, ceiling at z = 2044. A recorded position beyond
+// kArenaMargin times these (on either side of the floor for z) is not a game state.
+constexpr double kArenaHalfWidthUu = 4096.0;
+constexpr double kArenaHalfLengthUu = 5120.0 + 880.0;
+constexpr double kArenaHeightUu = 2044.0;
+constexpr double kArenaMargin = 2.0;
+// Largest magnitude of an Euler angle in the game's rotation units (32768 = pi occurs).
+constexpr double kMaxRotationUnits = 32768.0;
+// Rows per 61 Hz slice of the car folders: slice NN starts at row 300 * NN of the recording.
+constexpr double kSliceRows = 300.0;
+constexpr unsigned kBallColumns = 13;
+constexpr unsigned kCarColumns = 25;
+constexpr unsigned kTimedCarColumns = 26;
+constexpr unsigned kBaselineColumns = 9;
+
+// A number for an error message.
+std::string Fmt(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  return text;
+}
+
+// A cell as it can be quoted in a one-line message: at most 40 bytes, bytes that are not
+// printable ASCII shown as '?'.
+std::string Quote(const char* text) {
+  constexpr std::size_t kMaxQuoted = 40;
+  std::string out;
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (out.size() == kMaxQuoted) return "'" + out + "...'";
+    out += (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+  }
+  return "'" + out + "'";
+}
 
 // Converts one cell; accepts Mathematica exponents ("-9.*^-6") as written by the .txt files.
-double ParseNumber(const std::string& path, int row, int column, const char* text) {
-  std::string cell(text);
-  const auto mathematica = cell.find("*^");
-  if (mathematica != std::string::npos) cell.replace(mathematica, 2, "e");
-  if (cell.empty()) throw InputError(path, row, column, "empty cell, expected a number");
+// Underflow to zero (1e-400) is accepted; overflow, inf and NaN are not.
+double ParseNumber(const std::string& name, int row, int column, const char* text) {
+  if (*text == '\0') throw InputError(name, row, column, "empty cell, expected a number");
+  std::string rewritten;
+  const char* cell = text;
+  if (const char* mathematica = std::strstr(text, "*^"); mathematica != nullptr) {
+    rewritten.assign(text, mathematica);
+    rewritten += 'e';
+    rewritten += mathematica + 2;
+    cell = rewritten.c_str();
+  }
   char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(cell.c_str(), &end);
-  if (end == cell.c_str() || *end != '\0')
-    throw InputError(path, row, column, "'" + cell + "' is not a number");
-  if (!std::isfinite(value) || errno == ERANGE)
-    throw InputError(path, row, column, "'" + cell + "' is not a finite number");
+  const double value = std::strtod(cell, &end);
+  if (end == cell || *end != '\0')
+    throw InputError(name, row, column, Quote(text) + " is not a number");
+  if (!std::isfinite(value))
+    throw InputError(name, row, column, Quote(text) + " is not a finite number");
   return value;
 }
 
+bool IsBlank(const char* begin, const char* end) {
+  return std::all_of(begin, end, [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
+}
+
+// fast-cpp-csv-parser comment policy: blank lines (spaces, tabs, a carriage return) are
+// skipped wherever they are; the line count still includes them.
+struct SkipBlankLines {
+  static bool is_comment(const char* line) { return IsBlank(line, line + std::strlen(line)); }
+};
+
 template <unsigned N>
 using Reader = io::CSVReader<N, io::trim_chars<' ', '\t', '{', '}', '\r'>,
-                             io::no_quote_escape<','>, io::throw_on_overflow,
-                             io::no_comment>;
+                             io::no_quote_escape<','>, io::throw_on_overflow, SkipBlankLines>;
 
 template <unsigned N, std::size_t... I>
 bool ReadCells(Reader<N>& reader, std::array<char*, N>& cells, std::index_sequence<I...>) {
@@ -55,56 +111,88 @@ void SetHeader(Reader<N>& reader, std::index_sequence<I...>) {
   reader.set_header(("c" + std::to_string(I + 1))...);
 }
 
-// Reads every row of an N-column file as numbers.
-template <unsigned N>
-std::vector<Row> ReadTable(const std::string& path) {
-  std::vector<Row> rows;
+int LineNumber(const std::string& name, long long line) {
+  if (line < 0) return 0;
+  if (line > INT_MAX)
+    throw InputError(name, 0, 0, "more than " + std::to_string(INT_MAX) + " lines");
+  return static_cast<int>(line);
+}
+
+// The first line that is not blank, as fast-cpp-csv-parser will split it (after a UTF-8
+// byte-order mark, up to '\n' or a NUL byte): its 1-based number and its comma-separated
+// cell count. Line 0 when every line is blank.
+struct FirstLine {
+  int line = 0;
+  std::size_t columns = 0;
+};
+
+FirstLine FindFirstLine(const std::string& name, const char* data, std::size_t size) {
+  std::size_t pos = (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+  long long line = 0;
+  while (pos < size) {
+    ++line;
+    const char* begin = data + pos;
+    const void* newline = std::memchr(begin, '\n', size - pos);
+    const char* end = newline != nullptr ? static_cast<const char*>(newline) : data + size;
+    const void* nul = std::memchr(begin, '\0', end - begin);
+    const char* text_end = nul != nullptr ? static_cast<const char*>(nul) : end;
+    if (!IsBlank(begin, text_end))
+      return {LineNumber(name, line),
+              1 + static_cast<std::size_t>(std::count(begin, text_end, ','))};
+    pos = static_cast<std::size_t>(end - data) + 1;
+  }
+  return {};
+}
+
+// Calls on_row(line, values) for every non-blank row of an N-column text, converting each
+// cell as it is read. Throws InputError on a malformed row or cell.
+template <unsigned N, typename OnRow>
+void ForEachRow(const std::string& name, const char* data, std::size_t size, OnRow&& on_row) {
   try {
-    Reader<N> reader(path);
+    Reader<N> reader(name, data, data + size);
     SetHeader<N>(reader, std::make_index_sequence<N>());
     std::array<char*, N> cells{};
+    std::array<double, N> values{};
     while (ReadCells<N>(reader, cells, std::make_index_sequence<N>())) {
-      const int line = static_cast<int>(reader.get_file_line());
-      Row row(N);
-      for (std::size_t c = 0; c < N; ++c)
-        row[c] = ParseNumber(path, line, static_cast<int>(c + 1), cells[c]);
-      rows.push_back(std::move(row));
+      const int line = LineNumber(name, reader.get_file_line());
+      for (unsigned c = 0; c < N; ++c)
+        values[c] = ParseNumber(name, line, static_cast<int>(c + 1), cells[c]);
+      on_row(line, values);
     }
   } catch (const io::error::too_few_columns& e) {
-    throw InputError(path, e.file_line, 0,
+    throw InputError(name, LineNumber(name, e.file_line), 0,
                      "too few columns, expected " + std::to_string(N) + " like the first row");
   } catch (const io::error::too_many_columns& e) {
-    throw InputError(path, e.file_line, static_cast<int>(N + 1),
+    throw InputError(name, LineNumber(name, e.file_line), static_cast<int>(N + 1),
                      "too many columns, expected " + std::to_string(N) + " like the first row");
+  } catch (const io::error::line_length_limit_exceeded& e) {
+    throw InputError(name, LineNumber(name, e.file_line), 0, "line longer than 16 MiB");
   } catch (const io::error::base& e) {
-    throw InputError(path, 0, 0, e.what());
-  }
-  return rows;
-}
-
-// Number of comma-separated cells on the first line (0 for an empty file).
-int CountColumns(const std::string& path) {
-  try {
-    io::LineReader lines(path);
-    const char* line = lines.next_line();
-    if (line == nullptr) return 0;
-    std::string text(line);
-    if (text.find_first_not_of(" \t\r{}") == std::string::npos) return 0;
-    return 1 + static_cast<int>(std::count(text.begin(), text.end(), ','));
-  } catch (const io::error::can_not_open_file&) {
-    throw InputError(path, 0, 0, "cannot open file");
+    throw InputError(name, 0, 0, e.what());
   }
 }
 
-Sample CarSampleFromRow(const Row& r, int offset, int source_row) {
+// Where the columns of one row format sit (1-based, as in errors): x, y, z at x_column.., then
+// velocity, Euler angles, angular velocity, and for the car flags and inputs.
+struct Layout {
+  int x_column;
+  bool car;
+  int v_column() const { return x_column + 3; }
+  int angle_column() const { return x_column + 6; }   // pitch; yaw and roll follow
+  int omega_column() const { return x_column + 9; }
+  int input_column() const { return x_column + 17; }  // throttle, steer, pitch, yaw, roll
+};
+
+// `c` points at the row's x cell (see Layout).
+Sample SampleFromCells(const double* c, const Layout& layout, int source_row) {
   Sample s;
   s.source_row = source_row;
-  const double* c = r.data() + offset;
   s.x = {c[0], c[1], c[2]};
   s.v = {c[3], c[4], c[5]};
   s.theta = EulerToMatrix(c[6] * game::kRadiansPerUnrealUnit, c[7] * game::kRadiansPerUnrealUnit,
                           c[8] * game::kRadiansPerUnrealUnit);
   s.omega = {c[9], c[10], c[11]};
+  if (!layout.car) return s;
   s.supersonic = c[12] != 0.0;
   s.jumped = c[13] != 0.0;
   s.double_jumped = c[14] != 0.0;
@@ -121,34 +209,42 @@ Sample CarSampleFromRow(const Row& r, int offset, int source_row) {
   return s;
 }
 
-Sample BallSampleFromRow(const Row& r, int source_row) {
-  Sample s;
-  s.source_row = source_row;
-  s.x = {r[1], r[2], r[3]};
-  s.v = {r[4], r[5], r[6]};
-  s.theta = EulerToMatrix(r[7] * game::kRadiansPerUnrealUnit, r[8] * game::kRadiansPerUnrealUnit,
-                          r[9] * game::kRadiansPerUnrealUnit);
-  s.omega = {r[10], r[11], r[12]};
-  return s;
-}
-
-// Plausibility of recorded values; the limits are generous multiples of the game's caps.
-void ValidateSample(const std::string& path, const Sample& s, bool car) {
-  const double max_speed = car ? 2.0 * game::kCarMaxSpeed : 2.0 * game::kBallMaxSpeed;
-  const double max_omega = 2.0 * (car ? game::kCarMaxOmega : game::kBallMaxOmega);
-  const int v_col = car ? 4 : 5, w_col = car ? 10 : 11;
-  if (s.v.norm() > max_speed)
-    throw InputError(path, s.source_row, v_col,
-                     "speed " + std::to_string(s.v.norm()) + " uu/s is implausible");
-  if (s.omega.norm() > max_omega)
-    throw InputError(path, s.source_row, w_col,
-                     "angular speed " + std::to_string(s.omega.norm()) + " rad/s is implausible");
-  if (car) {
-    const double analog[] = {s.input.throttle, s.input.steer, s.input.pitch, s.input.yaw,
-                             s.input.roll};
+// Plausibility of one row's values (`c` at its x cell); the limits are generous multiples of
+// the arena's size and the game's caps. The yaw is checked by the caller (pre-spawn rows).
+void ValidateCells(const std::string& name, int row, const double* c, const Layout& layout) {
+  static const char* const kAxis[] = {"x", "y", "z"};
+  const double half_extent[] = {kArenaHalfWidthUu, kArenaHalfLengthUu, kArenaHeightUu};
+  for (int i = 0; i < 3; ++i) {
+    const double limit = kArenaMargin * half_extent[i];
+    if (std::abs(c[i]) > limit)
+      throw InputError(name, row, layout.x_column + i,
+                       std::string("position ") + kAxis[i] + " = " + Fmt(c[i]) +
+                           " uu is outside the arena (|" + kAxis[i] + "| <= " + Fmt(limit) +
+                           " accepted)");
+  }
+  for (int i : {0, 2}) {  // pitch, roll
+    if (std::abs(c[6 + i]) > kMaxRotationUnits)
+      throw InputError(name, row, layout.angle_column() + i,
+                       std::string(i == 0 ? "pitch " : "roll ") + Fmt(c[6 + i]) +
+                           " is outside [-32768, 32768]");
+  }
+  const double max_speed = 2.0 * (layout.car ? game::kCarMaxSpeed : game::kBallMaxSpeed);
+  const double max_omega = 2.0 * (layout.car ? game::kCarMaxOmega : game::kBallMaxOmega);
+  const double speed = std::hypot(c[3], c[4], c[5]);
+  const double omega = std::hypot(c[9], c[10], c[11]);
+  if (speed > max_speed)
+    throw InputError(name, row, layout.v_column(),
+                     "speed " + Fmt(speed) + " uu/s is implausible (at most " + Fmt(max_speed) +
+                         ")");
+  if (omega > max_omega)
+    throw InputError(name, row, layout.omega_column(),
+                     "angular speed " + Fmt(omega) + " rad/s is implausible (at most " +
+                         Fmt(max_omega) + ")");
+  if (layout.car) {
     for (int i = 0; i < 5; ++i)
-      if (std::abs(analog[i]) > 1.0 + 1e-6)
-        throw InputError(path, s.source_row, 18 + i, "input outside [-1, 1]");
+      if (std::abs(c[17 + i]) > 1.0 + 1e-6)
+        throw InputError(name, row, layout.input_column() + i,
+                         "input " + Fmt(c[17 + i]) + " outside [-1, 1]");
   }
 }
 
@@ -171,52 +267,91 @@ bool SameState(const Sample& a, const Sample& b) {
   return a.x == b.x && a.v == b.v && a.omega == b.omega;
 }
 
-// Appends `rows` to `out` as continuous episodes, cutting at teleports and dropping
-// stretches shorter than the minimum.
-void EmitSegments(const std::string& path, EpisodeKind kind, std::vector<Sample> rows,
-                  std::vector<double> dt, std::vector<int> ticks, const ReadOptions& options,
-                  std::vector<Episode>* out, bool allow_split) {
-  const std::string file_name = fs::path(path).filename().string();
+bool IsTxt(const std::string& name) { return fs::path(name).extension() == ".txt"; }
+
+// Rows kept so far and the steps between them, before the cut into episodes.
+struct Track {
+  std::vector<Sample> rows;
+  std::vector<double> dt_s;  // dt_s[k]: rows[k] to rows[k+1], s; <= 0 marks a clock break
+  std::vector<int> ticks;    // physics ticks of the same step
+  std::vector<int> merged;   // source rows merged into the row before them, ascending
+
+  // Reserves room for every row the text can hold (a row of N cells has at least 2N bytes),
+  // so that the vectors do not grow (and briefly double) while rows stream in.
+  void Reserve(const char* data, std::size_t size, std::size_t columns) {
+    const std::size_t lines = static_cast<std::size_t>(std::count(data, data + size, '\n')) + 1;
+    const std::size_t most = std::min(lines, size / (2 * columns) + 1);
+    rows.reserve(most);
+    dt_s.reserve(most);
+    ticks.reserve(most);
+  }
+};
+
+// Cuts `track` into continuous episodes at clock breaks and teleports and appends them to
+// `out`, dropping stretches shorter than the minimum. Without `allow_split` a break is an
+// InputError instead (a position jump at the x column of `layout`).
+void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const Layout& layout,
+                  const ReadOptions& options, bool allow_split, std::vector<Episode>* out) {
+  const std::string file_name = fs::path(name).filename().string();
+  const int n = static_cast<int>(track.rows.size());
   std::vector<std::pair<int, int>> ranges;  // [begin, end) row ranges
   int begin = 0;
-  for (int k = 0; k + 1 < static_cast<int>(rows.size()); ++k) {
-    const Eigen::Vector3d predicted = rows[k].x + dt[k] * 0.5 * (rows[k].v + rows[k + 1].v);
-    const bool jump = dt[k] <= 0.0 || (predicted - rows[k + 1].x).norm() > options.max_teleport_uu;
-    if (jump) {
-      if (!allow_split)
-        throw InputError(path, rows[k + 1].source_row, 1,
-                         "position jumps " +
-                             std::to_string((predicted - rows[k + 1].x).norm()) +
-                             " uu from the velocity prediction: not a continuous episode");
-      ranges.push_back({begin, k + 1});
-      begin = k + 1;
+  for (int k = 0; k + 1 < n; ++k) {
+    const Sample& a = track.rows[k];
+    const Sample& b = track.rows[k + 1];
+    const double dt = track.dt_s[k];
+    const double miss_uu = (a.x + dt * 0.5 * (a.v + b.v) - b.x).norm();
+    if (dt > 0.0 && miss_uu <= options.max_teleport_uu) continue;
+    if (!allow_split) {
+      if (dt <= 0.0) throw InputError(name, b.source_row, 1, "time does not increase");
+      throw InputError(name, b.source_row, layout.x_column,
+                       "position jumps " + Fmt(miss_uu) +
+                           " uu from the velocity prediction: not a continuous episode");
     }
+    ranges.push_back({begin, k + 1});
+    begin = k + 1;
   }
-  ranges.push_back({begin, static_cast<int>(rows.size())});
+  ranges.push_back({begin, n});
 
   const bool segmented = ranges.size() > 1;
+  std::size_t next_merged = 0;
   int index = 0;
   for (const auto& [b, e] : ranges) {
+    // Repeats of this range's rows lie between its first row and the next range's first row.
+    const int first_row = track.rows[b].source_row;
+    const int end_row = e < n ? track.rows[e].source_row : INT_MAX;
+    while (next_merged < track.merged.size() && track.merged[next_merged] < first_row)
+      ++next_merged;
+    std::vector<int> merged;
+    while (next_merged < track.merged.size() && track.merged[next_merged] < end_row)
+      merged.push_back(track.merged[next_merged++]);
     if (e - b < (allow_split ? options.min_segment_rows : 2)) {
       if (!allow_split)
-        throw InputError(path, 0, 0, "empty episode (" + std::to_string(e - b) + " rows)");
+        throw InputError(name, 0, 0, "empty episode (" + std::to_string(e - b) + " rows)");
       continue;
     }
     Episode ep;
-    ep.path = path;
+    ep.path = name;
     ep.kind = kind;
     ep.name = file_name;
-    if (segmented || fs::path(path).extension() == ".txt") {
+    if (segmented || IsTxt(name)) {
       char suffix[32];
       std::snprintf(suffix, sizeof(suffix), "_seg%02d.csv", index);
-      ep.name = fs::path(path).stem().string() + suffix;
+      ep.name = fs::path(name).stem().string() + suffix;
     }
     ++index;
-    ep.rows.assign(rows.begin() + b, rows.begin() + e);
-    ep.step_dt_s.assign(dt.begin() + b, dt.begin() + e - 1);
-    ep.step_ticks.assign(ticks.begin() + b, ticks.begin() + e - 1);
-    // Times are derived from the integer tick count, not accumulated from float steps,
-    // except for .txt recordings whose steps come from the game clock (see caller).
+    if (!segmented) {  // the whole track: move, not copy (a long recording is large)
+      ep.rows = std::move(track.rows);
+      ep.step_dt_s = std::move(track.dt_s);
+      ep.step_ticks = std::move(track.ticks);
+    } else {
+      ep.rows.assign(track.rows.begin() + b, track.rows.begin() + e);
+      ep.step_dt_s.assign(track.dt_s.begin() + b, track.dt_s.begin() + e - 1);
+      ep.step_ticks.assign(track.ticks.begin() + b, track.ticks.begin() + e - 1);
+    }
+    ep.merged_source_rows = std::move(merged);
+    // Times are accumulated from the steps: whole multiples of the row period for episode
+    // files, the game clock's steps for .txt recordings.
     double t = 0.0;
     ep.rows[0].t_s = 0.0;
     for (int k = 0; k + 1 < ep.size(); ++k) {
@@ -226,43 +361,69 @@ void EmitSegments(const std::string& path, EpisodeKind kind, std::vector<Sample>
     out->push_back(std::move(ep));
   }
   if (out->empty())
-    throw InputError(path, 0, 0, "empty episode: no continuous stretch of at least " +
+    throw InputError(name, 0, 0, "empty episode: no continuous stretch of at least " +
                                      std::to_string(options.min_segment_rows) + " rows");
 }
 
-std::vector<Episode> ReadCarFile(const std::string& path, const std::vector<Row>& table,
-                                 bool timed, const ReadOptions& options) {
-  const bool txt = fs::path(path).extension() == ".txt";
-  std::vector<Sample> rows;
+// 25-column car rows (timed = false) or 26-column .txt rows with the game time first.
+template <unsigned N>
+std::vector<Episode> ParseCar(const std::string& name, const char* data, std::size_t size,
+                              const ReadOptions& options) {
+  constexpr bool timed = N == kTimedCarColumns;
+  const bool txt = IsTxt(name);
+  const Layout layout{timed ? 2 : 1, true};
+  const int yaw_column = layout.angle_column() + 1;
+  Track track;
+  track.Reserve(data, size, N);
   std::vector<double> game_time;
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    const Row& r = table[i];
-    Sample s = CarSampleFromRow(r, timed ? 1 : 0, static_cast<int>(i + 1));
-    // Frames before the car spawns carry unwrapped yaw (81920, 90112): not car states.
-    if (std::abs(r[timed ? 8 : 7]) > 32768.0) continue;
-    ValidateSample(path, s, true);
-    // A repeated frame (zero game-time step, identical state) carries no information.
-    if (!rows.empty() && SameState(rows.back(), s) &&
-        (!timed || r[0] <= game_time.back())) {
-      continue;
+  if (timed) game_time.reserve(track.rows.capacity());
+  ForEachRow<N>(name, data, size, [&](int line, const std::array<double, N>& r) {
+    const double* c = r.data() + (timed ? 1 : 0);
+    if (std::abs(c[7]) > kMaxRotationUnits) {
+      // Frames before the car spawns carry unwrapped yaw (81920, 90112): not car states.
+      // They come first in a recording, and in a .txt again after a restart of the game.
+      const double step = timed && !game_time.empty() ? r[0] - game_time.back() : 0.0;
+      const bool clock_broke = step < 0.0 || step > options.max_step_s;
+      if (track.rows.empty() || clock_broke) return;
+      throw InputError(name, line, yaw_column,
+                       "yaw " + Fmt(c[7]) +
+                           " is outside [-32768, 32768]: frames before the car spawns are "
+                           "skipped only before the first car row" +
+                           (timed ? std::string(" or after a break of the game clock") : ""));
     }
-    rows.push_back(s);
+    ValidateCells(name, line, c, layout);
+    Sample s = SampleFromCells(c, layout, line);
+    if (!track.rows.empty()) {
+      // A repeated frame (identical state, no game-time step) carries no information.
+      if (SameState(track.rows.back(), s) && (!timed || r[0] <= game_time.back())) {
+        track.merged.push_back(line);
+        return;
+      }
+      if (timed && r[0] == game_time.back())
+        throw InputError(name, line, 1,
+                         "time does not increase (" + Fmt(r[0]) +
+                             " s as in the row before) while the state changes");
+    }
+    track.rows.push_back(std::move(s));
     if (timed) game_time.push_back(r[0]);
-  }
-  if (rows.size() < 2)
-    throw InputError(path, 0, 0, "empty episode (" + std::to_string(rows.size()) + " rows)");
+  });
+  if (track.rows.size() < 2)
+    throw InputError(name, 0, 0,
+                     "empty episode (" + std::to_string(track.rows.size()) + " rows)");
 
+  const std::vector<Sample>& rows = track.rows;
   const int n = static_cast<int>(rows.size());
-  std::vector<double> dt(n - 1);
-  std::vector<int> ticks(n - 1);
+  track.dt_s.assign(n - 1, 0.0);
+  track.ticks.assign(n - 1, 0);
   if (timed) {
-    // Game clock: a step outside (0, max_step_s] is a pause and cuts the recording.
+    // Game clock: a step outside (0, max_step_s] is a restart or a pause and cuts the
+    // recording. max_step_s <= 1 s (ReadOptions::Check) bounds the tick count.
     for (int k = 0; k + 1 < n; ++k) {
       const double step = game_time[k + 1] - game_time[k];
-      const bool plausible = step > 0.0 && step <= options.max_step_s;
-      dt[k] = plausible ? step : 0.0;
-      ticks[k] = plausible ? std::max(1, static_cast<int>(std::lround(step * game::kTickRateHz)))
-                           : 0;
+      if (step > 0.0 && step <= options.max_step_s) {
+        track.dt_s[k] = step;
+        track.ticks[k] = std::max(1, static_cast<int>(std::lround(step * game::kTickRateHz)));
+      }
     }
   } else {
     std::vector<double> estimates;
@@ -270,117 +431,261 @@ std::vector<Episode> ReadCarFile(const std::string& path, const std::vector<Row>
       const double e = EstimateStepFromMotion(rows[k], rows[k + 1]);
       if (e > 0.0) estimates.push_back(e);
     }
-    const double median = Median(estimates);
+    const std::size_t estimate_count = estimates.size();
+    const double median = Median(std::move(estimates));
     const double tick = 1.0 / game::kTickRateHz;
     const double row61 = 1.0 / game::kEpisodeRowRateHz;
-    if (estimates.size() < 3 || std::abs(median - row61) < 0.15 * row61) {
+    if (estimate_count < 3 || std::abs(median - row61) < 0.15 * row61) {
       // ~61 Hz episode rows (also the assumption for recordings with too little motion).
-      std::fill(dt.begin(), dt.end(), row61);
-      std::fill(ticks.begin(), ticks.end(), 2);
+      std::fill(track.dt_s.begin(), track.dt_s.end(), row61);
+      std::fill(track.ticks.begin(), track.ticks.end(), 2);
     } else if (std::abs(median - tick) < 0.15 * tick) {
-      // 120 Hz rows; some rows span two ticks: count them from the motion.
+      // 120 Hz rows; some rows span two ticks: count them from the motion (1 to 4, rounded
+      // in double precision so that no unbounded value is converted to an integer).
       for (int k = 0; k + 1 < n; ++k) {
         const double e = EstimateStepFromMotion(rows[k], rows[k + 1]);
-        ticks[k] = e > 0.0 ? std::clamp(static_cast<int>(std::lround(e / tick)), 1, 4) : 1;
-        dt[k] = ticks[k] * tick;
+        const double ticks = e > 0.0 ? std::clamp(std::round(e / tick), 1.0, 4.0) : 1.0;
+        track.ticks[k] = static_cast<int>(ticks);
+        track.dt_s[k] = ticks * tick;
       }
     } else {
-      throw InputError(path, 0, 0,
+      throw InputError(name, 0, 0,
                        "cannot infer the row timing: median step from motion is " +
-                           std::to_string(median) + " s, neither 1/61 s nor 1/120 s");
+                           Fmt(median) + " s, neither 1/61 s nor 1/120 s");
     }
   }
   std::vector<Episode> out;
-  EmitSegments(path, EpisodeKind::kCar, std::move(rows), std::move(dt), std::move(ticks),
-               options, &out, txt);
+  EmitSegments(name, EpisodeKind::kCar, std::move(track), layout, options, txt, &out);
   // A 301-row 61 Hz slice named episode_NN.csv: place it on the recording's row clock.
-  static const std::regex slice_name(R"(episode_(\d+)\.csv)");
-  std::smatch m;
-  const std::string file_name = fs::path(path).filename().string();
-  if (!timed && !txt && out.size() == 1 && out[0].size() == 301 && out[0].step_ticks[0] == 2 &&
-      std::regex_match(file_name, m, slice_name)) {
-    out[0].clock_origin_rows = 300.0 * std::stoi(m[1].str());
+  if (!timed && !txt && out.size() == 1 && out[0].size() == 301 && out[0].step_ticks[0] == 2) {
+    if (const auto slice = EpisodeSliceNumber(fs::path(name).filename().string()))
+      out[0].clock_origin_rows = kSliceRows * *slice;
   }
   return out;
 }
 
-std::vector<Episode> ReadBallFile(const std::string& path, const std::vector<Row>& table,
-                                  const ReadOptions& options) {
-  // The time column is quantised to 2^-12 s; it only tells how many ~1/61 s rows a step
-  // spans (0 for a duplicated row, 2 for a skipped one).
-  const double row61 = 1.0 / game::kEpisodeRowRateHz;
-  std::vector<Sample> rows;
-  std::vector<double> dt;
-  std::vector<int> ticks;
+// 13-column ball rows. The time column is quantised to 2^-12 s; it only tells how many
+// ~1/61 s rows a step spans (0 for a repeated row, 2 for a skipped one).
+std::vector<Episode> ParseBall(const std::string& name, const char* data, std::size_t size,
+                               const ReadOptions& options) {
+  const double row_s = 1.0 / game::kEpisodeRowRateHz;
+  const Layout layout{2, false};
+  Track track;
+  track.Reserve(data, size, kBallColumns);
   double last_t = 0.0;
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    Sample s = BallSampleFromRow(table[i], static_cast<int>(i + 1));
-    ValidateSample(path, s, false);
-    if (!rows.empty()) {
-      const long periods = std::lround((table[i][0] - last_t) / row61);
-      if (periods <= 0) {
-        if (SameState(rows.back(), s)) continue;  // duplicated row
-        throw InputError(path, s.source_row, 1, "time does not increase");
+  ForEachRow<kBallColumns>(name, data, size, [&](int line, const std::array<double, 13>& r) {
+    const double* c = r.data() + 1;
+    if (std::abs(c[7]) > kMaxRotationUnits)
+      throw InputError(name, line, layout.angle_column() + 1,
+                       "yaw " + Fmt(c[7]) + " is outside [-32768, 32768]");
+    ValidateCells(name, line, c, layout);
+    Sample s = SampleFromCells(c, layout, line);
+    if (!track.rows.empty()) {
+      const double step_s = r[0] - last_t;
+      const double periods = step_s / row_s;  // may be huge or infinite: compared, not converted
+      if (!(periods < kMaxBallStepRows + 0.5))
+        throw InputError(name, line, 1,
+                         "time jumps by " + Fmt(step_s) + " s (" + Fmt(periods) +
+                             " rows of 1/61 s, at most " + std::to_string(kMaxBallStepRows) +
+                             " expected): not a continuous episode");
+      if (!(periods >= 0.5)) {
+        if (periods > -0.5 && SameState(track.rows.back(), s)) {  // a repeated row
+          track.merged.push_back(line);
+          return;
+        }
+        throw InputError(name, line, 1,
+                         step_s <= 0.0 ? "time does not increase (" + Fmt(last_t) +
+                                             " s, then " + Fmt(r[0]) + " s)"
+                                       : "time advances only " + Fmt(step_s) +
+                                             " s, under half a row of 1/61 s");
       }
-      dt.push_back(periods * row61);
-      ticks.push_back(static_cast<int>(std::lround(periods * row61 * game::kTickRateHz)));
+      const double rows = std::round(periods);  // 1 .. kMaxBallStepRows
+      track.dt_s.push_back(rows * row_s);
+      track.ticks.push_back(static_cast<int>(std::lround(rows * row_s * game::kTickRateHz)));
     }
-    last_t = table[i][0];
-    rows.push_back(s);
-  }
-  if (rows.size() < 2)
-    throw InputError(path, 0, 0, "empty episode (" + std::to_string(rows.size()) + " rows)");
+    last_t = r[0];
+    track.rows.push_back(std::move(s));
+  });
+  if (track.rows.size() < 2)
+    throw InputError(name, 0, 0,
+                     "empty episode (" + std::to_string(track.rows.size()) + " rows)");
   std::vector<Episode> out;
-  EmitSegments(path, EpisodeKind::kBall, std::move(rows), std::move(dt), std::move(ticks),
-               options, &out, false);
+  EmitSegments(name, EpisodeKind::kBall, std::move(track), layout, options, false, &out);
   return out;
 }
 
-bool IsRecordingFile(const fs::path& p) {
-  const std::string name = p.filename().string();
-  if (name.rfind("prediction_", 0) == 0) return false;
-  return (p.extension() == ".csv" &&
-          (name.rfind("episode_", 0) == 0 || name.rfind("freefalling_", 0) == 0)) ||
-         p.extension() == ".txt";
+// What kind of file a stat mode is, for "not a regular file".
+std::string FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a file";
+}
+
+// Why a path cannot be used, from the error of a file-system call.
+std::string DescribeError(int error) {
+  switch (error) {
+    case ENOENT:
+      return "no such file";
+    case ENOTDIR:
+      return "no such file (a part of the path is not a folder)";
+    case ELOOP:
+      return "symbolic link loop (too many levels of symbolic links)";
+    case EACCES:
+      return "permission denied";
+    case ENAMETOOLONG:
+      return "file name too long";
+    case ENXIO:
+      return "not a regular file";
+    default:
+      return std::generic_category().message(error);
+  }
+}
+
+// The whole contents of a regular file. Opens without blocking (a FIFO with no writer would
+// block a plain open) and refuses anything but a regular file.
+std::string LoadFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, 0, 0, DescribeError(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(path, 0, 0, DescribeError(errno));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, 0, 0, "not a regular file (" + FileKind(st.st_mode) + ")");
+  std::string data(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)), '\0');
+  std::size_t filled = 0;
+  char more[1 << 16];  // for a file that grew since fstat
+  for (;;) {
+    const bool full = filled == data.size();
+    char* into = full ? more : &data[filled];
+    const std::size_t room = full ? sizeof(more) : data.size() - filled;
+    const ssize_t got = ::read(fd, into, room);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path, 0, 0, "cannot read: " + DescribeError(errno));
+    }
+    if (got == 0) break;
+    if (full) data.append(more, static_cast<std::size_t>(got));
+    filled += static_cast<std::size_t>(got);
+  }
+  data.resize(filled);
+  return data;
+}
+
+std::string DescribeError(const std::error_code& ec) {
+  return ec.category() == std::generic_category() || ec.category() == std::system_category()
+             ? DescribeError(ec.value())
+             : ec.message();
 }
 
 }  // namespace
 
-std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& options) {
-  if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such file");
-  const int columns = CountColumns(path);
-  switch (columns) {
+bool ReadOptions::Check(std::string* why) const {
+  auto fail = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  if (min_segment_rows < 2) return fail("min_segment_rows must be at least 2");
+  if (!(max_step_s > 0.0 && max_step_s <= 1.0)) return fail("max_step_s must be in (0, 1] s");
+  if (!(max_teleport_uu > 0.0 && std::isfinite(max_teleport_uu)))
+    return fail("max_teleport_uu must be positive and finite");
+  return true;
+}
+
+std::vector<Episode> ParseRecording(const std::string& name, const char* data, std::size_t size,
+                                    const ReadOptions& options) {
+  std::string why;
+  RLFIT_CHECK(options.Check(&why), "ReadOptions: " + why);
+  const FirstLine first = FindFirstLine(name, data, size);
+  switch (first.line == 0 ? 0 : first.columns) {
     case 0:
-      throw InputError(path, 1, 0, "empty file");
-    case 13:
-      return ReadBallFile(path, ReadTable<13>(path), options);
-    case 25:
-      return ReadCarFile(path, ReadTable<25>(path), false, options);
-    case 26:
-      return ReadCarFile(path, ReadTable<26>(path), true, options);
+      throw InputError(name, 0, 0, "empty file (no rows)");
+    case kBallColumns:
+      return ParseBall(name, data, size, options);
+    case kCarColumns:
+      return ParseCar<kCarColumns>(name, data, size, options);
+    case kTimedCarColumns:
+      if (IsTxt(name)) return ParseCar<kTimedCarColumns>(name, data, size, options);
+      throw InputError(name, first.line, 0,
+                       "26 columns: the timed format (game time + 25 car columns) is read "
+                       "only from .txt recordings; a .csv episode has 13 (ball) or 25 (car)");
     default:
-      throw InputError(path, 1, 0,
-                       std::to_string(columns) +
-                           " columns: expected 13 (ball), 25 (car) or 26 (timed car)");
+      throw InputError(name, first.line, 0,
+                       std::to_string(first.columns) +
+                           " columns: expected 13 (ball), 25 (car) or, in a .txt, 26 (timed "
+                           "car)");
   }
+}
+
+std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& options) {
+  const std::string data = LoadFile(path);
+  return ParseRecording(path, data.data(), data.size(), options);
+}
+
+bool IsRecordingFileName(const std::string& file_name) {
+  const auto starts_with = [&](const char* prefix) { return file_name.rfind(prefix, 0) == 0; };
+  if (starts_with("prediction_")) return false;
+  const fs::path extension = fs::path(file_name).extension();
+  return extension == ".txt" ||
+         (extension == ".csv" && (starts_with("episode_") || starts_with("freefalling_")));
+}
+
+std::optional<int> EpisodeSliceNumber(const std::string& file_name) {
+  constexpr std::size_t kPrefix = 8, kSuffix = 4;  // "episode_", ".csv"
+  if (file_name.size() <= kPrefix + kSuffix || file_name.compare(0, kPrefix, "episode_") != 0 ||
+      file_name.compare(file_name.size() - kSuffix, kSuffix, ".csv") != 0)
+    return std::nullopt;
+  const char* begin = file_name.data() + kPrefix;
+  const char* end = file_name.data() + file_name.size() - kSuffix;
+  if (!std::all_of(begin, end, [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
 }
 
 std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
-    if (fs::is_directory(p)) {
-      std::vector<std::string> found;
-      for (const auto& entry : fs::directory_iterator(p))
-        if (entry.is_regular_file() && IsRecordingFile(entry.path()))
-          found.push_back(entry.path().string());
-      if (found.empty()) throw InputError(p, 0, 0, "folder holds no recordings");
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(p)) {
-      files.push_back(p);
-    } else {
+    std::error_code ec;
+    const fs::file_status status = fs::status(p, ec);
+    if (status.type() == fs::file_type::not_found)
       throw InputError(p, 0, 0, "no such file or folder");
+    if (ec) throw InputError(p, 0, 0, DescribeError(ec));
+    if (fs::is_regular_file(status)) {
+      files.push_back(p);
+      continue;
     }
+    struct stat st {};
+    if (!fs::is_directory(status))
+      throw InputError(p, 0, 0,
+                       "not a regular file" +
+                           (::stat(p.c_str(), &st) == 0 ? " (" + FileKind(st.st_mode) + ")"
+                                                         : std::string()));
+    std::vector<std::string> found;
+    fs::directory_iterator it(p, ec);
+    if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
+      if (!IsRecordingFileName(it->path().filename().string())) continue;
+      std::error_code entry_ec;
+      const fs::file_status entry = it->status(entry_ec);
+      if (entry_ec)
+        throw InputError(it->path().string(), 0, 0,
+                         entry_ec == std::errc::no_such_file_or_directory
+                             ? "broken symbolic link"
+                             : DescribeError(entry_ec));
+      if (fs::is_regular_file(entry)) found.push_back(it->path().string());
+    }
+    if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
+    if (found.empty()) throw InputError(p, 0, 0, "folder holds no recordings");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
   }
   return files;
 }
@@ -395,19 +700,26 @@ std::vector<Episode> ReadRecordings(const std::vector<std::string>& paths,
   return episodes;
 }
 
-BaselinePrediction ReadBaselinePrediction(const std::string& path) {
-  if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such file");
-  const int columns = CountColumns(path);
-  if (columns != 9)
-    throw InputError(path, 1, 0, std::to_string(columns) + " columns: expected 9");
+BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* data,
+                                           std::size_t size) {
+  const FirstLine first = FindFirstLine(name, data, size);
+  if (first.line == 0) throw InputError(name, 0, 0, "empty file (no rows)");
+  if (first.columns != kBaselineColumns)
+    throw InputError(name, first.line, 0,
+                     std::to_string(first.columns) + " columns: expected 9");
   BaselinePrediction out;
-  out.path = path;
-  for (const Row& r : ReadTable<9>(path)) {
+  out.path = name;
+  ForEachRow<kBaselineColumns>(name, data, size, [&](int, const std::array<double, 9>& r) {
     out.x.emplace_back(r[0], r[1], r[2]);
     out.v.emplace_back(r[3], r[4], r[5]);
     out.omega.emplace_back(r[6], r[7], r[8]);
-  }
+  });
   return out;
+}
+
+BaselinePrediction ReadBaselinePrediction(const std::string& path) {
+  const std::string data = LoadFile(path);
+  return ParseBaselinePrediction(path, data.data(), data.size());
 }
 
 std::optional<std::string> FindBaselineFor(const std::string& episode_path) {
@@ -415,7 +727,8 @@ std::optional<std::string> FindBaselineFor(const std::string& episode_path) {
   const std::string name = p.filename().string();
   if (name.rfind("episode_", 0) != 0) return std::nullopt;
   const fs::path candidate = p.parent_path() / ("prediction_" + name.substr(8));
-  if (fs::is_regular_file(candidate)) return candidate.string();
+  std::error_code ec;
+  if (fs::is_regular_file(candidate, ec)) return candidate.string();
   return std::nullopt;
 }
 

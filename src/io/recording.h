@@ -3,6 +3,7 @@
 // inference, and the search for data on disk.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,11 +21,52 @@ struct ReadOptions {
   // A row whose position jumps further than this from the velocity prediction starts a new
   // segment (teleport), uu.
   double max_teleport_uu = 60.0;
+
+  // False (with the reason) unless every field is in its range: min_segment_rows >= 2,
+  // max_step_s in (0, 1], max_teleport_uu > 0.
+  bool Check(std::string* why) const;
 };
 
 // Reads one recording file; a file with pauses or teleports yields several episodes.
-// Throws InputError naming file, row and column on any malformed or non-finite value.
+// Throws InputError naming file, row and column on any malformed or implausible value.
+// Loads the file once (never blocking: a FIFO or device is refused as "not a regular file")
+// and calls ParseRecording.
 std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& options = {});
+
+// Parses a recording held in memory: `data[0, size)` is the file's contents, `name` its path
+// (used in errors, for the format rules that depend on the extension, and for the
+// episode_NN.csv clock origin). Rows are converted and validated as they are read.
+//
+// What is accepted, and what is an InputError (at the row and column it names):
+// - The column count of the first non-blank line picks the format: 13 (ball), 25 (car) or,
+//   for .txt files only, 26 (game time + car). Blank lines (spaces, tabs) are skipped
+//   anywhere; Sample::source_row stays the 1-based line of the file.
+// - Car rows with |yaw| > 32768 (frames before the car spawns) are skipped before the first
+//   car row, and in a timed .txt after the game clock broke (went back or paused); anywhere
+//   else they are an error at the yaw column.
+// - A row that exactly repeats the previous state is merged into it and listed in
+//   Episode::merged_source_rows.
+// - Positions must lie within twice the arena's extent, speeds within twice the game's caps.
+// - Ball rows: each step spans 1 to kMaxBallStepRows periods of ~1/61 s by the time column;
+//   more is "time jumps by X s", a step under half a period with a new state is "time does
+//   not increase"; a position jump off the velocity prediction is an error at the x column.
+// - Timed .txt rows: a zero time step with a new state is "time does not increase"; a step
+//   back (restart) or beyond max_step_s (pause) or a teleport starts a new segment.
+std::vector<Episode> ParseRecording(const std::string& name, const char* data, std::size_t size,
+                                    const ReadOptions& options = {});
+
+// Longest step between two ball rows, in ~1/61 s row periods: 1 is the normal step, 2 a
+// skipped row (ball episode 343 has one near row 336); the recordings have no longer gaps,
+// so 4 (three rows missing in a row) is generous. A longer gap is not a continuous episode.
+inline constexpr int kMaxBallStepRows = 4;
+
+// True for the file names a folder search takes as recordings: episode_*.csv,
+// freefalling_*.csv and *.txt, never prediction_*. Pure (looks at the name only).
+bool IsRecordingFileName(const std::string& file_name);
+
+// The slice number NN of a file named episode_NN.csv (NN: one or more ASCII digits), if the
+// name has that form and NN fits an int; nullopt otherwise (then the clock is unknown).
+std::optional<int> EpisodeSliceNumber(const std::string& file_name);
 
 // Reads every recording in `paths` (files, or folders searched for episode_*.csv,
 // freefalling_*.csv and *.txt; prediction_*.csv is skipped), in sorted order.
@@ -36,6 +78,9 @@ std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& pa
 
 // Reads a 9-column prediction_*.csv (x, y, z, vx, vy, vz, wx, wy, wz).
 BaselinePrediction ReadBaselinePrediction(const std::string& path);
+// The same, from memory (see ParseRecording).
+BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* data,
+                                           std::size_t size);
 
 // The prediction_NN.csv shipped beside episode_NN.csv, if there is one.
 std::optional<std::string> FindBaselineFor(const std::string& episode_path);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) into build-fuzz/ and runs each
+# for SECONDS (default 30) on a temporary copy of its seed corpus fuzz/corpus/<target>/.
+# Prints per target the executions, exec/s and time. Exits non-zero on a crash, leak or
+# timeout; the reproducer and the log stay in build-fuzz/artifacts/<target>/.
+# Usage: scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+seconds=${1:-30}
+case "$seconds" in ''|*[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2 ;; esac
+src=$(cd "$(dirname "$0")/.." && pwd)
+build="$src/build-fuzz"
+
+# Debian packages: clang and its runtime libraries (libFuzzer, sanitizers), plus what
+# rlfit_core builds with.
+PKGS=(cmake make clang libclang-rt-14-dev libeigen3-dev libfccp-dev nlohmann-json3-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+CC=clang CXX=clang++ cmake -S "$src" -B "$build" -DRLFIT_FUZZ=ON -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" > /dev/null
+cmake --build "$build" -j "$(nproc)"
+
+status=0
+printf '%-16s %12s %10s %8s  %s\n' target executions exec/s time_s result
+while IFS= read -r target; do
+  [ -n "$target" ] || continue
+  corpus=$(mktemp -d)
+  [ -d "$src/fuzz/corpus/$target" ] && cp -R "$src/fuzz/corpus/$target/." "$corpus/"
+  artifacts="$build/artifacts/$target"
+  mkdir -p "$artifacts"
+  log="$artifacts/fuzz.log"
+  start=$(date +%s)
+  rc=0
+  "$build/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" > "$log" 2>&1 || rc=$?
+  elapsed=$(( $(date +%s) - start ))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  result=ok
+  if [ "$rc" -ne 0 ]; then
+    result="FAILED (exit $rc): $(grep -m1 -E '^==[0-9]+==ERROR|^SUMMARY|FUZZ_CHECK|deadly signal|timeout' "$log" || echo 'see log'); log and reproducer in $artifacts/"
+    status=1
+  fi
+  printf '%-16s %12s %10s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$elapsed" "$result"
+  rm -rf "$corpus"
+done < "$build/fuzz_targets.txt"
+exit "$status"
