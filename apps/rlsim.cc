@@ -5,6 +5,7 @@
 
 #include "apps/cli_common.h"
 #include "src/io/recording.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/replay.h"
 #include "src/replay/synth.h"
 #include "src/report/plots.h"
@@ -22,8 +23,9 @@ int main(int argc, char** argv) {
                      "recordings: files or folders (default: the model's datasets); relative "
                      "paths are also looked up under the datasets root");
   replay->add_option("--coeffs", options.coeffs_path,
-                     "coefficients JSON written by rlfit (default: the seed notes' values)")
-      ->check(CLI::ExistingFile);
+                     "coefficients JSON written by rlfit, or 'seed' for the seed notes' values "
+                     "(default: the committed fit, results/MODEL/coeffs.json)")
+      ->check(CLI::IsMember({std::string(rlfit::kSeedCoeffs)}) | CLI::ExistingFile);
   replay->add_option("--out", options.out_dir,
                      "output folder: predicted trajectories, replay_summary.json, summary.txt");
   replay->add_option("--horizons", options.horizons_s, "reported horizons in seconds")
