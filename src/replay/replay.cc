@@ -121,7 +121,7 @@ std::optional<std::vector<PredictedState>> LoadShipped(const Episode& ep,
 }
 
 void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Predictor& predictor,
-               const Grid& grid, double window_s, EpisodeReport* r,
+               const Grid& grid, double window_s, bool keep, EpisodeReport* r,
                std::vector<std::vector<ErrorSample>>* curve) {
   const int n = ep.size();
   const int last = n - 1;
@@ -138,20 +138,19 @@ void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Pred
   r->regimes = regimes;
 
   // Open loop: once over each covered stretch; the first one gives the episode's figures.
-  r->trajectory.assign(n, std::nullopt);
   r->open_loop.assign(grid.labels, std::nullopt);
   r->curve_open_loop.assign(grid.curve_s.size(), std::nullopt);
   for (std::size_t i = 0; i < stretches.size(); ++i) {
     const auto [a, b] = stretches[i];
-    const std::vector<PredictedState> pred = predictor.Rollout(ep, a, b);
+    std::vector<PredictedState> pred = predictor.Rollout(ep, a, b);
     const int diverged = FirstDiverged(pred);
     if (diverged < static_cast<int>(pred.size())) {
       const double t = ep.rows[a + diverged].t_s;
       if (!r->diverged_at_s || t < *r->diverged_at_s) r->diverged_at_s = t;
     }
-    for (int j = 0; j < diverged; ++j) r->trajectory[a + j] = pred[j];
     if (i == 0)
       StretchFigures(ep, a, b, pred, grid, false, &r->open_loop, &r->curve_open_loop);
+    if (keep) r->predicted.push_back({a, diverged, std::move(pred)});
   }
 
   // Windowed: restarts every window_s on the episode's clock, at covered rows only, each
@@ -371,7 +370,8 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
     r.split = SplitOf(ep, extras.provenance, options.data_root);
     r.rows = ep.size();
     r.duration_s = ep.duration_s();
-    ReplayOne(ep, regimes[i], predictor, grid, options.window_s, &r, &report.curve);
+    ReplayOne(ep, regimes[i], predictor, grid, options.window_s, options.keep_predictions, &r,
+              &report.curve);
 
     const auto stretches = CoveredStretches(regimes[i]);
     if (!stretches.empty() && report.reference_kind != "none") {
@@ -391,6 +391,14 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
     progress.Tick();
   }
   return report;
+}
+
+const PredictedState* EpisodeReport::PredictedAt(int row) const {
+  auto it = std::upper_bound(predicted.begin(), predicted.end(), row,
+                             [](int k, const PredictedStretch& p) { return k < p.first; });
+  if (it == predicted.begin()) return nullptr;
+  --it;
+  return row - it->first < it->valid ? &it->states[row - it->first] : nullptr;
 }
 
 int ReplayReport::EpisodesIn(const std::string& split) const {
@@ -738,7 +746,7 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
       if (extra[merged] > s.source_row) sources.push_back(extra[merged]);
       ++merged;
     }
-    const auto& p = r.trajectory[k];
+    const PredictedState* p = r.PredictedAt(k);
     const Regime regime = r.regimes.empty() ? Regime::kCovered : r.regimes[k];
     for (int source : sources) {
       out << source << "," << s.t_s << "," << (regime == Regime::kCovered ? 1 : 0) << ","
@@ -852,7 +860,9 @@ ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
   }
   extras.provenance = coeffs.provenance;
   extras.coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
-  ReplayReport report = ReplayEpisodes(episodes, *predictor, model, options, extras);
+  ReplayOptions effective = options;
+  effective.keep_predictions = !options.out_dir.empty();
+  ReplayReport report = ReplayEpisodes(episodes, *predictor, model, effective, extras);
   report.skipped = skipped;
   out << report.Table();
   if (!options.out_dir.empty()) WriteReplayOutputs(report, episodes, coeffs, options);

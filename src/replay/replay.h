@@ -34,6 +34,7 @@ struct ReplayOptions {
   double window_s = 0.5;               // spacing of windowed restarts, s
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
+  bool keep_predictions = true;        // keep open-loop rollouts for TrajectoryCsv (memory)
   std::string program = "rlsim";       // prefix of warning lines on stderr
 
   bool Check(std::string* why) const;
@@ -78,10 +79,17 @@ struct EpisodeReport {
   // (from the first covered stretch).
   std::vector<std::vector<ErrorPoint>> curve_windowed;
   std::vector<std::optional<ErrorPoint>> curve_open_loop, curve_reference;
-  // Per row: open-loop prediction of its covered stretch (nullopt: not covered, alone, or
-  // after the rollout diverged), and the shipped reference position where there is one.
-  std::vector<std::optional<PredictedState>> trajectory;
+  // The open-loop rollout of each covered stretch (kept when options.keep_predictions), for
+  // the trajectory CSV; and the shipped reference position per row where there is one.
+  struct PredictedStretch {
+    int first = 0;   // episode row of states[0]
+    int valid = 0;   // states before the rollout diverged
+    std::vector<PredictedState> states;
+  };
+  std::vector<PredictedStretch> predicted;
   std::vector<Eigen::Vector3d> reference_x;  // empty unless the reference is shipped
+  // The prediction at episode row `row`; null where not covered, alone, or diverged.
+  const PredictedState* PredictedAt(int row) const;
 };
 
 struct ReplayReport {
