@@ -5,7 +5,6 @@
 
 #include "apps/cli_common.h"
 #include "src/io/recording.h"
-#include "src/replay/coeff_choice.h"
 #include "src/replay/replay.h"
 #include "src/replay/synth.h"
 #include "src/report/plots.h"
@@ -24,8 +23,8 @@ int main(int argc, char** argv) {
                      "paths are also looked up under the datasets root");
   replay->add_option("--coeffs", options.coeffs_path,
                      "coefficients JSON written by rlfit, or 'seed' for the seed notes' values "
-                     "(default: the committed fit, results/MODEL/coeffs.json)")
-      ->check(CLI::IsMember({std::string(rlfit::kSeedCoeffs)}) | CLI::ExistingFile);
+                     "(default: the committed fit, results/MODEL/coeffs.json); a missing file is "
+                     "an input error (exit 2)");
   replay->add_option("--out", options.out_dir,
                      "output folder: predicted trajectories, replay_summary.json, summary.txt");
   replay->add_option("--horizons", options.horizons_s, "reported horizons in seconds")

@@ -648,7 +648,7 @@ std::string ReplayReport::Table() const {
 
   out << "\nper episode, open loop from the first covered row (|dx| uu / |dw| rad/s"
       << (has_orientation ? " / angle deg" : "") << ")\n";
-  std::snprintf(line, sizeof(line), "  %-26s %-8s", "episode", "split");
+  std::snprintf(line, sizeof(line), "  %-30s %-8s", "episode", "split");
   out << line;
   for (const std::string& l : horizon_labels) {
     std::snprintf(line, sizeof(line), " %22s", l.c_str());
@@ -656,7 +656,7 @@ std::string ReplayReport::Table() const {
   }
   out << "\n";
   for (const EpisodeReport& e : episodes) {
-    std::snprintf(line, sizeof(line), "  %-26s %-8s", e.name.c_str(), e.split.c_str());
+    std::snprintf(line, sizeof(line), "  %-30s %-8s", e.name.c_str(), e.split.c_str());
     out << line;
     for (const auto& p : e.open_loop) {
       std::string cell = "n/a";
@@ -680,7 +680,7 @@ std::string ReplayReport::Table() const {
     if (e.rows_left_out.empty()) continue;
     if (!any_left_out) out << "rows left out per episode (not covered by the " << model << " model)\n";
     any_left_out = true;
-    std::snprintf(line, sizeof(line), "  %-26s %5d of %5d: ", e.name.c_str(),
+    std::snprintf(line, sizeof(line), "  %-30s %5d of %5d: ", e.name.c_str(),
                   e.rows - e.rows_scored, e.rows);
     out << line << LeftOutText(e.rows_left_out) << "\n";
   }
