@@ -68,8 +68,7 @@ std::string Num(double v) {
 }
 
 nlohmann::json HeldoutJson(const ReplayReport& r) {
-  nlohmann::json j = r.ToJson();
-  return {{"episodes", j["episodes"].size()}, {"aggregate", j["aggregate"]}};
+  return {{"episodes", r.episodes.size()}, {"aggregate", AggregateJson(r)}};
 }
 
 void PrintComparison(const ReplayReport& before, const ReplayReport& after, std::ostream& out) {

@@ -27,7 +27,11 @@ ReplayReport ReplayDefault(const ModelInfo& model, const CoeffFile& coeffs,
   replay.data_root = data_root;
   replay.quiet = quiet;
   const std::vector<Episode> episodes = LoadEpisodesFor(model, {}, data_root);
-  return ReplayEpisodes(episodes, *model.make_predictor(coeffs, data_root), model, replay);
+  ReplayExtras extras;
+  extras.provenance = coeffs.provenance;  // train / held-out splits of the table
+  extras.coefficients_source = "committed fit (results/" + model.name + "/coeffs.json)";
+  return ReplayEpisodes(episodes, *model.make_predictor(coeffs, data_root), model, replay,
+                        extras);
 }
 
 std::string Num(double v) {
@@ -50,13 +54,19 @@ nlohmann::json GuardedMetrics(const ReplayReport& report) {
   for (const Quantity& q : Quantities(report.has_orientation)) {
     for (std::size_t h = 0; h < report.horizon_labels.size(); ++h) {
       const std::string key = std::string(q.key) + "." + report.horizon_labels[h];
+      // A horizon no episode reaches has no statistics: not guarded (and a baseline that
+      // had it reports it as "no longer reported").
       const Stats open = report.OpenLoop(q, h);
-      m["open_loop." + key + ".median"] = open.median;
-      m["open_loop." + key + ".p90"] = open.p90;
+      if (open.n > 0) {
+        m["open_loop." + key + ".median"] = open.median;
+        m["open_loop." + key + ".p90"] = open.p90;
+      }
       if (h < report.horizons_s.size()) {
         const Stats w = report.Windowed(q, h);
-        m["windowed." + key + ".median"] = w.median;
-        m["windowed." + key + ".p90"] = w.p90;
+        if (w.n > 0) {
+          m["windowed." + key + ".median"] = w.median;
+          m["windowed." + key + ".p90"] = w.p90;
+        }
       }
     }
   }

@@ -225,6 +225,7 @@ TEST_CASE("synthetic ground episodes replay with near-zero error") {
   // from recorded episodes' timing, inputs and first state (datasets/synthetic/ground/README.md).
   ReplayOptions options;
   options.model = "ground";
+  options.coeffs_path = "seed";  // the synthetic episodes were generated with these
   options.quiet = true;
   options.paths = {testing::RepoDatasets() + "/synthetic/ground"};
   std::ostringstream out;

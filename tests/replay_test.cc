@@ -2,8 +2,10 @@
 // (near) zero error, the output files, and the coefficient files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "src/common/error.h"
@@ -48,6 +50,7 @@ TEST_CASE("synthetic aerial episodes replay with near-zero error") {
   TempDir out;
   ReplayOptions options;
   options.model = "aerial";
+  options.coeffs_path = "seed";  // the synthetic episodes were generated with these
   options.paths = {testing::RepoDatasets() + "/synthetic/aerial"};
   options.out_dir = out.path();
   options.quiet = true;
@@ -59,7 +62,9 @@ TEST_CASE("synthetic aerial episodes replay with near-zero error") {
     CHECK(report.OpenLoop(q[0], h).max < kSyntheticDxUu);
     CHECK(report.OpenLoop(q[3], h).max < kSyntheticAngleDeg);
   }
-  CHECK(table.str().find("open loop from row 0") != std::string::npos);
+  CHECK(table.str().find("open loop from the first covered row") != std::string::npos);
+  CHECK(table.str().find("coefficients: seed notes") != std::string::npos);
+  CHECK(report.reference_kind != "seed_coefficients");  // the run itself uses the seed
 
   // The outputs: one trajectory per episode with a header and one row per recorded row.
   for (const EpisodeReport& e : report.episodes) {
@@ -67,15 +72,18 @@ TEST_CASE("synthetic aerial episodes replay with near-zero error") {
     REQUIRE(in.good());
     std::string header;
     std::getline(in, header);
-    CHECK(header.rfind("row,t_s,x,y,z,vx,vy,vz,wx,wy,wz,", 0) == 0);
+    CHECK(header.rfind("source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,", 0) == 0);
+    CHECK(header.find(",pitch,yaw,roll,rec_pitch,rec_yaw,rec_roll,angle_err_deg") !=
+          std::string::npos);
     int rows = 0;
     for (std::string line; std::getline(in, line);) ++rows;
     CHECK(rows == e.rows);
   }
   const nlohmann::json summary = ReadJsonFile(out.path() + "/replay_summary.json");
-  CHECK(summary.at("schema_version") == 1);
+  CHECK(summary.at("schema_version") == 2);
   CHECK(summary.at("episodes").size() == report.episodes.size());
-  CHECK(summary.at("aggregate").at("open_loop").at("dx").contains("last"));
+  CHECK(summary.at("coefficients_source") == "seed notes");
+  CHECK(summary.at("options").at("coeffs") == "seed");
   CHECK(fs::exists(out.path() + "/summary.txt"));
 }
 
@@ -83,6 +91,7 @@ TEST_CASE("worse coefficients give a worse replay") {
   ReplayOptions options;
   options.paths = {testing::RepoDatasets() + "/synthetic/aerial"};
   options.quiet = true;
+  options.coeffs_path = "seed";
   const ModelInfo& model = FindModel("aerial");
   const auto episodes = LoadEpisodesFor(model, options.paths, "");
   CoeffFile coeffs = DefaultCoeffs("aerial", *model.layout);
@@ -129,6 +138,400 @@ TEST_CASE("atomic writes leave no temporary file behind") {
   }
   CHECK(files == 1);
   CHECK_THROWS_AS(WriteFileAtomic(dir.path() + "/no/such/dir/a.txt", "x"), InputError);
+}
+
+// ---- The replay engine on hand-made episodes and predictors ----
+
+// A hand-made car episode of `n` rows at the 61 Hz episode rate, moving at 100 uu/s along x.
+Episode MakeEpisode(int n, const std::string& name = "episode_00.csv") {
+  Episode ep;
+  ep.path = "/tmp/made/" + name;
+  ep.name = name;
+  ep.rows.resize(n);
+  for (int k = 0; k < n; ++k) {
+    ep.rows[k].source_row = k + 2;  // after a header line
+    ep.rows[k].t_s = k / 60.96;
+    ep.rows[k].x = Eigen::Vector3d(100.0 * k / 60.96, 0.0, 500.0);
+    ep.rows[k].v = Eigen::Vector3d(100.0, 0.0, 0.0);
+  }
+  ep.step_dt_s.assign(n - 1, 1.0 / 60.96);
+  ep.step_ticks.assign(n - 1, 2);
+  return ep;
+}
+
+// Predicts the recorded states, shifted along y by (rows since the start) * drift_uu, and
+// "explodes" (x = 1e6 uu) from absolute row `explode_at` on. Records every Rollout call.
+class FakePredictor : public Predictor {
+ public:
+  explicit FakePredictor(double drift_uu = 0.0, int explode_at = -1)
+      : drift_uu_(drift_uu), explode_at_(explode_at) {}
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    calls.push_back({start, end});
+    std::vector<PredictedState> out;
+    for (int k = start; k <= end; ++k) {
+      PredictedState p{ep.rows[k].x, ep.rows[k].v, ep.rows[k].omega, ep.rows[k].theta};
+      p.x.y() += drift_uu_ * (k - start);
+      if (explode_at_ >= 0 && k >= explode_at_) p.x.x() = 1e6;
+      out.push_back(p);
+    }
+    return out;
+  }
+  long RowsRolled() const {
+    long n = 0;
+    for (const auto& [a, b] : calls) n += b - a + 1;
+    return n;
+  }
+  mutable std::vector<std::pair<int, int>> calls;
+
+ private:
+  double drift_uu_;
+  int explode_at_;
+};
+
+ReplayOptions QuietOptions() {
+  ReplayOptions o;
+  o.model = "aerial";
+  o.quiet = true;
+  return o;
+}
+
+// Rows of a 61 Hz episode per second of horizon (60.96), rounded up.
+constexpr int kRowsPerSecond = 61;
+
+TEST_CASE("replay work grows linearly with the episode: restarts stop at the longest horizon") {
+  const ModelInfo& model = FindModel("aerial");  // horizons 0.5, 1, 2 s
+  long rolled[2];
+  int i = 0;
+  for (int n : {3000, 6000}) {
+    FakePredictor fake;
+    const ReplayReport r = ReplayEpisodes({MakeEpisode(n)}, fake, model, QuietOptions());
+    // One open-loop rollout over the whole (covered) episode...
+    CHECK(fake.calls.front() == std::make_pair(0, n - 1));
+    // ...and every windowed restart no longer than the longest horizon (2 s) plus a row.
+    for (std::size_t c = 1; c < fake.calls.size(); ++c)
+      CHECK(fake.calls[c].second - fake.calls[c].first <= 2 * kRowsPerSecond + 1);
+    rolled[i++] = fake.RowsRolled();
+    // The curve stops at the longest report horizon.
+    CHECK(r.curve_horizons_s.back() == doctest::Approx(2.0));
+    CHECK(r.curve_horizons_s.size() == 20);
+  }
+  // Twice the rows, about twice the work (quadratic would be 4x).
+  CHECK(static_cast<double>(rolled[1]) / rolled[0] < 2.1);
+}
+
+TEST_CASE("a diverging rollout reports diverged_at_s, no numbers after it, and the count") {
+  const ModelInfo& model = FindModel("aerial");
+  FakePredictor fake(0.0, 100);  // explodes from row 100 (1.64 s)
+  const ReplayReport r = ReplayEpisodes({MakeEpisode(300)}, fake, model, QuietOptions());
+  const EpisodeReport& e = r.episodes[0];
+  REQUIRE(e.diverged_at_s);
+  CHECK(*e.diverged_at_s == doctest::Approx(100 / 60.96));
+  const Quantity& dx = Quantities(true)[0];
+  // 0.5 s and 1 s are before row 100: numbers; 2 s and the last row: diverged.
+  REQUIRE(e.open_loop[0]);
+  CHECK_FALSE(e.open_loop[0]->diverged);
+  CHECK(e.open_loop[2]->diverged);
+  CHECK(e.open_loop[3]->diverged);
+  const Stats at2 = r.OpenLoop(dx, 2);
+  CHECK(at2.n == 0);
+  CHECK(at2.diverged == 1);
+  CHECK(r.EpisodesDiverged() == 1);
+  // Windowed restarts after row 100 diverge at once: never counted as numbers.
+  const Stats w = r.Windowed(dx, 0);
+  CHECK(w.diverged > 0);
+  CHECK(w.max < 1.0);
+  const std::string table = r.Table();
+  CHECK(table.find("diverged (open loop): 1 of 1 episodes") != std::string::npos);
+  CHECK(table.find("diverged at 1.64 s") != std::string::npos);
+  const nlohmann::json j = r.ToJson();
+  CHECK(j["episodes"][0]["diverged_at_s"].get<double>() == doctest::Approx(100 / 60.96));
+  bool found = false;
+  for (const auto& rec : j["errors"])
+    if (rec["episode"] == "episode_00.csv" && rec["mode"] == "open_loop" &&
+        rec["quantity"] == "dx" && rec["horizon_s"] == 2.0) {
+      found = true;
+      CHECK(rec["median"].is_null());
+      CHECK(rec["diverged"] == 1);
+    }
+  CHECK(found);
+  // The trajectory CSV leaves predicted fields empty from the diverged row on.
+  const Episode ep = MakeEpisode(300);
+  const std::string csv = TrajectoryCsv(ep, e, true);
+  std::istringstream lines(csv);
+  std::string line;
+  for (int k = 0; k <= 100; ++k) std::getline(lines, line);  // header + rows 0..99
+  CHECK(line.find(",,,") == std::string::npos);
+  std::getline(lines, line);  // row 100
+  CHECK(line.find("covered,,,,,,,,,,") != std::string::npos);
+}
+
+TEST_CASE("an empty horizon prints n/a and is null in JSON, never 0") {
+  const ModelInfo& model = FindModel("aerial");
+  ReplayOptions options = QuietOptions();
+  options.horizons_s = {0.5, 5.0};  // the 2 s episode never reaches 5 s
+  FakePredictor fake(1.0);
+  const ReplayReport r = ReplayEpisodes({MakeEpisode(122)}, fake, model, options);
+  const Quantity& dx = Quantities(true)[0];
+  CHECK(r.OpenLoop(dx, 0).n == 1);
+  CHECK(r.OpenLoop(dx, 1).n == 0);
+  CHECK(r.Windowed(dx, 1).n == 0);
+  const std::string table = r.Table();
+  CHECK(table.find("|dx| uu      5s           n/a       n/a       n/a      0") !=
+        std::string::npos);
+  CHECK(table.find("0.000     0.000     0.000      0") == std::string::npos);
+  const nlohmann::json j = r.ToJson();
+  int checked = 0;
+  for (const auto& rec : j["errors"])
+    if (rec["horizon_s"] == 5.0) {
+      CHECK(rec["n"] == 0);
+      CHECK(rec["median"].is_null());
+      CHECK(rec["p90"].is_null());
+      CHECK(rec["max"].is_null());
+      ++checked;
+    }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("regimes: restart at coverage, count what is left out, windows stay inside") {
+  const ModelInfo& model = FindModel("aerial");
+  const int n = 600;
+  std::vector<Regime> regimes(n, Regime::kCovered);
+  for (int k = 0; k < 10; ++k) regimes[k] = Regime::kOnGround;
+  for (int k = 300; k < 320; ++k) regimes[k] = Regime::kTouchingSurface;
+  ReplayExtras extras;
+  extras.regimes = {regimes};
+  FakePredictor fake(1.0);  // dx = rows since the rollout's start
+  const ReplayReport r = ReplayEpisodes({MakeEpisode(n)}, fake, model, QuietOptions(), extras);
+  const EpisodeReport& e = r.episodes[0];
+  CHECK(e.rows_scored == 570);
+  CHECK(e.rows_left_out.at("on the ground") == 10);
+  CHECK(e.rows_left_out.at("touching a surface") == 20);
+  // Open loop once over each stretch, from its own first row.
+  CHECK(fake.calls[0] == std::make_pair(10, 299));
+  CHECK(fake.calls[1] == std::make_pair(320, 599));
+  // Per-episode figures from the first stretch: 0.5 s after row 10 is row 40; last = row 299.
+  CHECK(e.open_loop[0]->error.dx == doctest::Approx(30.0));
+  CHECK(e.open_loop[3]->error.dx == doctest::Approx(289.0));
+  // No rollout starts on an uncovered row or crosses a gap.
+  for (const auto& [a, b] : fake.calls) {
+    CHECK(regimes[a] == Regime::kCovered);
+    CHECK(((b < 300) || (a >= 320)));
+  }
+  // Every windowed sample spans exactly its horizon (so it never crossed a gap), and there are
+  // fewer 2 s samples than on the all-covered episode.
+  const Quantity& dx = Quantities(true)[0];
+  for (const ErrorPoint& p : e.windowed[2]) CHECK(p.error.dx == doctest::Approx(122.0));
+  FakePredictor all_covered(1.0);
+  const ReplayReport full = ReplayEpisodes({MakeEpisode(n)}, all_covered, model, QuietOptions());
+  CHECK(r.Windowed(dx, 2).n < full.Windowed(dx, 2).n);
+  // Restarts (every 30.48 rows) at rows 0 (ground) and 305 (surface) are skipped; a 2 s window
+  // (122 rows) fits from 30, 61, 91, 122, 152 and 335, 366, 396, 427, 457 only (16 when all
+  // rows are covered).
+  CHECK(r.Windowed(dx, 2).n == 10);
+  CHECK(full.Windowed(dx, 2).n == 16);
+  const std::string table = r.Table();
+  CHECK(table.find("left out: 10 on the ground, 20 touching a surface") != std::string::npos);
+  const nlohmann::json j = r.ToJson();
+  CHECK(j["episodes"][0]["rows_left_out"]["on the ground"] == 10);
+  CHECK(j["episodes"][0]["rows_scored"] == 570);
+}
+
+TEST_CASE("a file no row of which the model covers is refused alone and skipped among others") {
+  std::vector<Episode> eps = {MakeEpisode(100, "episode_00.csv"), MakeEpisode(100, "episode_01.csv")};
+  std::vector<Regime> none(100, Regime::kOnGround);
+  for (int k = 90; k < 100; ++k) none[k] = Regime::kTouchingSurface;
+  std::vector<std::vector<Regime>> regimes = {none, std::vector<Regime>(100, Regime::kCovered)};
+  std::vector<SkippedInput> skipped;
+  std::ostringstream warnings;
+  {
+    auto e = eps;
+    auto g = regimes;
+    SelectCovered("aerial", &e, &g, false, "rlsim", warnings, &skipped);
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].name == "episode_01.csv");
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0].reason ==
+          "no row the aerial model covers (90 on the ground, 10 touching a surface)");
+    CHECK(warnings.str() == "rlsim: skipped /tmp/made/episode_00.csv: no row the aerial model "
+                            "covers (90 on the ground, 10 touching a surface)\n");
+  }
+  {
+    std::vector<Episode> e = {eps[0]};
+    std::vector<std::vector<Regime>> g = {none};
+    try {
+      SelectCovered("aerial", &e, &g, true, "rlsim", warnings, &skipped);
+      FAIL("no error");
+    } catch (const InputError& err) {
+      CHECK(std::string(err.what()) == "/tmp/made/episode_00.csv: no row the aerial model covers "
+                                       "(90 on the ground, 10 touching a surface)");
+    }
+    // Among several inputs, but nothing covered at all: an error too.
+    CHECK_THROWS_AS(SelectCovered("aerial", &e, &g, false, "rlsim", warnings, &skipped),
+                    InputError);
+  }
+}
+
+TEST_CASE("JSON schema 2: keys, tidy records and nulls") {
+  const ModelInfo& model = FindModel("aerial");
+  FakePredictor fake(1.0), reference(2.0);
+  ReplayExtras extras;
+  extras.reference = &reference;
+  extras.coefficients_source = "fit.json";
+  const ReplayReport r = ReplayEpisodes({MakeEpisode(200)}, fake, model, QuietOptions(), extras);
+  const nlohmann::json j = r.ToJson();
+  for (const char* key : {"schema_version", "tool", "model", "units", "quantities", "horizons_s",
+                          "window_s", "curve_step_s", "coefficients_source", "reference",
+                          "skipped", "episodes", "errors", "curve"})
+    CHECK_MESSAGE(j.contains(key), key);
+  CHECK(j["schema_version"] == 2);
+  CHECK(j["tool"] == "rlsim replay");
+  CHECK(j["quantities"].size() == 4);
+  CHECK(j["horizons_s"] == nlohmann::json({0.5, 1.0, 2.0}));
+  CHECK(j["reference"]["kind"] == "seed_coefficients");
+  CHECK(j["coefficients_source"] == "fit.json");
+  const nlohmann::json& ep = j["episodes"][0];
+  for (const char* key : {"name", "path", "output", "split", "rows", "rows_scored",
+                          "rows_left_out", "duration_s", "diverged_at_s", "has_reference"})
+    CHECK_MESSAGE(ep.contains(key), key);
+  CHECK(ep["diverged_at_s"].is_null());
+  CHECK(ep["split"] == "unseen");
+  int last = 0, reference_records = 0;
+  for (const auto& rec : j["errors"]) {
+    for (const char* key : {"episode", "split", "mode", "quantity", "horizon_s", "n", "median",
+                            "p90", "max"})
+      CHECK_MESSAGE(rec.contains(key), key);
+    if (rec["horizon_s"].is_null()) ++last;
+    if (rec["mode"] == "reference" && rec["episode"] == "episode_00.csv" &&
+        rec["quantity"] == "dx" && rec["horizon_s"] == 0.5) {
+      ++reference_records;
+      CHECK(rec["n"] == 1);
+      CHECK(rec["median"].get<double>() == doctest::Approx(60.0));  // 30 rows x 2 uu
+      CHECK(rec["max"] == rec["median"]);
+    }
+    if (rec["episode"].is_null()) CHECK((rec["split"] == "all" || rec["split"] == "unseen"));
+  }
+  CHECK(last > 0);
+  CHECK(reference_records == 1);
+  bool open_curve = false;
+  for (const auto& rec : j["curve"]) {
+    for (const char* key : {"split", "mode", "quantity", "horizon_s", "n", "median", "p90"})
+      CHECK_MESSAGE(rec.contains(key), key);
+    CHECK(rec["horizon_s"].get<double>() <= 2.0 + 1e-9);
+    if (rec["mode"] == "open_loop" && rec["split"] == "all" && rec["quantity"] == "dx" &&
+        std::abs(rec["horizon_s"].get<double>() - 1.0) < 1e-9) {
+      open_curve = true;
+      CHECK(rec["median"].get<double>() == doctest::Approx(61.0));
+    }
+  }
+  CHECK(open_curve);
+  // The reference table: this model 1 uu per row, the earlier one 2: ratio 0.5.
+  CHECK(r.Table().find("0.500") != std::string::npos);
+}
+
+TEST_CASE("a garbage or wrong-length prediction_*.csv is dropped with one warning") {
+  TempDir dir;
+  const std::string episode = testing::RepoDatasets() + "/synthetic/aerial/episode_9000.csv";
+  fs::copy_file(episode, dir.path() + "/episode_00.csv");
+  ReplayOptions options = QuietOptions();
+  options.coeffs_path = "seed";
+  options.paths = {dir.path() + "/episode_00.csv"};
+  std::ostringstream table;
+  std::stringstream captured;
+  std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+  struct Restore {
+    std::streambuf* old;
+    ~Restore() { std::cerr.rdbuf(old); }
+  } restore{old};
+
+  dir.Write("prediction_00.csv", "abc, def\n1,2\n");
+  ReplayReport r = RunReplay(options, table);
+  CHECK(r.episodes.size() == 1);
+  CHECK_FALSE(r.episodes[0].has_reference);
+  CHECK(r.reference_kind == "none");
+  std::string err = captured.str();
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  CHECK(err.rfind("rlsim: warning: " + dir.path() + "/prediction_00.csv: ", 0) == 0);
+  CHECK(err.find("; compared without it\n") != std::string::npos);
+
+  captured.str("");
+  dir.Write("prediction_00.csv", "1,2,3,4,5,6,7,8,9\n1,2,3,4,5,6,7,8,9\n");
+  r = RunReplay(options, table);
+  err = captured.str();
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  CHECK(err.find("2 rows, but its episode has") != std::string::npos);
+
+  // A good one (the recorded states themselves) is the reference: zero error.
+  captured.str("");
+  const Episode ep = ReadRecording(dir.path() + "/episode_00.csv").front();
+  std::ostringstream pred;
+  pred.precision(10);
+  for (const Sample& s : ep.rows)
+    pred << s.x(0) << "," << s.x(1) << "," << s.x(2) << "," << s.v(0) << "," << s.v(1) << ","
+         << s.v(2) << "," << s.omega(0) << "," << s.omega(1) << "," << s.omega(2) << "\n";
+  dir.Write("prediction_00.csv", pred.str());
+  r = RunReplay(options, table);
+  CHECK(captured.str().empty());
+  CHECK(r.reference_kind == "shipped_predictions");
+  CHECK(r.Reference(Quantities(true)[0], 0).median < 1e-6);
+}
+
+TEST_CASE("trajectory CSV: one row per source row, merged rows repeat the row before") {
+  Episode ep = MakeEpisode(4);
+  // Source rows 2, 3, 5, 6: row 4 was an exact repeat of row 3, merged into it.
+  ep.rows[2].source_row = 5;
+  ep.rows[3].source_row = 6;
+  ep.merged_source_rows = {4};
+  FakePredictor fake;
+  const ReplayReport r = ReplayEpisodes({ep}, fake, FindModel("aerial"), QuietOptions());
+  const std::string csv = TrajectoryCsv(ep, r.episodes[0], true);
+  std::istringstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 6);  // header + 5 source rows
+  std::vector<int> sources;
+  for (std::size_t i = 1; i < lines.size(); ++i) sources.push_back(std::stoi(lines[i]));
+  CHECK(sources == std::vector<int>{2, 3, 4, 5, 6});
+  CHECK(lines[3].substr(1) == lines[2].substr(1));  // same values, its own source row
+  CHECK(lines[1].find(",1,covered,") != std::string::npos);
+}
+
+TEST_CASE("splits come from the coefficients' provenance, matched under the data root") {
+  Episode ep = MakeEpisode(10);
+  ep.path = "/data/here/car_control/aerial/episode_04.csv";
+  ep.name = "episode_04.csv";
+  const nlohmann::json provenance = {
+      {"train_episodes", {"/other/machine/lobot/car_control/aerial/episode_00.csv",
+                          "/other/machine/lobot/car_control/driving.txt#driving_seg01.csv"}},
+      {"heldout_episodes", {"/other/machine/lobot/car_control/aerial/episode_04.csv"}}};
+  CHECK(SplitOf(ep, provenance, "/data/here") == "heldout");
+  ep.path = "/data/here/car_control/aerial/episode_00.csv";
+  CHECK(SplitOf(ep, provenance, "/data/here") == "train");
+  ep.path = "/data/here/car_control/aerial/episode_01.csv";
+  CHECK(SplitOf(ep, provenance, "/data/here") == "unseen");
+  CHECK(SplitOf(ep, nlohmann::json(), "/data/here") == "unseen");
+  ep.path = "/data/here/car_control/driving.txt";
+  ep.name = "driving_seg01.csv";
+  CHECK(SplitOf(ep, provenance, "/data/here") == "train");
+  ep.name = "driving_seg02.csv";
+  CHECK(SplitOf(ep, provenance, "/data/here") == "unseen");
+
+  // Tables put held-out first and training apart.
+  FakePredictor fake;
+  ReplayExtras extras;
+  extras.provenance = {{"train_episodes", {"/x/a/episode_00.csv"}},
+                       {"heldout_episodes", {"/x/a/episode_01.csv"}}};
+  std::vector<Episode> eps = {MakeEpisode(100, "episode_00.csv"), MakeEpisode(100, "episode_01.csv")};
+  eps[0].path = "/x/a/episode_00.csv";
+  eps[1].path = "/x/a/episode_01.csv";
+  const ReplayReport r = ReplayEpisodes(eps, fake, FindModel("aerial"), QuietOptions(), extras);
+  CHECK(r.episodes[0].split == "train");
+  CHECK(r.episodes[1].split == "heldout");
+  const std::string table = r.Table();
+  const auto held = table.find("== held-out episodes"), train = table.find("== training episodes");
+  REQUIRE(held != std::string::npos);
+  REQUIRE(train != std::string::npos);
+  CHECK(held < train);
+  CHECK(r.OpenLoop(Quantities(true)[0], 0, "heldout").n == 1);
 }
 
 }  // namespace

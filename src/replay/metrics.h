@@ -32,8 +32,10 @@ const std::vector<Quantity>& Quantities(bool with_orientation);
 // a row before it.
 int RowAtHorizon(const Episode& ep, int start, double horizon_s);
 
+// Order statistics of n numbers; meaningless (null in JSON, n/a in tables) when n = 0.
 struct Stats {
   int n = 0;
+  int diverged = 0;   // figures left out because their rollout diverged (no number)
   double median = 0.0;
   double p90 = 0.0;
   double max = 0.0;

@@ -1,23 +1,30 @@
-// Replay: open-loop and windowed rollouts, the error report, and its files.
+// Replay: open-loop and windowed rollouts over covered stretches, the error report, its files.
 #include "src/replay/replay.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <sstream>
 
 #include "src/common/error.h"
 #include "src/common/progress.h"
+#include "src/io/episode_writer.h"
 #include "src/io/files.h"
 #include "src/io/recording.h"
+#include "src/replay/coeff_choice.h"
 
 namespace rlfit {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr const char* kAloneLabel = "covered but alone (nothing to predict)";
+const char* const kSplits[] = {"heldout", "unseen", "train"};
 
 std::string HorizonLabel(double h) {
   char buf[32];
@@ -33,15 +40,215 @@ std::string Fmt(double v) {
   return buf;
 }
 
-nlohmann::json StatsJson(const Stats& s) {
-  return {{"n", s.n}, {"median", s.median}, {"p90", s.p90}, {"max", s.max}};
+// The report's horizons: numeric ones, the "last covered row", and the curve grid.
+struct Grid {
+  std::vector<double> horizons_s;  // numeric report horizons
+  int labels = 0;                  // horizons_s.size() + 1 ("last")
+  std::vector<double> curve_s;     // curve_step_s apart up to the longest report horizon
+};
+
+// The first row of `pred` that is diverged, or pred.size().
+int FirstDiverged(const std::vector<PredictedState>& pred) {
+  for (std::size_t j = 0; j < pred.size(); ++j)
+    if (IsDiverged(pred[j])) return static_cast<int>(j);
+  return static_cast<int>(pred.size());
 }
 
-nlohmann::json SampleJson(const std::optional<ErrorSample>& e, bool orientation) {
-  if (!e) return nullptr;
-  nlohmann::json j;
-  for (const Quantity& q : Quantities(orientation)) j[q.key] = (*e).*q.member;
+// Error of the prediction `pred` (starting at row `first`) at row `row`.
+ErrorPoint PointAt(const Episode& ep, const std::vector<PredictedState>& pred, int first,
+                   int diverged, int row, bool no_angle) {
+  ErrorPoint p;
+  if (row - first >= diverged) {
+    p.diverged = true;
+    return p;
+  }
+  p.error = CompareState(pred[row - first], ep.rows[row]);
+  if (no_angle) p.error.angle_deg = std::nan("");
+  return p;
+}
+
+// Open-loop figures of one prediction over the stretch [a, b]: per horizon label and on the
+// curve grid, horizons measured from a.
+void StretchFigures(const Episode& ep, int a, int b, const std::vector<PredictedState>& pred,
+                    const Grid& grid, bool no_angle,
+                    std::vector<std::optional<ErrorPoint>>* labels,
+                    std::vector<std::optional<ErrorPoint>>* curve) {
+  const int diverged = FirstDiverged(pred);
+  labels->assign(grid.labels, std::nullopt);
+  for (int h = 0; h < grid.labels; ++h) {
+    const int row = h + 1 < grid.labels ? RowAtHorizon(ep, a, grid.horizons_s[h]) : b;
+    if (row >= 0 && row <= b) (*labels)[h] = PointAt(ep, pred, a, diverged, row, no_angle);
+  }
+  curve->assign(grid.curve_s.size(), std::nullopt);
+  for (std::size_t c = 0; c < grid.curve_s.size(); ++c) {
+    const int row = RowAtHorizon(ep, a, grid.curve_s[c]);
+    if (row >= 0 && row <= b) (*curve)[c] = PointAt(ep, pred, a, diverged, row, no_angle);
+  }
+}
+
+// A shipped prediction_*.csv as predicted states on the episode's rows (merged source rows
+// dropped), or nullopt with one warning line when it cannot be compared.
+std::optional<std::vector<PredictedState>> LoadShipped(const Episode& ep,
+                                                       const std::string& program) {
+  const std::optional<std::string> path = FindBaselineFor(ep.path);
+  if (!path || ep.rows.empty()) return std::nullopt;
+  auto warn = [&](const std::string& why) {
+    std::cerr << program << ": warning: " << *path << ": " << why << "; compared without it\n";
+    return std::nullopt;
+  };
+  BaselinePrediction b;
+  try {
+    b = ReadBaselinePrediction(*path);
+  } catch (const InputError& e) {
+    std::string why = e.what();
+    if (why.rfind(*path + ": ", 0) == 0) why = why.substr(path->size() + 2);
+    return warn(why);
+  }
+  // One prediction row per source row of the episode's span.
+  const int first = ep.rows.front().source_row;
+  const int span = ep.rows.back().source_row - first + 1;
+  if (static_cast<int>(b.x.size()) != span)
+    return warn(std::to_string(b.x.size()) + " rows, but its episode has " +
+                std::to_string(span));
+  std::vector<PredictedState> out(ep.rows.size());
+  for (int k = 0; k < ep.size(); ++k) {
+    const int i = ep.rows[k].source_row - first;
+    if (!b.x[i].allFinite() || !b.v[i].allFinite() || !b.omega[i].allFinite())
+      return warn("row " + std::to_string(i + 1) + " is not finite");
+    out[k] = {b.x[i], b.v[i], b.omega[i], Eigen::Matrix3d::Identity()};
+  }
+  return out;
+}
+
+void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Predictor& predictor,
+               const Grid& grid, double window_s, bool keep, EpisodeReport* r,
+               std::vector<std::vector<ErrorSample>>* curve) {
+  const int n = ep.size();
+  const int last = n - 1;
+  const auto stretches = CoveredStretches(regimes);
+  std::vector<int> stretch_end(n, -1);
+  for (const auto& [a, b] : stretches) {
+    for (int k = a; k <= b; ++k) stretch_end[k] = b;
+    r->rows_scored += b - a + 1;
+  }
+  for (int k = 0; k < n; ++k) {
+    if (regimes[k] != Regime::kCovered) ++r->rows_left_out[RegimeLabel(regimes[k])];
+    else if (stretch_end[k] < 0) ++r->rows_left_out[kAloneLabel];
+  }
+  r->regimes = regimes;
+
+  // Open loop: once over each covered stretch; the first one gives the episode's figures.
+  r->open_loop.assign(grid.labels, std::nullopt);
+  r->curve_open_loop.assign(grid.curve_s.size(), std::nullopt);
+  for (std::size_t i = 0; i < stretches.size(); ++i) {
+    const auto [a, b] = stretches[i];
+    std::vector<PredictedState> pred = predictor.Rollout(ep, a, b);
+    const int diverged = FirstDiverged(pred);
+    if (diverged < static_cast<int>(pred.size())) {
+      const double t = ep.rows[a + diverged].t_s;
+      if (!r->diverged_at_s || t < *r->diverged_at_s) r->diverged_at_s = t;
+    }
+    if (i == 0)
+      StretchFigures(ep, a, b, pred, grid, false, &r->open_loop, &r->curve_open_loop);
+    if (keep) r->predicted.push_back({a, diverged, std::move(pred)});
+  }
+
+  // Windowed: restarts every window_s on the episode's clock, at covered rows only, each
+  // rolled out to the longest report horizon or the end of its stretch.
+  const double longest = grid.horizons_s.empty() ? 0.0 : grid.horizons_s.back();
+  r->windowed.assign(grid.horizons_s.size(), {});
+  r->curve_windowed.assign(grid.curve_s.size(), {});
+  for (int w = 0;; ++w) {
+    const int start = RowAtHorizon(ep, 0, w * window_s);
+    if (start < 0 || (w > 0 && start <= 0) || start >= last) break;
+    const int end_of_stretch = stretch_end[start];
+    if (end_of_stretch <= start) continue;
+    int end = RowAtHorizon(ep, start, longest);
+    if (end < 0 || end > end_of_stretch) end = end_of_stretch;
+    const std::vector<PredictedState> pred = predictor.Rollout(ep, start, end);
+    const int diverged = FirstDiverged(pred);
+    for (std::size_t h = 0; h < grid.horizons_s.size(); ++h) {
+      const int row = RowAtHorizon(ep, start, grid.horizons_s[h]);
+      if (row >= 0 && row <= end)
+        r->windowed[h].push_back(PointAt(ep, pred, start, diverged, row, false));
+    }
+    for (std::size_t c = 0; c < grid.curve_s.size(); ++c) {
+      const int row = RowAtHorizon(ep, start, grid.curve_s[c]);
+      if (row < 0 || row > end) continue;
+      const ErrorPoint p = PointAt(ep, pred, start, diverged, row, false);
+      r->curve_windowed[c].push_back(p);
+      if (!p.diverged) (*curve)[c].push_back(p.error);
+    }
+  }
+}
+
+bool InSplit(const EpisodeReport& e, const std::string& split) {
+  return split == "all" || e.split == split;
+}
+
+// Accumulates figures of one quantity: numbers, and how many diverged.
+struct Collector {
+  std::vector<double> values;
+  int diverged = 0;
+  void Add(const ErrorPoint& p, const Quantity& q) {
+    if (p.diverged) {
+      ++diverged;
+      return;
+    }
+    const double v = p.error.*q.member;
+    if (std::isfinite(v)) values.push_back(v);
+  }
+  void Add(const std::optional<ErrorPoint>& p, const Quantity& q) {
+    if (p) Add(*p, q);
+  }
+  Stats Done() {
+    Stats s = Summarize(std::move(values));
+    s.diverged = diverged;
+    return s;
+  }
+};
+
+nlohmann::json StatsRecord(const Stats& s, bool with_max) {
+  nlohmann::json j{{"n", s.n}, {"diverged", s.diverged}};
+  j["median"] = s.n > 0 ? nlohmann::json(s.median) : nullptr;
+  j["p90"] = s.n > 0 ? nlohmann::json(s.p90) : nullptr;
+  if (with_max) j["max"] = s.n > 0 ? nlohmann::json(s.max) : nullptr;
   return j;
+}
+
+std::string StatsCell(const Stats& s, double Stats::*member) {
+  return s.n > 0 ? Fmt(s.*member) : "n/a";
+}
+
+std::string ReferenceLabel(const std::string& kind) {
+  if (kind == "shipped_predictions") return "earlier model: shipped prediction_*.csv";
+  if (kind == "seed_coefficients") return "earlier model: seed notes' coefficients";
+  return "no earlier model (this run uses the seed notes' coefficients)";
+}
+
+// Path of `p` relative to `root` when it lies under it, else its normalized absolute path.
+std::string RelativeKey(const std::string& p, const std::string& root) {
+  std::error_code ec;
+  const fs::path abs = fs::weakly_canonical(fs::absolute(p), ec);
+  if (!root.empty()) {
+    const fs::path r = fs::weakly_canonical(fs::absolute(root), ec);
+    const fs::path rel = abs.lexically_relative(r);
+    if (!rel.empty() && rel.native().rfind("..", 0) != 0) return rel.generic_string();
+  }
+  return abs.generic_string();
+}
+
+bool Listed(const nlohmann::json& list, const std::string& full, const std::string& key) {
+  if (!list.is_array()) return false;
+  for (const nlohmann::json& entry : list) {
+    if (!entry.is_string()) continue;
+    const std::string s = entry.get<std::string>();
+    if (s == full || s == key) return true;
+    if (s.size() > key.size() && s.compare(s.size() - key.size(), key.size(), key) == 0 &&
+        s[s.size() - key.size() - 1] == '/')
+      return true;
+  }
+  return false;
 }
 
 // Output names: the episode's own name, prefixed by its folder when two would collide.
@@ -56,30 +263,27 @@ std::vector<std::string> OutputNames(const std::vector<EpisodeReport>& episodes)
   return names;
 }
 
-std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
-  std::ostringstream out;
-  out.precision(9);
-  out << "row,t_s,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,rec_vy,rec_vz,rec_wx,rec_wy,"
-         "rec_wz";
-  if (orientation) out << ",angle_err_deg";
-  out << "\n";
-  for (int k = 0; k < static_cast<int>(r.trajectory.size()); ++k) {
-    const PredictedState& p = r.trajectory[k];
-    const Sample& s = ep.rows[k];
-    out << k << "," << s.t_s;
-    for (const Eigen::Vector3d* v : {&p.x, &p.v, &p.omega, &s.x, &s.v, &s.omega})
-      out << "," << (*v)(0) << "," << (*v)(1) << "," << (*v)(2);
-    if (orientation) out << "," << r.open_loop_rows[k].angle_deg;
-    out << "\n";
-  }
-  return out.str();
+// "1104 on the ground, 90 touching a surface"
+std::string LeftOutText(const std::map<std::string, int>& counts) {
+  std::string s;
+  for (const auto& [label, n] : counts)
+    if (n > 0) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + label;
+  return s;
 }
 
+// Every file written by replay goes through here (one folder, one name, its contents).
 }  // namespace
 
+bool IsDiverged(const PredictedState& s) {
+  if (!s.x.allFinite() || !s.v.allFinite() || !s.omega.allFinite() || !s.theta.allFinite())
+    return true;
+  return s.x.cwiseAbs().maxCoeff() > kDivergedPositionUu || s.v.norm() > kDivergedSpeedUuS ||
+         s.omega.norm() > kDivergedOmegaRadS;
+}
+
 bool ReplayOptions::Check(std::string* why) const {
-  if (window_s <= 0.0) return *why = "--window must be positive", false;
-  if (curve_step_s <= 0.0) return *why = "curve step must be positive", false;
+  if (!(window_s > 0.0)) return *why = "--window must be positive", false;
+  if (!(curve_step_s > 0.0)) return *why = "curve step must be positive", false;
   for (double h : horizons_s)
     if (!(h > 0.0)) return *why = "horizons must be positive", false;
   if (!std::is_sorted(horizons_s.begin(), horizons_s.end()))
@@ -87,8 +291,23 @@ bool ReplayOptions::Check(std::string* why) const {
   return true;
 }
 
+std::string SplitOf(const Episode& ep, const nlohmann::json& provenance,
+                    const std::string& data_root) {
+  if (!provenance.is_object()) return "unseen";
+  const bool segment = ep.name.find("_seg") != std::string::npos;
+  const std::string suffix = segment ? "#" + ep.name : "";
+  const std::string full = ep.path + suffix;
+  const std::string key = RelativeKey(ep.path, data_root) + suffix;
+  if (provenance.contains("heldout_episodes") && Listed(provenance["heldout_episodes"], full, key))
+    return "heldout";
+  if (provenance.contains("train_episodes") && Listed(provenance["train_episodes"], full, key))
+    return "train";
+  return "unseen";
+}
+
 ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predictor& predictor,
-                            const ModelInfo& model, const ReplayOptions& given) {
+                            const ModelInfo& model, const ReplayOptions& given,
+                            const ReplayExtras& extras) {
   ReplayOptions options = given;
   if (options.horizons_s.empty()) options.horizons_s = model.horizons_s;
   ReplayReport report;
@@ -99,219 +318,333 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
   report.horizon_labels.push_back("last");
   report.window_s = options.window_s;
   report.curve_step_s = options.curve_step_s;
-  const int n_horizons = static_cast<int>(report.horizon_labels.size());
+  report.coefficients_source = !extras.coefficients_source.empty() ? extras.coefficients_source
+                                : options.coeffs_path.empty()
+                                    ? "coefficients given by the caller"
+                                    : DescribeCoefficients(model.name, options.coeffs_path);
+  RLFIT_CHECK(extras.regimes.empty() || extras.regimes.size() == episodes.size(),
+              "one regime vector per episode");
 
-  double longest = 0.0;
-  for (const Episode& ep : episodes) longest = std::max(longest, ep.duration_s());
-  for (double h = options.curve_step_s; h <= longest + 1e-9; h += options.curve_step_s)
-    report.curve_horizons_s.push_back(h);
-  report.curve.resize(report.curve_horizons_s.size());
+  Grid grid;
+  grid.horizons_s = options.horizons_s;
+  grid.labels = static_cast<int>(options.horizons_s.size()) + 1;
+  const double longest = options.horizons_s.empty() ? 0.0 : options.horizons_s.back();
+  for (int k = 1; k * options.curve_step_s <= longest + 1e-9; ++k)
+    grid.curve_s.push_back(k * options.curve_step_s);
+  report.curve_horizons_s = grid.curve_s;
+  report.curve.resize(grid.curve_s.size());
+
+  std::vector<std::vector<Regime>> regimes = extras.regimes;
+  if (regimes.empty())
+    for (const Episode& ep : episodes)
+      regimes.push_back(ClassifyRows(model.name, ep, options.data_root));
+
+  // The earlier model: shipped predictions when every scored episode has a usable one
+  // (predicted from row 0, so its first covered stretch must start there).
+  std::vector<std::optional<std::vector<PredictedState>>> shipped(episodes.size());
+  bool all_shipped = true;
+  int scored = 0;
+  for (std::size_t i = 0; i < episodes.size(); ++i) {
+    const auto stretches = CoveredStretches(regimes[i]);
+    shipped[i] = LoadShipped(episodes[i], options.program);
+    if (stretches.empty()) continue;
+    ++scored;
+    if (!shipped[i] || stretches.front().first != 0) all_shipped = false;
+  }
+  if (scored > 0 && all_shipped) report.reference_kind = "shipped_predictions";
+  else if (extras.reference != nullptr) report.reference_kind = "seed_coefficients";
+  else report.reference_kind = "none";
+  report.reference_label = ReferenceLabel(report.reference_kind);
 
   Progress progress("replay " + model.name, static_cast<int>(episodes.size()), options.quiet);
-  for (const Episode& ep : episodes) {
+  for (std::size_t i = 0; i < episodes.size(); ++i) {
+    const Episode& ep = episodes[i];
+    RLFIT_CHECK(static_cast<int>(regimes[i].size()) == ep.size(), "one regime per row");
     EpisodeReport r;
     r.name = ep.name;
     r.path = ep.path;
+    r.split = SplitOf(ep, extras.provenance, options.data_root);
     r.rows = ep.size();
     r.duration_s = ep.duration_s();
-    const int last = ep.size() - 1;
+    ReplayOne(ep, regimes[i], predictor, grid, options.window_s, options.keep_predictions, &r,
+              &report.curve);
 
-    // Open loop from row 0.
-    r.trajectory = predictor.Rollout(ep, 0, last);
-    for (int k = 0; k <= last; ++k) r.open_loop_rows.push_back(CompareState(r.trajectory[k], ep.rows[k]));
-    for (int h = 0; h < n_horizons; ++h) {
-      const int row = h + 1 < n_horizons ? RowAtHorizon(ep, 0, options.horizons_s[h]) : last;
-      if (row >= 0) r.open_loop.push_back(r.open_loop_rows[row]);
-      else r.open_loop.push_back(std::nullopt);
-    }
-
-    // The earlier model's prediction shipped beside the episode, compared the same way.
-    if (const auto baseline_path = FindBaselineFor(ep.path)) {
-      const BaselinePrediction b = ReadBaselinePrediction(*baseline_path);
-      if (static_cast<int>(b.x.size()) != ep.size())
-        throw InputError(*baseline_path, 0, 0,
-                         std::to_string(b.x.size()) + " rows, but its episode has " +
-                             std::to_string(ep.size()));
-      for (int h = 0; h < n_horizons; ++h) {
-        const int row = h + 1 < n_horizons ? RowAtHorizon(ep, 0, options.horizons_s[h]) : last;
-        if (row < 0) {
-          r.baseline.push_back(std::nullopt);
-          continue;
-        }
-        ErrorSample e;
-        e.dx = (b.x[row] - ep.rows[row].x).norm();
-        e.dv = (b.v[row] - ep.rows[row].v).norm();
-        e.domega = (b.omega[row] - ep.rows[row].omega).norm();
-        e.angle_deg = std::nan("");  // the prediction files carry no orientation
-        r.baseline.push_back(e);
+    const auto stretches = CoveredStretches(regimes[i]);
+    if (!stretches.empty() && report.reference_kind != "none") {
+      const auto [a, b] = stretches.front();
+      if (report.reference_kind == "shipped_predictions") {
+        std::vector<PredictedState> pred(shipped[i]->begin() + a, shipped[i]->begin() + b + 1);
+        StretchFigures(ep, a, b, pred, grid, true, &r.reference, &r.curve_reference);
+        for (const PredictedState& s : *shipped[i]) r.reference_x.push_back(s.x);
+      } else {
+        StretchFigures(ep, a, b, extras.reference->Rollout(ep, a, b), grid, false, &r.reference,
+                       &r.curve_reference);
       }
+      r.has_reference = true;
     }
-
-    // Windowed restarts from the recorded state every window_s seconds, each run to the end.
-    r.windowed.resize(options.horizons_s.size());
-    for (int w = 0;; ++w) {
-      const int start = RowAtHorizon(ep, 0, w * options.window_s);
-      if (w > 0 && (start <= 0 || start >= last)) break;
-      const std::vector<PredictedState> pred = predictor.Rollout(ep, start, last);
-      auto error_at = [&](double h, ErrorSample* e) {
-        const int row = RowAtHorizon(ep, start, h);
-        if (row < 0) return false;
-        *e = CompareState(pred[row - start], ep.rows[row]);
-        return true;
-      };
-      ErrorSample e;
-      for (std::size_t h = 0; h < options.horizons_s.size(); ++h)
-        if (error_at(options.horizons_s[h], &e)) r.windowed[h].push_back(e);
-      for (std::size_t c = 0; c < report.curve_horizons_s.size(); ++c)
-        if (error_at(report.curve_horizons_s[c], &e)) report.curve[c].push_back(e);
-    }
+    shipped[i].reset();
     report.episodes.push_back(std::move(r));
     progress.Tick();
   }
   return report;
 }
 
-int ReplayReport::EpisodesWithBaseline() const {
+const PredictedState* EpisodeReport::PredictedAt(int row) const {
+  auto it = std::upper_bound(predicted.begin(), predicted.end(), row,
+                             [](int k, const PredictedStretch& p) { return k < p.first; });
+  if (it == predicted.begin()) return nullptr;
+  --it;
+  return row - it->first < it->valid ? &it->states[row - it->first] : nullptr;
+}
+
+int ReplayReport::EpisodesIn(const std::string& split) const {
   int n = 0;
-  for (const EpisodeReport& e : episodes) n += e.baseline.empty() ? 0 : 1;
+  for (const EpisodeReport& e : episodes) n += InSplit(e, split) ? 1 : 0;
   return n;
 }
 
-Stats ReplayReport::OpenLoop(const Quantity& q, int horizon, bool only_with_baseline) const {
-  std::vector<double> v;
-  for (const EpisodeReport& e : episodes) {
-    if (only_with_baseline && e.baseline.empty()) continue;
-    if (e.open_loop[horizon]) v.push_back((*e.open_loop[horizon]).*q.member);
-  }
-  return Summarize(v);
+int ReplayReport::EpisodesWithReference() const {
+  int n = 0;
+  for (const EpisodeReport& e : episodes) n += e.has_reference ? 1 : 0;
+  return n;
 }
 
-Stats ReplayReport::Windowed(const Quantity& q, int horizon) const {
-  std::vector<double> v;
-  if (horizon >= static_cast<int>(horizons_s.size())) return Summarize(v);
-  for (const EpisodeReport& e : episodes)
-    for (const ErrorSample& s : e.windowed[horizon]) v.push_back(s.*q.member);
-  return Summarize(v);
+int ReplayReport::EpisodesDiverged() const {
+  int n = 0;
+  for (const EpisodeReport& e : episodes) n += e.diverged_at_s ? 1 : 0;
+  return n;
 }
 
-Stats ReplayReport::Baseline(const Quantity& q, int horizon) const {
-  std::vector<double> v;
+Stats ReplayReport::OpenLoop(const Quantity& q, int horizon, const std::string& split) const {
+  Collector c;
   for (const EpisodeReport& e : episodes)
-    if (!e.baseline.empty() && e.baseline[horizon] && std::isfinite((*e.baseline[horizon]).*q.member))
-      v.push_back((*e.baseline[horizon]).*q.member);
-  return Summarize(v);
+    if (InSplit(e, split) && horizon < static_cast<int>(e.open_loop.size()))
+      c.Add(e.open_loop[horizon], q);
+  return c.Done();
+}
+
+Stats ReplayReport::OpenLoopWithReference(const Quantity& q, int horizon,
+                                          const std::string& split) const {
+  Collector c;
+  for (const EpisodeReport& e : episodes)
+    if (InSplit(e, split) && e.has_reference) c.Add(e.open_loop[horizon], q);
+  return c.Done();
+}
+
+Stats ReplayReport::Windowed(const Quantity& q, int horizon, const std::string& split) const {
+  Collector c;
+  if (horizon < static_cast<int>(horizons_s.size()))
+    for (const EpisodeReport& e : episodes)
+      if (InSplit(e, split))
+        for (const ErrorPoint& p : e.windowed[horizon]) c.Add(p, q);
+  return c.Done();
+}
+
+Stats ReplayReport::Reference(const Quantity& q, int horizon, const std::string& split) const {
+  Collector c;
+  for (const EpisodeReport& e : episodes)
+    if (InSplit(e, split) && e.has_reference) c.Add(e.reference[horizon], q);
+  return c.Done();
 }
 
 nlohmann::json ReplayReport::ToJson() const {
   const auto& quantities = Quantities(has_orientation);
   nlohmann::json j;
+  j["schema_version"] = kReplaySchemaVersion;
+  j["tool"] = "rlsim replay";
   j["model"] = model;
-  j["horizons"] = horizon_labels;
+  j["units"] = {{"dx", "uu"},        {"dv", "uu/s"},    {"domega", "rad/s"},
+                {"angle_deg", "deg"}, {"horizon_s", "s"}, {"duration_s", "s"}};
+  j["quantities"] = nlohmann::json::array();
+  for (const Quantity& q : quantities) j["quantities"].push_back(q.key);
+  j["horizons_s"] = horizons_s;
   j["window_s"] = window_s;
+  j["curve_step_s"] = curve_step_s;
+  j["coefficients_source"] = coefficients_source;
+  j["reference"] = {{"kind", reference_kind}, {"label", reference_label}};
+  j["skipped"] = nlohmann::json::array();
+  for (const SkippedInput& s : skipped) j["skipped"].push_back({{"path", s.path}, {"reason", s.reason}});
+
+  const int labels = static_cast<int>(horizon_labels.size());
+  auto horizon_json = [&](int h) {
+    return h < static_cast<int>(horizons_s.size()) ? nlohmann::json(horizons_s[h]) : nullptr;
+  };
   nlohmann::json eps = nlohmann::json::array();
+  nlohmann::json errors = nlohmann::json::array();
+  auto record = [&](const nlohmann::json& episode, const std::string& split, const char* mode,
+                    const Quantity& q, int h, const Stats& s) {
+    nlohmann::json rec{{"episode", episode}, {"split", split}, {"mode", mode},
+                       {"quantity", q.key}, {"horizon_s", horizon_json(h)}};
+    rec.update(StatsRecord(s, true));
+    errors.push_back(rec);
+  };
+  auto one = [](const std::optional<ErrorPoint>& p, const Quantity& q) {
+    Collector c;
+    c.Add(p, q);
+    return c.Done();
+  };
   for (const EpisodeReport& e : episodes) {
-    nlohmann::json je{{"name", e.name}, {"path", e.path}, {"rows", e.rows},
-                      {"duration_s", e.duration_s}};
-    for (std::size_t h = 0; h < horizon_labels.size(); ++h) {
-      je["open_loop"][horizon_labels[h]] = SampleJson(e.open_loop[h], has_orientation);
-      if (!e.baseline.empty())
-        je["baseline"][horizon_labels[h]] = SampleJson(e.baseline[h], false);
-      if (h < horizons_s.size()) {
-        std::vector<double> v;
-        for (const Quantity& q : quantities) {
-          v.clear();
-          for (const ErrorSample& s : e.windowed[h]) v.push_back(s.*q.member);
-          je["windowed"][horizon_labels[h]][q.key] = StatsJson(Summarize(v));
+    nlohmann::json left_out = nlohmann::json::object();
+    for (const auto& [label, n] : e.rows_left_out) left_out[label] = n;
+    eps.push_back({{"name", e.name}, {"path", e.path}, {"output", e.name}, {"split", e.split},
+                   {"rows", e.rows}, {"rows_scored", e.rows_scored}, {"rows_left_out", left_out},
+                   {"duration_s", e.duration_s},
+                   {"diverged_at_s", e.diverged_at_s ? nlohmann::json(*e.diverged_at_s) : nullptr},
+                   {"has_reference", e.has_reference}});
+    for (const Quantity& q : quantities)
+      for (int h = 0; h < labels; ++h) {
+        record(e.name, e.split, "open_loop", q, h, one(e.open_loop[h], q));
+        if (h < static_cast<int>(horizons_s.size())) {
+          Collector c;
+          for (const ErrorPoint& p : e.windowed[h]) c.Add(p, q);
+          record(e.name, e.split, "windowed", q, h, c.Done());
         }
+        if (e.has_reference) record(e.name, e.split, "reference", q, h, one(e.reference[h], q));
       }
-    }
-    eps.push_back(je);
   }
   j["episodes"] = eps;
 
-  nlohmann::json agg;
-  const int with_baseline = EpisodesWithBaseline();
-  for (const Quantity& q : quantities) {
-    for (std::size_t h = 0; h < horizon_labels.size(); ++h) {
-      const std::string& label = horizon_labels[h];
-      agg["open_loop"][q.key][label] = StatsJson(OpenLoop(q, h));
-      if (h < horizons_s.size()) agg["windowed"][q.key][label] = StatsJson(Windowed(q, h));
-      if (with_baseline > 0 && q.member != &ErrorSample::angle_deg) {
-        const Stats model_stats = OpenLoop(q, h, true);
-        const Stats base = Baseline(q, h);
-        agg["baseline"][q.key][label] = StatsJson(base);
-        agg["open_loop_on_baseline_episodes"][q.key][label] = StatsJson(model_stats);
-        agg["ratio_to_baseline_median"][q.key][label] =
-            base.median > 0 ? model_stats.median / base.median : 0.0;
+  std::vector<std::string> splits = {"all"};
+  for (const char* s : kSplits)
+    if (EpisodesIn(s) > 0) splits.push_back(s);
+  nlohmann::json curve_json = nlohmann::json::array();
+  for (const std::string& split : splits) {
+    for (const Quantity& q : quantities)
+      for (int h = 0; h < labels; ++h) {
+        record(nullptr, split, "open_loop", q, h, OpenLoop(q, h, split));
+        if (h < static_cast<int>(horizons_s.size()))
+          record(nullptr, split, "windowed", q, h, Windowed(q, h, split));
+        if (reference_kind != "none") record(nullptr, split, "reference", q, h, Reference(q, h, split));
       }
+    for (const char* mode : {"windowed", "open_loop", "reference"}) {
+      if (std::string(mode) == "reference" && reference_kind == "none") continue;
+      for (const Quantity& q : quantities)
+        for (std::size_t c = 0; c < curve_horizons_s.size(); ++c) {
+          Collector col;
+          for (const EpisodeReport& e : episodes) {
+            if (!InSplit(e, split)) continue;
+            if (std::string(mode) == "windowed") {
+              for (const ErrorPoint& p : e.curve_windowed[c]) col.Add(p, q);
+            } else if (std::string(mode) == "open_loop") {
+              col.Add(e.curve_open_loop[c], q);
+            } else if (e.has_reference) {
+              col.Add(e.curve_reference[c], q);
+            }
+          }
+          nlohmann::json rec{{"split", split}, {"mode", mode}, {"quantity", q.key},
+                             {"horizon_s", curve_horizons_s[c]}};
+          rec.update(StatsRecord(col.Done(), false));
+          curve_json.push_back(rec);
+        }
     }
   }
-  agg["episodes_with_baseline"] = with_baseline;
-  j["aggregate"] = agg;
-
-  nlohmann::json curve_json;
-  curve_json["horizon_s"] = curve_horizons_s;
-  for (const Quantity& q : quantities) {
-    nlohmann::json med = nlohmann::json::array(), p90 = nlohmann::json::array();
-    for (const auto& samples : curve) {
-      std::vector<double> v;
-      for (const ErrorSample& s : samples) v.push_back(s.*q.member);
-      const Stats st = Summarize(v);
-      med.push_back(st.median);
-      p90.push_back(st.p90);
-    }
-    curve_json[q.key] = {{"median", med}, {"p90", p90}};
-  }
-  j["windowed_curve"] = curve_json;
+  j["errors"] = errors;
+  j["curve"] = curve_json;
   return j;
+}
+
+nlohmann::json AggregateJson(const ReplayReport& report) {
+  nlohmann::json agg;
+  for (const Quantity& q : Quantities(report.has_orientation))
+    for (std::size_t h = 0; h < report.horizon_labels.size(); ++h) {
+      const std::string& label = report.horizon_labels[h];
+      agg["open_loop"][q.key][label] = StatsRecord(report.OpenLoop(q, h), true);
+      if (h < report.horizons_s.size())
+        agg["windowed"][q.key][label] = StatsRecord(report.Windowed(q, h), true);
+    }
+  return agg;
 }
 
 std::string ReplayReport::Table() const {
   const auto& quantities = Quantities(has_orientation);
+  const int numeric = static_cast<int>(horizons_s.size());
   std::ostringstream out;
-  int windows = 0;
-  for (const EpisodeReport& e : episodes) windows += e.windowed.empty() ? 0 : e.windowed[0].size();
   char line[512];
-  auto header = [&](const char* title) {
+  auto header = [&](const std::string& title) {
     out << title << "\n";
-    std::snprintf(line, sizeof(line), "  %-12s %-6s", "quantity", "horizon");
-    out << line << "  " << "  median       p90       max      n\n";
+    std::snprintf(line, sizeof(line), "  %-12s %-6s  %8s  %8s  %8s  %5s\n", "quantity",
+                  "horizon", "median", "p90", "max", "n");
+    out << line;
   };
   auto row = [&](const Quantity& q, const std::string& label, const Stats& s) {
-    std::snprintf(line, sizeof(line), "  %-12s %-6s  %8s  %8s  %8s  %5d\n", q.label,
-                  label.c_str(), Fmt(s.median).c_str(), Fmt(s.p90).c_str(), Fmt(s.max).c_str(),
-                  s.n);
+    std::snprintf(line, sizeof(line), "  %-12s %-6s  %8s  %8s  %8s  %5d", q.label, label.c_str(),
+                  StatsCell(s, &Stats::median).c_str(), StatsCell(s, &Stats::p90).c_str(),
+                  StatsCell(s, &Stats::max).c_str(), s.n);
     out << line;
+    if (s.diverged > 0) out << "  (+" << s.diverged << " diverged)";
+    out << "\n";
   };
-  out << "model " << model << ": " << episodes.size() << " episodes\n";
-  header("open loop from row 0 (per-episode errors; median, p90, max over episodes)");
-  for (const Quantity& q : quantities)
-    for (std::size_t h = 0; h < horizon_labels.size(); ++h) row(q, horizon_labels[h], OpenLoop(q, h));
-  std::snprintf(line, sizeof(line), "windowed: restart from the recorded state every %g s (%d restarts)",
-                window_s, windows);
-  header(line);
-  for (const Quantity& q : quantities)
-    for (std::size_t h = 0; h < horizons_s.size(); ++h) row(q, horizon_labels[h], Windowed(q, h));
 
-  if (EpisodesWithBaseline() > 0) {
-    out << "against the shipped prediction_*.csv (open loop, " << EpisodesWithBaseline()
-        << " episodes; medians)\n";
-    std::snprintf(line, sizeof(line), "  %-12s %-6s  %10s  %10s  %7s\n", "quantity", "horizon",
-                  "this model", "baseline", "ratio");
-    out << line;
-    for (const Quantity& q : Quantities(false))
-      for (std::size_t h = 0; h < horizon_labels.size(); ++h) {
-        const Stats m = OpenLoop(q, h, true), b = Baseline(q, h);
-        std::snprintf(line, sizeof(line), "  %-12s %-6s  %10s  %10s  %7.3f\n", q.label,
-                      horizon_labels[h].c_str(), Fmt(m.median).c_str(), Fmt(b.median).c_str(),
-                      b.median > 0 ? m.median / b.median : 0.0);
-        out << line;
+  int rows = 0, scored = 0;
+  std::map<std::string, int> left_out;
+  for (const EpisodeReport& e : episodes) {
+    rows += e.rows;
+    scored += e.rows_scored;
+    for (const auto& [label, n] : e.rows_left_out) left_out[label] += n;
+  }
+  out << "model " << model << ": " << episodes.size() << " episodes (";
+  bool first = true;
+  for (const char* s : kSplits) {
+    if (EpisodesIn(s) == 0) continue;
+    out << (first ? "" : ", ") << EpisodesIn(s) << " " << (std::string(s) == "heldout" ? "held-out" : s);
+    first = false;
+  }
+  out << "); coefficients: " << coefficients_source << "\n";
+  out << "rows scored: " << scored << " of " << rows;
+  if (!left_out.empty()) out << "; left out: " << LeftOutText(left_out);
+  out << "\n";
+  for (const SkippedInput& s : skipped) out << "skipped " << s.path << ": " << s.reason << "\n";
+  out << "diverged (open loop): " << EpisodesDiverged() << " of " << episodes.size()
+      << " episodes\n";
+  out << "reference: " << reference_label << "\n";
+
+  for (const char* split : kSplits) {
+    const int n = EpisodesIn(split);
+    if (n == 0) continue;
+    const std::string s = split;
+    const std::string title = s == "heldout" ? "held-out episodes (not fitted on)"
+                              : s == "unseen" ? "unseen episodes (not in the fit's provenance)"
+                                              : "training episodes (fitted on: not a test)";
+    out << "\n== " << title << ": " << n << " ==\n";
+    header("open loop from the first covered row (per-episode errors; median, p90, max over "
+           "episodes)");
+    for (const Quantity& q : quantities)
+      for (std::size_t h = 0; h < horizon_labels.size(); ++h)
+        row(q, horizon_labels[h], OpenLoop(q, h, s));
+    int restarts = 0;
+    for (const EpisodeReport& e : episodes)
+      if (InSplit(e, s) && numeric > 0) restarts += static_cast<int>(e.windowed[0].size());
+    std::snprintf(line, sizeof(line),
+                  "windowed: restart from the recorded state every %g s at covered rows (%d "
+                  "restarts reach %s)",
+                  window_s, restarts, numeric > 0 ? horizon_labels[0].c_str() : "-");
+    header(line);
+    for (const Quantity& q : quantities)
+      for (int h = 0; h < numeric; ++h) row(q, horizon_labels[h], Windowed(q, h, s));
+    if (reference_kind != "none") {
+      out << "against the " << reference_label << " (open loop, medians)\n";
+      std::snprintf(line, sizeof(line), "  %-12s %-6s  %10s  %10s  %7s\n", "quantity", "horizon",
+                    "this model", "earlier", "ratio");
+      out << line;
+      for (const Quantity& q : quantities) {
+        if (reference_kind == "shipped_predictions" && q.member == &ErrorSample::angle_deg)
+          continue;  // the prediction files carry no orientation
+        for (std::size_t h = 0; h < horizon_labels.size(); ++h) {
+          const Stats m = OpenLoopWithReference(q, h, s), b = Reference(q, h, s);
+          const std::string ratio =
+              m.n > 0 && b.n > 0 && b.median > 0 ? Fmt(m.median / b.median) : "n/a";
+          std::snprintf(line, sizeof(line), "  %-12s %-6s  %10s  %10s  %7s\n", q.label,
+                        horizon_labels[h].c_str(), StatsCell(m, &Stats::median).c_str(),
+                        StatsCell(b, &Stats::median).c_str(), ratio.c_str());
+          out << line;
+        }
       }
+    }
   }
 
-  out << "per episode, open loop (|dx| uu / |dw| rad/s"
+  out << "\nper episode, open loop from the first covered row (|dx| uu / |dw| rad/s"
       << (has_orientation ? " / angle deg" : "") << ")\n";
-  std::snprintf(line, sizeof(line), "  %-26s", "episode");
+  std::snprintf(line, sizeof(line), "  %-30s %-8s", "episode", "split");
   out << line;
   for (const std::string& l : horizon_labels) {
     std::snprintf(line, sizeof(line), " %22s", l.c_str());
@@ -319,24 +652,40 @@ std::string ReplayReport::Table() const {
   }
   out << "\n";
   for (const EpisodeReport& e : episodes) {
-    std::snprintf(line, sizeof(line), "  %-26s", e.name.c_str());
+    std::snprintf(line, sizeof(line), "  %-30s %-8s", e.name.c_str(), e.split.c_str());
     out << line;
-    for (const auto& s : e.open_loop) {
-      std::string cell = "-";
-      if (s) {
-        cell = Fmt(s->dx) + " / " + Fmt(s->domega);
-        if (has_orientation) cell += " / " + Fmt(s->angle_deg);
+    for (const auto& p : e.open_loop) {
+      std::string cell = "n/a";
+      if (p && p->diverged) {
+        cell = "diverged";
+      } else if (p) {
+        cell = Fmt(p->error.dx) + " / " + Fmt(p->error.domega);
+        if (has_orientation) cell += " / " + Fmt(p->error.angle_deg);
       }
       std::snprintf(line, sizeof(line), " %22s", cell.c_str());
       out << line;
     }
+    if (e.diverged_at_s) {
+      std::snprintf(line, sizeof(line), "  diverged at %.2f s", *e.diverged_at_s);
+      out << line;
+    }
     out << "\n";
+  }
+  bool any_left_out = false;
+  for (const EpisodeReport& e : episodes) {
+    if (e.rows_left_out.empty()) continue;
+    if (!any_left_out) out << "rows left out per episode (not covered by the " << model << " model)\n";
+    any_left_out = true;
+    std::snprintf(line, sizeof(line), "  %-30s %5d of %5d: ", e.name.c_str(),
+                  e.rows - e.rows_scored, e.rows);
+    out << line << LeftOutText(e.rows_left_out) << "\n";
   }
   return out.str();
 }
 
 std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<std::string>& paths,
-                                     const std::string& data_root) {
+                                     const std::string& data_root,
+                                     std::vector<SkippedInput>* skipped) {
   std::vector<std::string> resolved;
   if (paths.empty()) {
     if (data_root.empty())
@@ -348,6 +697,16 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
   } else {
     for (const std::string& p : paths) resolved.push_back(ResolveUnderRoot(p, data_root));
   }
+  if (skipped != nullptr)
+    for (const std::string& p : resolved) {
+      if (!fs::is_directory(p)) continue;
+      std::vector<std::string> subs;
+      for (const auto& entry : fs::directory_iterator(p))
+        if (entry.is_directory()) subs.push_back(entry.path().string());
+      std::sort(subs.begin(), subs.end());
+      for (const std::string& s : subs)
+        skipped->push_back({s, "sub-folder: not searched (name it to replay it)"});
+    }
   std::vector<Episode> episodes = ReadRecordings(resolved);
   for (const Episode& ep : episodes)
     if (ep.kind != model.kind)
@@ -358,9 +717,64 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
   return episodes;
 }
 
+std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,"
+         "rec_vy,rec_vz,rec_wx,rec_wy,rec_wz";
+  if (orientation) out << ",pitch,yaw,roll,rec_pitch,rec_yaw,rec_roll,angle_err_deg";
+  const bool with_ref = !r.reference_x.empty();
+  if (with_ref) out << ",ref_x,ref_y,ref_z";
+  out << "\n";
+  auto vec = [&](const Eigen::Vector3d& v) { out << "," << v(0) << "," << v(1) << "," << v(2); };
+  auto empty = [&](int n) {
+    for (int i = 0; i < n; ++i) out << ",";
+  };
+  std::size_t merged = 0;
+  const auto& extra = ep.merged_source_rows;
+  for (int k = 0; k < ep.size(); ++k) {
+    const Sample& s = ep.rows[k];
+    const int next_source =
+        k + 1 < ep.size() ? ep.rows[k + 1].source_row : std::numeric_limits<int>::max();
+    // This row, then the source rows merged into it (exact repeats of it).
+    std::vector<int> sources = {s.source_row};
+    while (merged < extra.size() && extra[merged] < next_source) {
+      if (extra[merged] > s.source_row) sources.push_back(extra[merged]);
+      ++merged;
+    }
+    const PredictedState* p = r.PredictedAt(k);
+    const Regime regime = r.regimes.empty() ? Regime::kCovered : r.regimes[k];
+    for (int source : sources) {
+      out << source << "," << s.t_s << "," << (regime == Regime::kCovered ? 1 : 0) << ","
+          << RegimeLabel(regime);
+      if (p) {
+        vec(p->x);
+        vec(p->v);
+        vec(p->omega);
+      } else {
+        empty(9);
+      }
+      vec(s.x);
+      vec(s.v);
+      vec(s.omega);
+      if (orientation) {
+        if (p) vec(MatrixToEuler(p->theta));
+        else empty(3);
+        vec(MatrixToEuler(s.theta));
+        if (p) out << "," << CompareState(*p, s).angle_deg;
+        else empty(1);
+      }
+      if (with_ref) vec(r.reference_x[k]);
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
 void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& episodes,
                         const CoeffFile& coeffs, const ReplayOptions& options) {
   StagedDir dir(options.out_dir, options.force);  // replaces out_dir as a whole at the end
+  RLFIT_CHECK(episodes.size() == report.episodes.size(), "one episode per report");
   const std::vector<std::string> names = OutputNames(report.episodes);
   nlohmann::json j = report.ToJson();
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -368,25 +782,84 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
                     TrajectoryCsv(episodes[i], report.episodes[i], report.has_orientation));
     j["episodes"][i]["output"] = names[i];
   }
-  j["schema_version"] = 1;
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
-  j["coefficients_path"] = options.coeffs_path.empty() ? "(seed defaults)" : options.coeffs_path;
-  j["options"] = {{"paths", options.paths}, {"data_root", options.data_root},
-                  {"horizons_s", report.horizons_s}, {"window_s", options.window_s}};
+  j["options"] = {{"paths", options.paths},       {"data_root", options.data_root},
+                  {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
+                  {"window_s", report.window_s},   {"curve_step_s", report.curve_step_s}};
   j["git_revision"] = GitRevision();
   WriteFileAtomic(dir.Path("replay_summary.json"), j.dump(1) + "\n");
   WriteFileAtomic(dir.Path("summary.txt"), report.Table());
   dir.Commit();
 }
 
+void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
+                   std::vector<std::vector<Regime>>* regimes, bool single_file,
+                   const std::string& program, std::ostream& warnings,
+                   std::vector<SkippedInput>* skipped) {
+  RLFIT_CHECK(episodes->size() == regimes->size(), "one regime vector per episode");
+  std::map<std::string, std::map<std::string, int>> left_out_by_file;
+  std::map<std::string, bool> covered_by_file;
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < episodes->size(); ++i) {
+    const std::string& path = (*episodes)[i].path;
+    if (!covered_by_file.count(path)) files.push_back(path);
+    bool& covered = covered_by_file[path];
+    covered = covered || !CoveredStretches((*regimes)[i]).empty();
+    for (Regime g : (*regimes)[i])
+      ++left_out_by_file[path][g == Regime::kCovered ? kAloneLabel : RegimeLabel(g)];
+  }
+  for (const std::string& file : files) {
+    if (covered_by_file[file]) continue;
+    const std::string reason = "no row the " + model + " model covers (" +
+                               LeftOutText(left_out_by_file[file]) + ")";
+    if (single_file) throw InputError(file, 0, 0, reason);
+    warnings << program << ": skipped " << file << ": " << reason << "\n";
+    skipped->push_back({file, reason});
+  }
+  std::vector<Episode> kept;
+  std::vector<std::vector<Regime>> kept_regimes;
+  for (std::size_t i = 0; i < episodes->size(); ++i) {
+    if (!covered_by_file[(*episodes)[i].path]) continue;
+    kept.push_back(std::move((*episodes)[i]));
+    kept_regimes.push_back(std::move((*regimes)[i]));
+  }
+  if (kept.empty())
+    throw InputError(files.empty() ? "(no recordings)" : files.front(), 0, 0,
+                     "no row the " + model + " model covers in any input (" +
+                         std::to_string(files.size()) + " files skipped)");
+  *episodes = std::move(kept);
+  *regimes = std::move(kept_regimes);
+}
+
 ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
   const ModelInfo& model = FindModel(options.model);
-  const CoeffFile coeffs = options.coeffs_path.empty()
-                               ? DefaultCoeffs(model.name, *model.layout)
-                               : ReadCoeffFile(options.coeffs_path, model.name, *model.layout);
-  const std::vector<Episode> episodes = LoadEpisodesFor(model, options.paths, options.data_root);
+  const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
+  std::vector<SkippedInput> skipped;
+  std::vector<Episode> episodes =
+      LoadEpisodesFor(model, options.paths, options.data_root, &skipped);
+  for (const SkippedInput& s : skipped)
+    std::cerr << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
+  const bool single_file =
+      options.paths.size() == 1 &&
+      fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
+  ReplayExtras extras;
+  for (const Episode& ep : episodes)
+    extras.regimes.push_back(ClassifyRows(model.name, ep, options.data_root));
+  SelectCovered(model.name, &episodes, &extras.regimes, single_file, options.program, std::cerr,
+                &skipped);
+
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
-  ReplayReport report = ReplayEpisodes(episodes, *predictor, model, options);
+  std::unique_ptr<Predictor> seed;
+  if (options.coeffs_path != kSeedCoeffs) {
+    seed = model.make_predictor(LoadCoefficients(model, kSeedCoeffs), options.data_root);
+    extras.reference = seed.get();
+  }
+  extras.provenance = coeffs.provenance;
+  extras.coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
+  ReplayOptions effective = options;
+  effective.keep_predictions = !options.out_dir.empty();
+  ReplayReport report = ReplayEpisodes(episodes, *predictor, model, effective, extras);
+  report.skipped = skipped;
   out << report.Table();
   if (!options.out_dir.empty()) WriteReplayOutputs(report, episodes, coeffs, options);
   return report;

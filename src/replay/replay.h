@@ -1,8 +1,10 @@
-// `rlsim replay`: runs recorded episodes through a model, open loop from row 0 and from
-// windowed restarts, and reports prediction error per horizon, quantity and episode.
+// `rlsim replay`: runs recorded episodes through a model over the rows the model covers (open
+// loop from the start of each covered stretch, and from windowed restarts out to the longest
+// report horizon) and reports prediction error per horizon, quantity, episode and split.
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,73 +15,169 @@
 #include "src/io/episode.h"
 #include "src/replay/metrics.h"
 #include "src/replay/predictor.h"
+#include "src/replay/regime.h"
 
 namespace rlfit {
+
+inline constexpr int kReplaySchemaVersion = 2;
 
 struct ReplayOptions {
   std::string model = "aerial";        // model name (see Models())
   std::vector<std::string> paths;      // files or folders; empty = the model's default data
   std::string data_root;               // datasets root (see ResolveDataRoot)
-  std::string coeffs_path;             // coefficients JSON; empty = the seed note's values
+  // Coefficients (see LoadCoefficients): "" = the committed fit results/<model>/coeffs.json,
+  // "seed" = the seed notes' values, else a coefficients JSON. Outside RunReplay only the
+  // description in the outputs (DescribeCoefficients).
+  std::string coeffs_path;
   std::string out_dir;                 // output folder (created); empty = write nothing
   std::vector<double> horizons_s;      // reported horizons, s (plus "last"); empty = model's
   double window_s = 0.5;               // spacing of windowed restarts, s
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
   bool force = false;                  // replace an out_dir rlfit did not write (StagedDir)
+  bool keep_predictions = true;        // keep open-loop rollouts for TrajectoryCsv (memory)
+  std::string program = "rlsim";       // prefix of warning lines on stderr
 
   bool Check(std::string* why) const;
 };
 
+// A rollout is "diverged" from the first row whose state is not finite or beyond these.
+inline constexpr double kDivergedPositionUu = 1e5;   // |x| component, uu (arena ~ 1e4)
+inline constexpr double kDivergedSpeedUuS = 1e5;     // |v|, uu/s (car max 2300, ball 6000)
+inline constexpr double kDivergedOmegaRadS = 1e3;    // |omega|, rad/s (game max 5.5-6)
+bool IsDiverged(const PredictedState& s);
+
+// One error figure of one episode: a number, or "diverged" (the rollout diverged at or before
+// the row it is read at, so there is no number).
+struct ErrorPoint {
+  bool diverged = false;
+  ErrorSample error;
+};
+
+// Why an input was not replayed, for the table, stderr and JSON.
+struct SkippedInput {
+  std::string path;
+  std::string reason;
+};
+
 struct EpisodeReport {
-  std::string name;           // output file name
+  std::string name;           // episode name (e.g. "episode_00.csv", "driving_seg02.csv")
   std::string path;           // source recording
+  std::string split = "unseen";  // "train" / "heldout" (listed in the coefficients), "unseen"
   int rows = 0;
+  int rows_scored = 0;        // rows inside covered stretches
+  std::map<std::string, int> rows_left_out;  // per RegimeLabel (and lone covered rows)
   double duration_s = 0.0;
-  // Per reported horizon (ReplayReport::horizon_labels order); nullopt if too short.
-  std::vector<std::optional<ErrorSample>> open_loop;
-  std::vector<std::optional<ErrorSample>> baseline;  // empty: no prediction_*.csv beside it
-  std::vector<std::vector<ErrorSample>> windowed;    // per horizon, one per restart
-  std::vector<ErrorSample> open_loop_rows;            // open-loop error at every row
-  std::vector<PredictedState> trajectory;             // open-loop prediction, every row
+  std::optional<double> diverged_at_s;  // episode time of the first diverged open-loop row
+  bool has_reference = false;
+  std::vector<Regime> regimes;          // per row
+  // Per horizon label (ReplayReport::horizon_labels) from the first covered stretch; nullopt
+  // where the stretch is too short (or there is none).
+  std::vector<std::optional<ErrorPoint>> open_loop;
+  std::vector<std::optional<ErrorPoint>> reference;   // empty: no reference for this episode
+  std::vector<std::vector<ErrorPoint>> windowed;      // per numeric horizon, one per restart
+  // On ReplayReport::curve_horizons_s: windowed (one per restart), open loop and reference
+  // (from the first covered stretch).
+  std::vector<std::vector<ErrorPoint>> curve_windowed;
+  std::vector<std::optional<ErrorPoint>> curve_open_loop, curve_reference;
+  // The open-loop rollout of each covered stretch (kept when options.keep_predictions), for
+  // the trajectory CSV; and the shipped reference position per row where there is one.
+  struct PredictedStretch {
+    int first = 0;   // episode row of states[0]
+    int valid = 0;   // states before the rollout diverged
+    std::vector<PredictedState> states;
+  };
+  std::vector<PredictedStretch> predicted;
+  std::vector<Eigen::Vector3d> reference_x;  // empty unless the reference is shipped
+  // The prediction at episode row `row`; null where not covered, alone, or diverged.
+  const PredictedState* PredictedAt(int row) const;
 };
 
 struct ReplayReport {
   std::string model;
   bool has_orientation = true;
-  std::vector<double> horizons_s;           // reported horizons; the last entry is "last row"
+  std::vector<double> horizons_s;           // numeric report horizons; labels add "last"
   std::vector<std::string> horizon_labels;  // "0.5s", "1s", "2s", "last"
   double window_s = 0.5;
   double curve_step_s = 0.1;
+  std::string coefficients_source;          // DescribeCoefficients
+  std::string reference_kind = "none";      // "shipped_predictions", "seed_coefficients", "none"
+  std::string reference_label;
+  std::vector<SkippedInput> skipped;
   std::vector<EpisodeReport> episodes;
-  // Windowed errors on a horizon grid (curve_step_s apart): every restart of every episode.
+  // The error-vs-horizon grid: curve_step_s apart up to the longest report horizon.
   std::vector<double> curve_horizons_s;
+  // Windowed errors on that grid over every restart of every episode (diverged excluded).
   std::vector<std::vector<ErrorSample>> curve;
 
-  nlohmann::json ToJson() const;   // per-episode and aggregate statistics
+  nlohmann::json ToJson() const;   // schema 2 (see README "Output format"), no provenance
   std::string Table() const;       // the human-readable report
-  // Aggregate of one quantity at one reported horizon: open loop, windowed or baseline.
-  Stats OpenLoop(const Quantity& q, int horizon, bool only_with_baseline = false) const;
-  Stats Windowed(const Quantity& q, int horizon) const;
-  Stats Baseline(const Quantity& q, int horizon) const;
-  int EpisodesWithBaseline() const;
+  // Aggregates of one quantity at one horizon label over the episodes of `split` ("all",
+  // "train", "heldout", "unseen"). Stats::n counts numbers; Stats::diverged the others.
+  Stats OpenLoop(const Quantity& q, int horizon, const std::string& split = "all") const;
+  Stats Windowed(const Quantity& q, int horizon, const std::string& split = "all") const;
+  Stats Reference(const Quantity& q, int horizon, const std::string& split = "all") const;
+  // Open loop over the episodes that have a reference (what the verdict compares).
+  Stats OpenLoopWithReference(const Quantity& q, int horizon, const std::string& split) const;
+  int EpisodesIn(const std::string& split) const;
+  int EpisodesWithReference() const;
+  int EpisodesDiverged() const;
 };
 
-// Replays `episodes` (no file I/O). Used by `rlsim replay` and by `rlfit` for held-out
+// What ReplayEpisodes needs beyond the predictor; every field has a default.
+struct ReplayExtras {
+  // The earlier model replayed the same way when not every scored episode has a shipped
+  // prediction_*.csv; null = no such reference.
+  const Predictor* reference = nullptr;
+  // Provenance of the coefficients (train_episodes / heldout_episodes give the splits).
+  nlohmann::json provenance;
+  // DescribeCoefficients; empty = from options.coeffs_path when set, else "given by caller".
+  std::string coefficients_source;
+  // Per episode; empty = ClassifyRows(model, episode, options.data_root).
+  std::vector<std::vector<Regime>> regimes;
+};
+
+// Replays `episodes` (no file output). Used by `rlsim replay` and by `rlfit` for held-out
 // validation.
 ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predictor& predictor,
-                            const ModelInfo& model, const ReplayOptions& options);
+                            const ModelInfo& model, const ReplayOptions& options,
+                            const ReplayExtras& extras = {});
 
-// Reads the episodes named by the options (or the model's defaults under the data root).
+// The old nested aggregate block {open_loop|windowed: {quantity: {label: stats}}} over all
+// episodes, for the fit report's held-out figures.
+nlohmann::json AggregateJson(const ReplayReport& report);
+
+// "train", "heldout" or "unseen" for `ep` given coefficient provenance (entries are the
+// source path, plus "#<episode name>" for segments; matched by path relative to the data
+// root so that a fit recorded on another machine still applies).
+std::string SplitOf(const Episode& ep, const nlohmann::json& provenance,
+                    const std::string& data_root);
+
+// Reads the episodes named by the paths (or the model's defaults under the data root).
+// Folders are searched for recordings directly inside them; their sub-folders are not
+// searched and are listed in `skipped` when given.
 std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<std::string>& paths,
-                                     const std::string& data_root);
+                                     const std::string& data_root,
+                                     std::vector<SkippedInput>* skipped = nullptr);
+
+// Keeps the episodes of files with at least one covered stretch (with their regimes). A file
+// with none is an InputError when `single_file` (the only input), else skipped: one line on
+// `warnings` and an entry in `skipped`. InputError when nothing at all is covered.
+void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
+                   std::vector<std::vector<Regime>>* regimes, bool single_file,
+                   const std::string& program, std::ostream& warnings,
+                   std::vector<SkippedInput>* skipped);
+
+// The predicted trajectory CSV of one episode (one row per source row of its span).
+std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation);
 
 // Writes the replay outputs into options.out_dir: one predicted trajectory CSV per episode,
 // replay_summary.json and summary.txt.
 void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& episodes,
                         const CoeffFile& coeffs, const ReplayOptions& options);
 
-// The whole command: load, replay, print the table on `out`, write outputs.
+// The whole command: load, classify, skip what nothing covers, replay, print the table on
+// `out`, write outputs.
 ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out);
 
 }  // namespace rlfit
