@@ -268,11 +268,13 @@ def draw_episode(plt, summary, e, data, role, path):
     for c, colour in zip(("x", "y", "z"), rc.COMPONENT_COLOURS):
         ax.plot(t, col[c] - col["rec_" + c], color=colour, linewidth=1.1)
     dx = np.sqrt(sum((col[c] - col["rec_" + c]) ** 2 for c in ("x", "y", "z")))
-    ax.plot(t, dx, color="black", linewidth=1.6)
+    ax.plot(t, dx, color="black", linewidth=1.6, label="|dx|, this model")
     if has_ref:
         ref_dx = np.sqrt(sum((col["ref_" + c] - col["rec_" + c]) ** 2 for c in ("x", "y", "z")))
-        ax.plot(t, ref_dx, color=REFERENCE_COLOUR, linewidth=1.4, linestyle=":")
+        ax.plot(t, ref_dx, color=REFERENCE_COLOUR, linewidth=1.6, linestyle=":",
+                label="|dx|, earlier model")
     ax.axhline(0, color="#888888", linewidth=0.6)
+    ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.8)
     ax.set_ylabel("predicted −\nrecorded\nposition (uu)", fontsize=9)
     if car:
         ax = next(ax_iter)
@@ -295,10 +297,10 @@ def draw_episode(plt, summary, e, data, role, path):
     names = ["x / pitch", "y / yaw", "z / roll"] if car else ["x", "y", "z"]
     handles += [Line2D([], [], color="black", linestyle="-"),
                 Line2D([], [], color="black", linestyle="--")]
-    names += ["recorded (residual: |dx|)", "predicted"]
+    names += ["recorded", "predicted"]
     if has_ref:
         handles.append(Line2D([], [], color="black", linestyle=":"))
-        names.append("earlier model (residual: orange)")
+        names.append("earlier model")
     for r in regimes:
         handles.append(Patch(color=REGIME_COLOURS[regimes.index(r) % len(REGIME_COLOURS)],
                              alpha=0.35))
@@ -306,14 +308,17 @@ def draw_episode(plt, summary, e, data, role, path):
     if e.get("diverged_at_s") is not None:
         handles.append(Line2D([], [], color="#d62728"))
         names.append(f"diverged at {e['diverged_at_s']:g} s")
-    fig.legend(handles, names, loc="upper center", ncol=min(len(names), 4), fontsize=8,
-               frameon=False, bbox_to_anchor=(0.5, 1.0 - 0.55 / fig.get_figheight()))
+    height = fig.get_figheight()
+    fig.legend(handles, names, loc="upper center", ncol=min(len(names), 8), fontsize=8,
+               frameon=False, bbox_to_anchor=(0.5, 1.0 - 0.28 / height),
+               handlelength=1.8, columnspacing=1.2)
     last = summary.episode_value(e, "open_loop", "dx", None)
     role_text = {"worst": ", among the worst", "best": ", best", "median": ", median"}.get(role, "")
     fig.suptitle(f"{summary.model}: {e['name']} ({SPLIT_NAMES.get(e['split'], e['split'])}"
                  f"{role_text}); open-loop |dx| at the last covered row: {na(last)} uu",
                  fontsize=11, x=0.01, ha="left", y=0.995)
-    fig.tight_layout(rect=(0, 0, 1, 1.0 - 1.0 / fig.get_figheight()))
+    fig.tight_layout()
+    fig.subplots_adjust(top=1.0 - 0.62 / height)  # room for the title and the legend
     rc.save_figure(fig, path)
 
 
@@ -361,10 +366,10 @@ def draw_horizon_curve(plt, summary, split, path):
         positive = [v for v in values if rc.finite(v) and v > 0]
         if positive and math.log10(max(positive) / min(positive)) > LOG_AXIS_DECADES:
             ax.set_yscale("log")
-            ax.set_title(f"{qlabel(q)} ({unit_of(summary, q)}), log scale", fontsize=10)
+            ax.set_title(f"{qlabel(q)}\n({unit_of(summary, q)}, log scale)", fontsize=10)
         else:
             ax.set_ylim(bottom=0)
-            ax.set_title(f"{qlabel(q)} ({unit_of(summary, q)})", fontsize=10)
+            ax.set_title(f"{qlabel(q)}\n({unit_of(summary, q)})", fontsize=10)
         ax.set_xlim(0, ticks[-1] if ticks else 1)
         ax.set_xticks([0] + ticks)
         ax.set_xticklabels(["0"] + [f"{x:g}" for x in ticks])
@@ -560,7 +565,8 @@ def split_table(summary, split):
              ("windowed", f"restarted from the recording every "
                           f"{summary.data.get('window_s', '?')} s (one value per restart)")]
     if summary.has_reference:
-        modes.append(("reference", "earlier model, open loop"))
+        modes.append(("reference", f"{summary.reference.get('label') or 'earlier model'}, "
+                                   "open loop"))
     head = "<tr><th class=\"l\">quantity</th>" + "".join(
         f"<th>{rc.esc(hlabel(h))}</th>" for h in summary.horizons) + "</tr>\n"
     rows = ""
