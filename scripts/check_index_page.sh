@@ -157,7 +157,8 @@ problems = []
 boxes = {}
 for name in ("verdict", "worst", "verdict_table", "worst_table"):
     if layout.get(name, "none") == "none":
-        problems.append(f"no {name.replace('_', ' ')} on the page")
+        if name != "worst_table":  # no episode scored: the block says n/a, with no table
+            problems.append(f"no {name.replace('_', ' ')} on the page")
         continue
     boxes[name] = [int(x) for x in layout[name].split(",")]  # top, bottom, left, right
 for name in ("verdict", "worst"):

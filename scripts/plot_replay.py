@@ -99,6 +99,10 @@ class Summary:
         return [s for s in ("heldout", "unseen", "train") if self.split_episodes(s)]
 
 
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def hlabel(h, long=False):
     if h is None:
         return "the last covered row" if long else "last row"
@@ -516,6 +520,8 @@ def verdict_html(summary, split):
              "unseen": f"the {len(members)} unseen episodes",
              "all": f"all {len(members)} episodes: none is held out, so these errors are "
                     "in-sample"}[split]
+    if not members:
+        which = "no episode: nothing was scored"
     sentence = verdict_sentence(summary, split, ratios)
     cell_note = ("Each cell: this model <span class=\"vs\">/ earlier model</span> "
                  "<b>×ratio</b> (green: this model better by more than "
@@ -652,7 +658,8 @@ def skipped_html(summary):
         return "<p id=\"skipped\">No file was skipped.</p>\n"
     rows = "".join(f"<tr><td class=\"l\"><code>{rc.esc(s.get('path', '?'))}</code></td>"
                    f"<td class=\"l\">{rc.esc(s.get('reason', ''))}</td></tr>\n" for s in skipped)
-    return (f"<details id=\"skipped\"><summary>{len(skipped)} files skipped</summary>\n"
+    return (f"<details id=\"skipped\"><summary>{plural(len(skipped), 'file')} skipped, with "
+            f"the reason</summary>\n"
             f"<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n{rows}"
             "</table>\n</details>\n")
 
@@ -718,11 +725,12 @@ def build(out_dir, figure_count):
     counts = ", ".join(f"{len(summary.split_episodes(s))} {SPLIT_NAMES[s]}"
                        for s in summary.present_splits())
     n_skipped = len(summary.data.get("skipped") or [])
-    skipped_link = (f"<a href=\"#skipped\">{n_skipped} files skipped</a>" if n_skipped
-                    else "no file skipped")
+    skipped_link = (f"<a href=\"#skipped\">{plural(n_skipped, 'file')} skipped</a>"
+                    if n_skipped else "no file skipped")
     body = [f"<h1>Replay of model {rc.esc(model)}</h1>",
             f"<p class=\"lead\">Coefficients: {rc.esc(summary.data.get('coefficients_source', 'n/a'))}"
-            f" · {len(summary.episodes)} episodes scored ({counts}) · {skipped_link}<br>"
+            f" · {plural(len(summary.episodes), 'episode')} scored"
+            + (f" ({counts})" if counts else "") + f" · {skipped_link}<br>"
             "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
             "split</a> · <a href=\"#episodes\">episode figures</a> · <a href=\"#coefficients\">"
             "coefficients</a> · <a href=\"#run\">run details and files</a></p>",

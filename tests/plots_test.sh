@@ -79,7 +79,25 @@ if CHECK_INDEX_LINKS_ONLY=1 "$src/scripts/check_index_page.sh" "$bad" > /dev/nul
   fail "check_index_page.sh accepted an image before the verdict"
 fi
 
-# 3. A schema-1 summary is refused with one line and exit status 2.
+# 3. No episode at all (every file skipped): the page still renders, every number n/a.
+empty="$work/empty"
+mkdir "$empty"
+cat > "$empty/replay_summary.json" <<'JSON'
+{"schema_version": 2, "tool": "rlsim replay", "model": "ball", "git_revision": "x",
+ "units": {}, "quantities": ["dx", "dv", "domega"], "horizons_s": [0.5, 1.0],
+ "window_s": 0.5, "curve_step_s": 0.1, "coefficients_source": "seed notes",
+ "reference": {"kind": "seed_coefficients", "label": "seed-note coefficients"},
+ "options": {}, "skipped": [{"path": "/x/episode_00.csv", "reason": "no covered row"}],
+ "episodes": [],
+ "errors": [{"episode": null, "split": "all", "mode": "open_loop", "quantity": "dx",
+             "horizon_s": 0.5, "n": 0, "median": null, "p90": null, "max": null}],
+ "curve": []}
+JSON
+"$src/scripts/plot_replay.py" "$empty" > /dev/null
+grep -q "nothing was scored" "$empty/index.html" || fail "empty: the verdict does not say so"
+check_page "$empty"
+
+# 4. A schema-1 summary is refused with one line and exit status 2.
 old="$work/schema1"
 mkdir "$old"
 echo '{"schema_version": 1, "model": "aerial"}' > "$old/replay_summary.json"
@@ -89,7 +107,7 @@ status=0
 [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q "schema_version 1" "$work/err.txt" ||
   fail "schema 1: expected one error line naming the version, got: $(cat "$work/err.txt")"
 
-# 4. plot_fit.py on a committed coefficients file, with and without std_errors.
+# 5. plot_fit.py on a committed coefficients file, with and without std_errors.
 "$python" - "$src/results/aerial/coeffs.json" "$work" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -107,7 +125,7 @@ done
 grep -q "std error" "$work/fit_with_se/index.html" || fail "std errors not shown"
 if grep -q "std error" "$work/fit_no_se/index.html"; then fail "std error column without data"; fi
 
-# 5. rlsim replay --plots on the recorded aerial episodes.
+# 6. rlsim replay --plots on the recorded aerial episodes.
 if [ ! -d "$data/car_control/aerial" ]; then
   echo "plots_test: OK (rlsim part skipped: no aerial recordings under $data)"
   exit 0
