@@ -601,11 +601,11 @@ def episodes_table(summary, split, drawn):
     members = summary.split_episodes(split)
     car = "angle_deg" in summary.quantities
     with_ref = summary.has_reference
-    head = ("<tr><th class=\"l\">episode (predicted trajectory CSV)</th><th>rows scored</th>"
-            "<th>s</th>" + "".join(f"<th>|dx| {rc.esc(hlabel(h))}</th>"
-                                   for h in summary.horizons)
-            + ("<th>earlier |dx| last row</th>" if with_ref else "")
-            + "<th>|dω| last row</th>" + ("<th>angle last row</th>" if car else "")
+    short = [f"{h:g} s" if h is not None else "last" for h in summary.horizons]
+    head = ("<tr><th class=\"l\">episode (CSV)</th><th>rows scored</th>"
+            "<th>s</th>" + "".join(f"<th>|dx| {rc.esc(h)}</th>" for h in short)
+            + ("<th>earlier |dx| last</th>" if with_ref else "")
+            + "<th>|dω| last</th>" + ("<th>angle last</th>" if car else "")
             + "<th class=\"l\">figure</th><th class=\"l\">note</th></tr>\n")
     rows = ""
     for e in members:
@@ -628,7 +628,7 @@ def episodes_table(summary, split, drawn):
                     if car else "")
                  + f"<td class=\"l\">{fig}</td><td class=\"l note\">{rc.esc('; '.join(note))}"
                  "</td></tr>\n")
-    table = (f"<table>\n{head}{rows}</table>\n")
+    table = (f"<table class=\"episodes\">\n{head}{rows}</table>\n")
     if len(members) > LONG_LIST_ROWS:
         return (f"<details><summary>{len(members)} {SPLIT_NAMES[split]} episodes, one row "
                 f"each (open-loop |dx| in uu, |dω| in rad/s, angle in deg)</summary>\n"

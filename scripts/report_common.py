@@ -157,6 +157,7 @@ p.sentence { font-size: 1.1em; font-weight: bold; margin: 0.2em 0; }
 #verdict table, #worst table { margin: 0.3em 0 0.3em 0; }
 table.verdict { font-size: 0.85em; }
 table.verdict td { white-space: nowrap; }
+table.episodes th { white-space: nowrap; }
 #verdict p.note { margin: 0.2em 0 0.4em 0; }
 span.vs { color: #666; }
 """
