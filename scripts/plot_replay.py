@@ -412,18 +412,19 @@ def na(v):
 
 
 def paired(summary, split, quantity, horizon, field):
-    """(model, reference, n) statistics over the episodes of `split` that have both values;
-    falls back to the aggregates when every scored episode has a reference value."""
+    """(model, reference, n, subset) statistics over the episodes of `split` that have both
+    values; the aggregates of the JSON when both cover the same episodes (subset False)."""
     import numpy as np
     members = summary.split_episodes(split)
     pairs = [(summary.episode_value(e, "open_loop", quantity, horizon),
               summary.episode_value(e, "reference", quantity, horizon)) for e in members]
     model_only = [m for m, _ in pairs if m is not None]
+    ref_only = [r for _, r in pairs if r is not None]
     both = [(m, r) for m, r in pairs if m is not None and r is not None]
     if not both:
         return summary.stat(None, split, "open_loop", quantity, horizon, field), None, \
             summary.count(None, split, "open_loop", quantity, horizon), False
-    if len(both) == len(model_only):
+    if len(both) == len(model_only) == len(ref_only):
         return (summary.stat(None, split, "open_loop", quantity, horizon, field),
                 summary.stat(None, split, "reference", quantity, horizon, field),
                 len(both), False)
@@ -527,8 +528,8 @@ def verdict_html(summary, split):
                  "<b>×ratio</b> (green: this model better by more than "
                  f"{SAME_RATIO_BAND:.0%}; red: worse). " if with_ref else "")
     if any_subset:
-        cell_note += ("Where the earlier model lacks some episodes, both columns are over "
-                      "the episodes that have both. ")
+        cell_note += ("Where the two models have values on different episodes, both "
+                      "columns are over the episodes that have both. ")
     ref_label = summary.reference.get("label") or summary.reference.get("kind")
     return (f"<div id=\"verdict\">\n<h2>Verdict on {rc.esc(which)}</h2>\n"
             f"<p class=\"sentence\">{rc.esc(sentence)}</p>\n"
