@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-# Plots an `rlsim replay --out DIR` folder (recorded solid vs predicted dashed per episode,
-# error against horizon, comparison with the shipped predictions) and writes DIR/index.html.
+# Draws the report page of an `rlsim replay --out DIR` folder (replay_summary.json schema 2):
+# the verdict against the earlier model first, then error against horizon, tables per split,
+# episode figures (trajectories, residuals, orientation), coefficients, run details.
 """Usage: plot_replay.py OUT_DIR [--episodes N]
 
-Reads OUT_DIR/replay_summary.json and the trajectory CSVs it names; writes PNGs into
-OUT_DIR/plots/ and a self-contained OUT_DIR/index.html (relative links, no JavaScript)."""
+Reads OUT_DIR/replay_summary.json (schema_version 2) and the trajectory CSVs it names; writes
+PNGs into OUT_DIR/plots/ and a self-contained OUT_DIR/index.html (relative links, no
+JavaScript). The verdict uses the held-out episodes (else the unseen ones, else all)."""
 import argparse
 import csv
 import glob
+import math
 import os
 import sys
 
@@ -16,26 +19,116 @@ import report_common as rc  # noqa: E402
 import plot_fit  # noqa: E402
 
 TOOL = "plot_replay.py"
+SCHEMA_VERSION = 2
 PLOTS = "plots"  # subfolder of OUT_DIR that this script owns
-FIGSIZE = (10, 7)  # inches; 1000 x 700 px at rc.FIG_DPI
-
-# Panels of an episode figure: (title, unit, predicted columns); recorded ones are rec_*.
-PANELS = [("position", "uu", ("x", "y", "z")),
-          ("velocity", "uu/s", ("vx", "vy", "vz")),
-          ("angular velocity", "rad/s", ("wx", "wy", "wz"))]
 QUANTITIES = rc.QUANTITIES
+SPLIT_NAMES = {"heldout": "held-out", "unseen": "unseen", "train": "training", "all": "all"}
+WORST_COUNT = 5         # episodes listed in the verdict
+LONG_LIST_ROWS = 20     # per-episode tables longer than this fold into <details>
+DEFAULT_FIGURES = 8     # episode figures: the worst five, best, median, then held-out ones
+# A ratio within this of 1 is "about the same": the medians of a few dozen episodes move by
+# a few percent when one episode is added or removed.
+SAME_RATIO_BAND = 0.05
+# Log y axis when the plotted values span more than this many decades.
+LOG_AXIS_DECADES = 1.5
+MODEL_COLOUR = "#1f77b4"
+REFERENCE_COLOUR = "#ff7f0e"
+# Shading of rows the model does not cover, one colour per regime label.
+REGIME_COLOURS = ("#bbbbbb", "#e6c88a", "#b9a6d9", "#9fd3c7")
 
 
-def read_trajectory(path):
-    """Columns of a trajectory CSV as lists of floats, checked for the expected header."""
+# ---- reading ----------------------------------------------------------------------------
+
+class Summary:
+    """replay_summary.json with its error records indexed by
+    (episode or None, split, mode, quantity, horizon_s or None)."""
+
+    def __init__(self, path):
+        data = rc.read_json(path)
+        version = rc.require(data, "schema_version", path)
+        if version != SCHEMA_VERSION:
+            raise rc.ReportError(f"{path}: schema_version {version}; this script reads "
+                                 f"schema_version {SCHEMA_VERSION}")
+        self.data = data
+        self.model = rc.require(data, "model", path)
+        self.episodes = rc.require(data, "episodes", path)
+        self.horizons = list(rc.require(data, "horizons_s", path)) + [None]
+        self.quantities = [q for q in rc.require(data, "quantities", path)]
+        self.curve = rc.require(data, "curve", path)
+        self.reference = data.get("reference") or {"kind": "none"}
+        self.has_reference = self.reference.get("kind", "none") != "none"
+        self.index = {}
+        for i, r in enumerate(rc.require(data, "errors", path)):
+            where = f"{path}: errors[{i}]"
+            key = (rc.require(r, "episode", where), rc.require(r, "split", where),
+                   rc.require(r, "mode", where), rc.require(r, "quantity", where),
+                   rc.require(r, "horizon_s", where))
+            for k in ("n", "median", "p90"):
+                rc.require(r, k, where)
+            self.index[key] = r
+        for i, e in enumerate(self.episodes):
+            for k in ("name", "output", "split"):
+                rc.require(e, k, f"{path}: episodes[{i}]")
+
+    def stat(self, episode, split, mode, quantity, horizon, field="median"):
+        """A statistic of one record, or None when absent, null or n = 0."""
+        r = self.index.get((episode, split, mode, quantity, horizon))
+        if not r or not r.get("n"):
+            return None
+        v = r.get(field)
+        return v if rc.finite(v) else None
+
+    def count(self, episode, split, mode, quantity, horizon):
+        r = self.index.get((episode, split, mode, quantity, horizon))
+        return r.get("n", 0) if r else 0
+
+    def episode_value(self, e, mode, quantity, horizon):
+        return self.stat(e["name"], e["split"], mode, quantity, horizon)
+
+    def split_episodes(self, split):
+        return [e for e in self.episodes if split == "all" or e["split"] == split]
+
+    def verdict_split(self):
+        """The split the verdict is about: held-out, else unseen, else all episodes."""
+        for split in ("heldout", "unseen"):
+            if self.split_episodes(split):
+                return split
+        return "all"
+
+    def present_splits(self):
+        return [s for s in ("heldout", "unseen", "train") if self.split_episodes(s)]
+
+
+def plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def hlabel(h, long=False):
+    if h is None:
+        return "the last covered row" if long else "last row"
+    return f"{h:g} s"
+
+
+def unit_of(summary, q):
+    return (summary.data.get("units") or {}).get(q) or QUANTITIES.get(q, (q, ""))[1]
+
+
+def qlabel(q):
+    return QUANTITIES.get(q, (q, ""))[0]
+
+
+def read_trajectory(path, summary):
+    """Columns of a trajectory CSV: numbers as floats (empty = NaN), regime as text."""
+    needed = ["t_s", "covered", "regime"] + [c for _, _, cols in PANELS for c in cols]
+    needed += ["rec_" + c for _, _, cols in PANELS for c in cols]
+    if "angle_deg" in summary.quantities:
+        needed += ["pitch", "yaw", "roll", "rec_pitch", "rec_yaw", "rec_roll", "angle_err_deg"]
     try:
         with open(path, newline="", encoding="utf-8") as f:
             reader = csv.reader(f)
             header = next(reader, None)
             if header is None:
                 raise rc.ReportError(f"{path}: empty file")
-            needed = ["t_s"] + [c for _, _, cols in PANELS for c in cols]
-            needed += ["rec_" + c for _, _, cols in PANELS for c in cols]
             missing = [c for c in needed if c not in header]
             if missing:
                 raise rc.ReportError(f"{path}: row 1: missing columns {', '.join(missing)}")
@@ -44,11 +137,13 @@ def read_trajectory(path):
                 if len(row) != len(header):
                     raise rc.ReportError(f"{path}: row {line_no}: {len(row)} columns, "
                                          f"expected {len(header)}")
-                for c, v in zip(header, row):
+                for column, (c, v) in enumerate(zip(header, row), start=1):
+                    if c == "regime":
+                        data[c].append(v)
+                        continue
                     try:
-                        data[c].append(float(v))
+                        data[c].append(float(v) if v != "" else math.nan)
                     except ValueError:
-                        column = header.index(c) + 1
                         raise rc.ReportError(f"{path}: row {line_no}, column {column}: "
                                              f"not a number: {v!r}") from None
     except FileNotFoundError:
@@ -58,253 +153,568 @@ def read_trajectory(path):
     return data
 
 
-def last_error(episode, key="dx"):
-    """Open-loop error at the last row, or None."""
-    sample = (episode.get("open_loop") or {}).get("last")
-    return sample.get(key) if isinstance(sample, dict) else None
+# ---- choosing ---------------------------------------------------------------------------
+
+def worst_key(summary, e):
+    """Sort key, worst first: diverged rollouts, then open-loop |dx| at the last row."""
+    v = summary.episode_value(e, "open_loop", "dx", None)
+    if e.get("diverged_at_s") is not None:
+        return (0, 0.0)
+    return (1, -v) if v is not None else (2, 0.0)
 
 
-def select_episodes(episodes, count):
-    """Indices to draw with their roles: best, median and worst by open-loop |dx| at the
-    last row, then the first episodes, up to `count`; all of them if there are no more."""
-    if count <= 0:
-        return []
-    if len(episodes) <= count:
-        return [(i, "") for i in range(len(episodes))]
-    ranked = sorted((i for i, e in enumerate(episodes) if rc.finite(last_error(e))),
-                    key=lambda i: last_error(episodes[i]))
+def worst_episodes(summary, count):
+    scored = [e for e in summary.episodes if e.get("diverged_at_s") is not None
+              or summary.episode_value(e, "open_loop", "dx", None) is not None]
+    return sorted(scored, key=lambda e: worst_key(summary, e))[:count]
+
+
+def select_figures(summary, count):
+    """(episode, role) to draw: the worst ones, then best and median by open-loop |dx| at
+    the last row, then episodes of the verdict split, then the rest in order."""
     chosen = []
+
+    def add(e, role):
+        if len(chosen) < count and all(c is not e for c, _ in chosen):
+            chosen.append((e, role))
+
+    for e in worst_episodes(summary, WORST_COUNT):
+        add(e, "worst")
+    ranked = sorted((e for e in summary.episodes
+                     if summary.episode_value(e, "open_loop", "dx", None) is not None),
+                    key=lambda e: summary.episode_value(e, "open_loop", "dx", None))
     if ranked:
-        for i, role in ((ranked[0], "best"), (ranked[len(ranked) // 2], "median"),
-                        (ranked[-1], "worst")):
-            if i not in [c for c, _ in chosen]:
-                chosen.append((i, role))
-    chosen = chosen[:count]
-    for i in range(len(episodes)):
-        if len(chosen) >= count:
-            break
-        if i not in [c for c, _ in chosen]:
-            chosen.append((i, "first"))
+        add(ranked[0], "best")
+        add(ranked[len(ranked) // 2], "median")
+    for e in summary.split_episodes(summary.verdict_split()):
+        add(e, "")
+    for e in summary.episodes:
+        add(e, "")
     return chosen
 
 
-def image_name(output_name):
-    stem = os.path.splitext(output_name)[0]
-    return f"{PLOTS}/trajectory_{stem}.png"
+def stem(e):
+    return os.path.splitext(e["output"])[0]
 
 
-def draw_episode(plt, summary, episode, data, role, path):
-    """Three panels, one colour per component, recorded solid and predicted dashed."""
+def image_name(e):
+    return f"{PLOTS}/trajectory_{stem(e)}.png"
+
+
+def anchor(e):
+    return f"fig-{stem(e)}"
+
+
+# ---- figures ----------------------------------------------------------------------------
+
+# Trajectory panels: (title, unit, predicted columns); recorded ones are rec_*.
+PANELS = [("position", "uu", ("x", "y", "z")),
+          ("velocity", "uu/s", ("vx", "vy", "vz")),
+          ("angular velocity", "rad/s", ("wx", "wy", "wz"))]
+ANGLES = ("pitch", "yaw", "roll")
+
+
+def uncovered_spans(data):
+    """[(t_start, t_end, regime)] of consecutive rows with covered = 0."""
+    t, cov, reg = data["t_s"], data["covered"], data["regime"]
+    spans = []
+    i = 0
+    half = (t[1] - t[0]) / 2 if len(t) > 1 else 0.0
+    while i < len(t):
+        if cov[i] == 0:
+            j = i
+            while j + 1 < len(t) and cov[j + 1] == 0 and reg[j + 1] == reg[i]:
+                j += 1
+            spans.append((t[i] - half, t[j] + half, reg[i] or "not covered"))
+            i = j + 1
+        else:
+            i += 1
+    return spans
+
+
+def draw_episode(plt, summary, e, data, role, path):
+    """Recorded solid, predicted dashed, earlier model dotted; residuals; orientation."""
+    import numpy as np
     from matplotlib.lines import Line2D
-    fig, axes = plt.subplots(3, 1, figsize=FIGSIZE, sharex=True)
-    t = data["t_s"]
-    for ax, (title, unit, cols) in zip(axes, PANELS):
+    from matplotlib.patches import Patch
+    car = "angle_deg" in summary.quantities and "rec_pitch" in data
+    has_ref = all(c in data for c in ("ref_x", "ref_y", "ref_z"))
+    t = np.array(data["t_s"])
+    col = {c: np.array(v) for c, v in data.items() if c != "regime"}
+    n_panels = len(PANELS) + 1 + (2 if car else 0)
+    fig, axes = plt.subplots(n_panels, 1, figsize=(10, 1.75 * n_panels + 1.2), sharex=True)
+    ax_iter = iter(axes)
+    for title, unit, cols in PANELS:
+        ax = next(ax_iter)
         for c, colour in zip(cols, rc.COMPONENT_COLOURS):
-            ax.plot(t, data["rec_" + c], color=colour, linestyle="-", linewidth=1.4)
-            ax.plot(t, data[c], color=colour, linestyle="--", linewidth=1.4)
-        ax.set_ylabel(f"{title}\n({unit})")
+            ax.plot(t, col["rec_" + c], color=colour, linestyle="-", linewidth=1.3)
+            ax.plot(t, col[c], color=colour, linestyle="--", linewidth=1.3)
+            if title == "position" and has_ref:
+                ax.plot(t, col["ref_" + c], color=colour, linestyle=":", linewidth=1.3)
+        ax.set_ylabel(f"{title}\n({unit})", fontsize=9)
+    if car:
+        ax = next(ax_iter)
+        for c, colour in zip(ANGLES, rc.COMPONENT_COLOURS):
+            rec = np.degrees(np.unwrap(col["rec_" + c]))
+            pred = col[c]
+            ok = np.isfinite(pred)
+            shown = np.full(len(pred), np.nan)
+            if ok.any():
+                # Predicted angles unwrapped onto the recorded branch, so a yaw wrap at ±180°
+                # does not draw a vertical line.
+                d = np.degrees(np.angle(np.exp(1j * (pred[ok] - col["rec_" + c][ok]))))
+                shown[ok] = rec[ok] + d
+            ax.plot(t, rec, color=colour, linewidth=1.3)
+            ax.plot(t, shown, color=colour, linestyle="--", linewidth=1.3)
+        ax.set_ylabel("pitch, yaw, roll\n(deg; red, green,\nblue)", fontsize=9)
+    # Residual panel: predicted - recorded position, components and norm.
+    ax = next(ax_iter)
+    for c, colour in zip(("x", "y", "z"), rc.COMPONENT_COLOURS):
+        ax.plot(t, col[c] - col["rec_" + c], color=colour, linewidth=1.1)
+    dx = np.sqrt(sum((col[c] - col["rec_" + c]) ** 2 for c in ("x", "y", "z")))
+    ax.plot(t, dx, color="black", linewidth=1.6, label="|dx|, this model")
+    if has_ref:
+        ref_dx = np.sqrt(sum((col["ref_" + c] - col["rec_" + c]) ** 2 for c in ("x", "y", "z")))
+        ax.plot(t, ref_dx, color=REFERENCE_COLOUR, linewidth=1.6, linestyle=":",
+                label="|dx|, earlier model")
+    ax.axhline(0, color="#888888", linewidth=0.6)
+    ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.8)
+    ax.set_ylabel("predicted −\nrecorded\nposition (uu)", fontsize=9)
+    if car:
+        ax = next(ax_iter)
+        ax.plot(t, col["angle_err_deg"], color="black", linewidth=1.4)
+        ax.set_ylabel("orientation\nerror (deg)", fontsize=9)
+        ax.set_ylim(bottom=0)
+    spans = uncovered_spans(data)
+    regimes = list(dict.fromkeys(r for _, _, r in spans))
+    for ax in axes:
+        for a, b, r in spans:
+            ax.axvspan(a, b, color=REGIME_COLOURS[regimes.index(r) % len(REGIME_COLOURS)],
+                       alpha=0.35, linewidth=0)
+        if e.get("diverged_at_s") is not None:
+            ax.axvline(e["diverged_at_s"], color="#d62728", linewidth=1.2)
         ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=8)
     axes[-1].set_xlabel("time (s)")
     axes[-1].set_xlim(t[0], t[-1])
     handles = [Line2D([], [], color=c, linewidth=2) for c in rc.COMPONENT_COLOURS]
+    names = ["x / pitch", "y / yaw", "z / roll"] if car else ["x", "y", "z"]
     handles += [Line2D([], [], color="black", linestyle="-"),
                 Line2D([], [], color="black", linestyle="--")]
-    axes[0].legend(handles, ["x", "y", "z", "recorded", "predicted"], loc="lower right",
-                   ncol=5, fontsize=9, frameon=False, bbox_to_anchor=(1.0, 1.0),
-                   borderaxespad=0.1)
-    errors = [f"|dx| {rc.fmt(last_error(episode, 'dx'))} uu",
-              f"|dv| {rc.fmt(last_error(episode, 'dv'))} uu/s",
-              f"|dω| {rc.fmt(last_error(episode, 'domega'))} rad/s"]
-    if rc.finite(last_error(episode, "angle_deg")):
-        errors.append(f"angle {rc.fmt(last_error(episode, 'angle_deg'))}°")
-    role_text = f" ({role} of the run)" if role in ("best", "median", "worst") else ""
-    fig.suptitle(f"{summary['model']}: {episode['name']}{role_text}\n"
-                 f"open loop from row 0; error at last row: {', '.join(errors)}",
-                 fontsize=11, x=0.01, ha="left")
+    names += ["recorded", "predicted"]
+    if has_ref:
+        handles.append(Line2D([], [], color="black", linestyle=":"))
+        names.append("earlier model")
+    for r in regimes:
+        handles.append(Patch(color=REGIME_COLOURS[regimes.index(r) % len(REGIME_COLOURS)],
+                             alpha=0.35))
+        names.append(f"not covered: {r}")
+    if e.get("diverged_at_s") is not None:
+        handles.append(Line2D([], [], color="#d62728"))
+        names.append(f"diverged at {e['diverged_at_s']:g} s")
+    height = fig.get_figheight()
+    fig.legend(handles, names, loc="upper center", ncol=min(len(names), 8), fontsize=8,
+               frameon=False, bbox_to_anchor=(0.5, 1.0 - 0.28 / height),
+               handlelength=1.8, columnspacing=1.2)
+    last = summary.episode_value(e, "open_loop", "dx", None)
+    role_text = {"worst": ", among the worst", "best": ", best", "median": ", median"}.get(role, "")
+    fig.suptitle(f"{summary.model}: {e['name']} ({SPLIT_NAMES.get(e['split'], e['split'])}"
+                 f"{role_text}); open-loop |dx| at the last covered row: {na(last)} uu",
+                 fontsize=11, x=0.01, ha="left", y=0.995)
     fig.tight_layout()
+    fig.subplots_adjust(top=1.0 - 0.62 / height)  # room for the title and the legend
     rc.save_figure(fig, path)
 
 
-def quantity_keys(summary):
-    curve = summary.get("windowed_curve") or {}
-    return [k for k in QUANTITIES if k in curve]
+def curve_series(summary, split, mode, quantity):
+    """(horizons, medians, p90s) of the curve within the report horizons."""
+    top = max([h for h in summary.horizons if h is not None], default=0.0) + 1e-9
+    pts = sorted((c["horizon_s"], c.get("median"), c.get("p90")) for c in summary.curve
+                 if c.get("split") == split and c.get("mode") == mode
+                 and c.get("quantity") == quantity and rc.finite(c.get("horizon_s"))
+                 and c["horizon_s"] <= top and c.get("n"))
+    nan = float("nan")
+    return ([p[0] for p in pts], [p[1] if rc.finite(p[1]) else nan for p in pts],
+            [p[2] if rc.finite(p[2]) else nan for p in pts])
 
 
-def draw_horizon_curve(plt, summary, path):
-    """Median and p90 of windowed-restart errors against horizon, one panel per quantity."""
-    curve = summary["windowed_curve"]
-    h = curve.get("horizon_s") or []
-    keys = quantity_keys(summary)
-    reported = [float(x[:-1]) for x in summary.get("horizons", []) if x.endswith("s")]
-    cols = 2 if len(keys) == 4 else len(keys)  # a 2x2 grid, or one row (no orientation)
+def draw_horizon_curve(plt, summary, split, path):
+    """Open-loop median line and median-p90 band of this model and the earlier model, with
+    the windowed median, over the report horizons; one panel per quantity. Returns False
+    when there is nothing to draw."""
+    keys = [q for q in summary.quantities
+            if curve_series(summary, split, "open_loop", q)[0]
+            or curve_series(summary, split, "windowed", q)[0]]
+    if not keys:
+        return False
+    cols = 2 if len(keys) == 4 else len(keys)
     rows = (len(keys) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(10, 3.0 * rows + 0.8), squeeze=False)
-    for ax, key in zip(axes.flat, keys):
-        label, unit = QUANTITIES[key]
-        med = [v if rc.finite(v) else float("nan") for v in curve[key]["median"]]
-        p90 = [v if rc.finite(v) else float("nan") for v in curve[key]["p90"]]
-        ax.fill_between(h, med, p90, color="#1f77b4", alpha=0.15, linewidth=0)
-        ax.plot(h, med, color="#1f77b4", linewidth=1.8, label="median")
-        ax.plot(h, p90, color="#1f77b4", linewidth=1.2, linestyle="--", label="p90")
-        for r in reported:
-            ax.axvline(r, color="#999999", linestyle=":", linewidth=1)
-        ax.set_title(f"{label} ({unit})", fontsize=10)
-        ax.set_xlabel("horizon (s)")
-        ax.set_xlim(0, h[-1] if h else 1)
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left")
+    fig, axes = plt.subplots(rows, cols, figsize=(10, 3.1 * rows + 1.0), squeeze=False)
+    ticks = [h for h in summary.horizons if h is not None]
+    series = [("open_loop", MODEL_COLOUR, "this model, open loop"),
+              ("reference", REFERENCE_COLOUR, "earlier model, open loop")]
+    for ax, q in zip(axes.flat, keys):
+        values = []
+        for mode, colour, _ in series:
+            h, med, p90 = curve_series(summary, split, mode, q)
+            if not h:
+                continue
+            ax.fill_between(h, med, p90, color=colour, alpha=0.15, linewidth=0)
+            ax.plot(h, med, color=colour, linewidth=1.9)
+            ax.plot(h, p90, color=colour, linewidth=1.0, linestyle="--")
+            values += med + p90
+        h, med, _ = curve_series(summary, split, "windowed", q)
+        if h:
+            ax.plot(h, med, color=MODEL_COLOUR, linewidth=1.2, linestyle=":")
+            values += med
+        positive = [v for v in values if rc.finite(v) and v > 0]
+        if positive and math.log10(max(positive) / min(positive)) > LOG_AXIS_DECADES:
+            ax.set_yscale("log")
+            ax.set_title(f"{qlabel(q)}\n({unit_of(summary, q)}, log scale)", fontsize=10)
+        else:
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"{qlabel(q)}\n({unit_of(summary, q)})", fontsize=10)
+        ax.set_xlim(0, ticks[-1] if ticks else 1)
+        ax.set_xticks([0] + ticks)
+        ax.set_xticklabels(["0"] + [f"{x:g}" for x in ticks])
+        ax.set_xlabel("horizon (s)", fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+        ax.tick_params(labelsize=8)
     for ax in list(axes.flat)[len(keys):]:
         ax.set_visible(False)
-    fig.suptitle(f"{summary['model']}: error against horizon, restarting from the recorded "
-                 f"state every {summary.get('window_s', '?')} s (all episodes; dotted: "
-                 "reported horizons)", fontsize=11)
-    fig.tight_layout()
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    handles = [Line2D([], [], color=MODEL_COLOUR, linewidth=2),
+               Line2D([], [], color=MODEL_COLOUR, linewidth=1, linestyle="--"),
+               Line2D([], [], color=MODEL_COLOUR, linewidth=1.2, linestyle=":")]
+    names = ["this model: median", "p90 (band: median to p90)",
+             f"restarted every {summary.data.get('window_s', '?')} s: median"]
+    if summary.has_reference:
+        handles += [Line2D([], [], color=REFERENCE_COLOUR, linewidth=2),
+                    Patch(color=REFERENCE_COLOUR, alpha=0.25)]
+        names += ["earlier model: median", "earlier model: median to p90"]
+    fig.legend(handles, names, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.suptitle(f"{summary.model}: error against horizon, open loop from the first covered "
+                 f"row, {SPLIT_NAMES[split]} episodes", fontsize=11)
+    fig.tight_layout(rect=(0, 0.09 if rows == 1 else 0.06, 1, 1))
     rc.save_figure(fig, path)
-
-
-def baseline_data(summary):
-    """(keys, horizon labels) of the baseline comparison, or None when there is none."""
-    agg = summary.get("aggregate") or {}
-    if not agg.get("episodes_with_baseline") or "baseline" not in agg:
-        return None
-    keys = [k for k in QUANTITIES if k in agg["baseline"]]
-    return keys, summary.get("horizons", [])
-
-
-def draw_baseline(plt, summary, path):
-    """Grouped bars: median open-loop error of this model vs the shipped prediction files."""
-    agg = summary["aggregate"]
-    keys, labels = baseline_data(summary)
-    panels = [(k, [agg["open_loop_on_baseline_episodes"][k][lb]["median"] for lb in labels],
-               [agg["baseline"][k][lb]["median"] for lb in labels]) for k in keys]
-    rc.draw_paired_bars(plt, panels, labels, ("this model", "shipped prediction"),
-                        f"{summary['model']}: median open-loop error against the shipped "
-                        f"prediction_*.csv ({agg['episodes_with_baseline']} episodes; ×: ratio)",
-                        path)
+    return True
 
 
 # ---- the page ---------------------------------------------------------------------------
 
-def stats_table(block, keys, labels, what):
-    """Quantity rows x horizon columns of 'median / p90 (n)' from an aggregate block."""
+def na(v):
+    """A number as the tables print it (two significant digits below 0.01, where the text
+    table's three decimals would print 0.000), or n/a."""
+    if not rc.finite(v):
+        return "n/a"
+    return f"{v:.2g}" if 0 < abs(v) < 0.01 else rc.fmt(v)
+
+
+def paired(summary, split, quantity, horizon, field):
+    """(model, reference, n, subset) statistics over the episodes of `split` that have both
+    values; the aggregates of the JSON when both cover the same episodes (subset False)."""
+    import numpy as np
+    members = summary.split_episodes(split)
+    pairs = [(summary.episode_value(e, "open_loop", quantity, horizon),
+              summary.episode_value(e, "reference", quantity, horizon)) for e in members]
+    model_only = [m for m, _ in pairs if m is not None]
+    ref_only = [r for _, r in pairs if r is not None]
+    both = [(m, r) for m, r in pairs if m is not None and r is not None]
+    if not both:
+        return summary.stat(None, split, "open_loop", quantity, horizon, field), None, \
+            summary.count(None, split, "open_loop", quantity, horizon), False
+    if len(both) == len(model_only) == len(ref_only):
+        return (summary.stat(None, split, "open_loop", quantity, horizon, field),
+                summary.stat(None, split, "reference", quantity, horizon, field),
+                len(both), False)
+    pick = (lambda a: float(np.median(a))) if field == "median" else \
+        (lambda a: float(np.percentile(a, 90)))
+    return pick([m for m, _ in both]), pick([r for _, r in both]), len(both), True
+
+
+def ratio_cell(model, ref, with_ref):
+    if not with_ref:
+        return f"<td>{na(model)}</td>"
+    if model is None and ref is None:
+        return "<td>n/a</td>"
+    ratio = model / ref if rc.finite(model) and rc.finite(ref) and ref > 0 else None
+    cls = ""
+    ratio_text = "×n/a"
+    if ratio is not None:
+        cls = (" class=\"good\"" if ratio < 1 - SAME_RATIO_BAND else
+               " class=\"bad\"" if ratio > 1 + SAME_RATIO_BAND else "")
+        ratio_text = f"×{ratio:.2f}"
+    return (f"<td{cls}>{na(model)} <span class=\"vs\">/ {na(ref)}</span> "
+            f"<b>{ratio_text}</b></td>")
+
+
+def verdict_sentence(summary, split, ratios):
+    """One sentence from the |dx| median ratios per horizon."""
+    if not summary.has_reference:
+        return "No earlier model to compare against: the table shows this model's errors only."
+    groups = {"better": [], "worse": [], "about the same": [], "n/a": []}
+    for h, r in ratios:
+        if r is None:
+            groups["n/a"].append(h)
+        elif r < 1 - SAME_RATIO_BAND:
+            groups["better"].append(h)
+        elif r > 1 + SAME_RATIO_BAND:
+            groups["worse"].append(h)
+        else:
+            groups["about the same"].append(h)
+    known = len(ratios) - len(groups["n/a"])
+    if known == 0:
+        return "No horizon has both this model's and the earlier model's error: no verdict."
+
+    def hs(lst):
+        names = [hlabel(h, long=True) for h in lst]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    for word in ("better", "worse", "about the same"):
+        if len(groups[word]) == known:
+            text = (f"This model is {word} than the earlier model at every horizon"
+                    if word != "about the same" else
+                    "This model is about the same as the earlier model at every horizon")
+            break
+    else:
+        parts = [f"{word} at {hs(groups[word])}" for word in ("better", "worse",
+                                                              "about the same")
+                 if groups[word]]
+        text = "Against the earlier model, this model is " + "; ".join(parts)
+    if groups["n/a"]:
+        text += f" (no comparison at {hs(groups['n/a'])})"
+    return text + " (median |dx|, open loop)."
+
+
+def verdict_html(summary, split):
+    keys = [q for q in ("dx", "domega", "angle_deg") if q in summary.quantities]
+    with_ref = summary.has_reference
+    members = summary.split_episodes(split)
+    head1 = "<tr><th class=\"l\" rowspan=\"2\">horizon</th><th rowspan=\"2\">episodes</th>"
+    head2 = "<tr>"
+    for q in keys:
+        head1 += f"<th colspan=\"2\">{rc.esc(qlabel(q))} ({rc.esc(unit_of(summary, q))})</th>"
+        head2 += "<th>median</th><th>p90</th>"
+    rows = ""
+    ratios = []
+    any_subset = False
+    # Quantities the earlier model has no value of at all (e.g. no orientation in the
+    # shipped predictions) show this model's value alone.
+    q_ref = {q: with_ref and any(k[2] == "reference" and k[3] == q and k[0] is None
+                                 for k in summary.index) for q in keys}
+    for h in summary.horizons:
+        cells = ""
+        n_shown = None
+        for q in keys:
+            for field in ("median", "p90"):
+                m, r, n, subset = paired(summary, split, q, h, field)
+                any_subset |= subset
+                if q == "dx" and field == "median":
+                    n_shown = n
+                    ratios.append((h, m / r if rc.finite(m) and rc.finite(r) and r > 0
+                                   else None))
+                cells += ratio_cell(m, r, q_ref[q])
+        rows += (f"<tr><td class=\"l\">{rc.esc(hlabel(h))}</td><td>{n_shown or 0}</td>"
+                 f"{cells}</tr>\n")
+    which = {"heldout": f"the {len(members)} held-out episodes (not used by the fit)",
+             "unseen": f"the {len(members)} unseen episodes",
+             "all": f"all {len(members)} episodes: none is held out, so these errors are "
+                    "in-sample"}[split]
+    if not members:
+        which = "no episode: nothing was scored"
+    sentence = verdict_sentence(summary, split, ratios)
+    cell_note = ("Each cell: this model <span class=\"vs\">/ earlier model</span> "
+                 "<b>×ratio</b> (green: this model better by more than "
+                 f"{SAME_RATIO_BAND:.0%}; red: worse). " if with_ref else "")
+    if any_subset:
+        cell_note += ("Where the two models have values on different episodes, both "
+                      "columns are over the episodes that have both. ")
+    ref_label = summary.reference.get("label") or summary.reference.get("kind")
+    return (f"<div id=\"verdict\">\n<h2>Verdict on {rc.esc(which)}</h2>\n"
+            f"<p class=\"sentence\">{rc.esc(sentence)}</p>\n"
+            f"<table class=\"verdict\">\n{head1}</tr>\n{head2}</tr>\n{rows}</table>\n"
+            f"<p class=\"note\">Open-loop error from the first covered row. {cell_note}"
+            f"Reference: {rc.esc(ref_label if with_ref else 'none')}.</p>\n</div>\n")
+
+
+def worst_html(summary, drawn):
+    worst = worst_episodes(summary, WORST_COUNT)
+    if not worst:
+        return ("<div id=\"worst\"><h2>Worst episodes</h2><p>n/a: no episode has a scored "
+                "row.</p></div>\n")
+    with_ref = summary.has_reference
+    head = ("<tr><th class=\"l\">episode</th><th class=\"l\">split</th><th>duration s</th>"
+            "<th>|dx| last row, uu</th>" + ("<th>earlier model</th>" if with_ref else "")
+            + "<th class=\"l\">note</th><th class=\"l\">files</th></tr>\n")
+    rows = ""
+    for e in worst:
+        name = rc.esc(e["name"])
+        link = f"<a href=\"#{anchor(e)}\">{name}</a>" if e["name"] in drawn else name
+        note = (f"diverged at {e['diverged_at_s']:g} s" if e.get("diverged_at_s") is not None
+                else "")
+        rows += (f"<tr><td class=\"l\">{link}</td>"
+                 f"<td class=\"l\">{SPLIT_NAMES.get(e['split'], rc.esc(e['split']))}</td>"
+                 f"<td>{na(e.get('duration_s'))}</td>"
+                 f"<td>{na(summary.episode_value(e, 'open_loop', 'dx', None))}</td>"
+                 + (f"<td>{na(summary.episode_value(e, 'reference', 'dx', None))}</td>"
+                    if with_ref else "")
+                 + f"<td class=\"l\">{rc.esc(note)}</td>"
+                 f"<td class=\"l\"><a href=\"{rc.href(e['output'])}\">CSV</a></td></tr>\n")
+    return (f"<div id=\"worst\">\n<h2>Worst {len(worst)} episodes (open-loop |dx| at the "
+            f"last covered row; diverged rollouts first; all splits)</h2>\n"
+            f"<table>\n{head}{rows}</table>\n</div>\n")
+
+
+def split_table(summary, split):
+    """Aggregate errors of one split: blocks per mode, quantity rows x horizon columns."""
+    modes = [("open_loop", "open loop from the first covered row (one value per episode)"),
+             ("windowed", f"restarted from the recording every "
+                          f"{summary.data.get('window_s', '?')} s (one value per restart)")]
+    if summary.has_reference:
+        modes.append(("reference", f"{summary.reference.get('label') or 'earlier model'}, "
+                                   "open loop"))
     head = "<tr><th class=\"l\">quantity</th>" + "".join(
-        f"<th>{rc.esc(lb)}</th>" for lb in labels) + "</tr>\n"
+        f"<th>{rc.esc(hlabel(h))}</th>" for h in summary.horizons) + "</tr>\n"
     rows = ""
-    for key in keys:
-        if key not in block:
-            continue
-        label, unit = QUANTITIES[key]
-        cells = ""
-        for lb in labels:
-            s = block[key].get(lb)
-            if not s or not s.get("n"):
-                cells += "<td>-</td>"
-            else:
-                cells += (f"<td>{rc.fmt(s['median'])} / {rc.fmt(s['p90'])}"
-                          f" <span class=\"note\">({s['n']})</span></td>")
-        rows += f"<tr><td class=\"l\">{rc.esc(label)} ({rc.esc(unit)})</td>{cells}</tr>\n"
-    return (f"<h3>{what}</h3>\n<p class=\"note\">median / p90 (number of samples)</p>\n"
-            f"<table>\n{head}{rows}</table>\n")
-
-
-def baseline_table(agg, keys, labels):
-    head = ("<tr><th class=\"l\">quantity</th>" + "".join(
-        f"<th colspan=\"3\">{rc.esc(lb)}</th>" for lb in labels) + "</tr>\n<tr><th></th>"
-        + "<th>model</th><th>shipped</th><th>ratio</th>" * len(labels) + "</tr>\n")
-    rows = ""
-    for key in keys:
-        label, unit = QUANTITIES[key]
-        cells = ""
-        for lb in labels:
-            m = agg["open_loop_on_baseline_episodes"][key][lb]["median"]
-            b = agg["baseline"][key][lb]["median"]
-            r = agg["ratio_to_baseline_median"][key][lb]
-            ratio = "<td>-</td>"
-            if rc.finite(r) and r > 0:
-                ratio = f"<td class=\"{'good' if r < 1 else 'bad'}\">{r:.2f}</td>"
-            cells += f"<td>{rc.fmt(m)}</td><td>{rc.fmt(b)}</td>{ratio}"
-        rows += f"<tr><td class=\"l\">{rc.esc(label)} ({rc.esc(unit)})</td>{cells}</tr>\n"
+    for mode, title in modes:
+        rows += (f"<tr><th class=\"l sub\" colspan=\"{len(summary.horizons) + 1}\">"
+                 f"{rc.esc(title)}</th></tr>\n")
+        for q in summary.quantities:
+            if not any((None, split, mode, q, h) in summary.index for h in summary.horizons):
+                continue
+            cells = ""
+            for h in summary.horizons:
+                if mode == "windowed" and h is None:
+                    cells += "<td class=\"note\">-</td>"
+                    continue
+                m = summary.stat(None, split, mode, q, h)
+                p = summary.stat(None, split, mode, q, h, "p90")
+                n = summary.count(None, split, mode, q, h)
+                cells += (f"<td>{na(m)} / {na(p)} <span class=\"note\">({n})</span></td>"
+                          if n else "<td>n/a <span class=\"note\">(0)</span></td>")
+            rows += (f"<tr><td class=\"l\">{rc.esc(qlabel(q))} "
+                     f"({rc.esc(unit_of(summary, q))})</td>{cells}</tr>\n")
     return f"<table>\n{head}{rows}</table>\n"
 
 
-def fit_roles(coeffs):
-    """Recording path -> "train" / "held out" from a coefficients provenance (rlfit fit)."""
-    prov = (coeffs or {}).get("provenance") or {}
-    roles = {}
-    for key, role in (("train_episodes", "train"), ("heldout_episodes", "held out")):
-        for path in prov.get(key) or []:
-            roles[os.path.realpath(path)] = role
-    return roles
-
-
-def episodes_table(episodes, drawn, roles):
-    has_angle = any(rc.finite(last_error(e, "angle_deg")) for e in episodes)
-    head = ("<tr><th class=\"l\">episode (predicted trajectory CSV)</th><th>rows</th>"
-            "<th>duration s</th><th>|dx| uu</th><th>|dv| uu/s</th><th>|dω| rad/s</th>"
-            + ("<th>angle deg</th>" if has_angle else "")
-            + ("<th class=\"l\">in the fit</th>" if roles else "")
-            + "<th class=\"l\">figure</th><th class=\"l\">recording</th></tr>\n")
+def episodes_table(summary, split, drawn):
+    members = summary.split_episodes(split)
+    car = "angle_deg" in summary.quantities
+    with_ref = summary.has_reference
+    short = [f"{h:g} s" if h is not None else "last" for h in summary.horizons]
+    head = ("<tr><th class=\"l\">episode (CSV)</th><th>rows scored</th>"
+            "<th>s</th>" + "".join(f"<th>|dx| {rc.esc(h)}</th>" for h in short)
+            + ("<th>earlier |dx| last</th>" if with_ref else "")
+            + "<th>|dω| last</th>" + ("<th>angle last</th>" if car else "")
+            + "<th class=\"l\">figure</th><th class=\"l\">note</th></tr>\n")
     rows = ""
-    for i, e in enumerate(episodes):
-        out = e.get("output", e["name"])
-        fig = ""
-        if i in drawn:
-            role = drawn[i] if drawn[i] in ("best", "median", "worst") else "figure"
-            fig = f"<a href=\"#ep{i}\">{rc.esc(role)}</a>"
-        rows += (f"<tr><td class=\"l\"><a href=\"{rc.href(out)}\">{rc.esc(out)}</a></td>"
-                 f"<td>{e.get('rows', '-')}</td><td>{rc.fmt(e.get('duration_s'))}</td>"
-                 f"<td>{rc.fmt(last_error(e, 'dx'))}</td><td>{rc.fmt(last_error(e, 'dv'))}</td>"
-                 f"<td>{rc.fmt(last_error(e, 'domega'))}</td>"
-                 + (f"<td>{rc.fmt(last_error(e, 'angle_deg'))}</td>" if has_angle else "")
-                 + (f"<td class=\"l\">{roles.get(os.path.realpath(e.get('path', '')), '-')}"
-                    "</td>" if roles else "")
-                 + f"<td class=\"l\">{fig}</td>"
-                 f"<td class=\"l note\">{rc.esc(e.get('path', ''))}</td></tr>\n")
-    note = "Open-loop error at the last row, predicted from row 0 only."
-    if roles:
-        note += (" The coefficients were fitted on the episodes marked train: their errors "
-                 "are in-sample.")
-    return f"<p class=\"note\">{note}</p>\n<table>\n{head}{rows}</table>\n"
+    for e in members:
+        note = []
+        if e.get("diverged_at_s") is not None:
+            note.append(f"diverged at {e['diverged_at_s']:g} s")
+        for regime, count in (e.get("rows_left_out") or {}).items():
+            note.append(f"{count} rows {regime}")
+        fig = f"<a href=\"#{anchor(e)}\">figure</a>" if e["name"] in drawn else ""
+        rows += (f"<tr><td class=\"l\"><a href=\"{rc.href(e['output'])}\">"
+                 f"{rc.esc(e['output'])}</a></td>"
+                 f"<td>{e.get('rows_scored', 'n/a')} / {e.get('rows', 'n/a')}</td>"
+                 f"<td>{na(e.get('duration_s'))}</td>"
+                 + "".join(f"<td>{na(summary.episode_value(e, 'open_loop', 'dx', h))}</td>"
+                           for h in summary.horizons)
+                 + (f"<td>{na(summary.episode_value(e, 'reference', 'dx', None))}</td>"
+                    if with_ref else "")
+                 + f"<td>{na(summary.episode_value(e, 'open_loop', 'domega', None))}</td>"
+                 + (f"<td>{na(summary.episode_value(e, 'open_loop', 'angle_deg', None))}</td>"
+                    if car else "")
+                 + f"<td class=\"l\">{fig}</td><td class=\"l note\">{rc.esc('; '.join(note))}"
+                 "</td></tr>\n")
+    table = (f"<table class=\"episodes\">\n{head}{rows}</table>\n")
+    if len(members) > LONG_LIST_ROWS:
+        return (f"<details><summary>{len(members)} {SPLIT_NAMES[split]} episodes, one row "
+                f"each (open-loop |dx| in uu, |dω| in rad/s, angle in deg)</summary>\n"
+                f"{table}</details>\n")
+    return table
 
 
-def build(out_dir, episode_count):
+def left_out_html(summary):
+    totals = {}
+    for e in summary.episodes:
+        for regime, count in (e.get("rows_left_out") or {}).items():
+            n, eps = totals.get(regime, (0, 0))
+            totals[regime] = (n + count, eps + 1)
+    if not totals:
+        return "<p>Every row of every episode is covered by the model.</p>\n"
+    rows = "".join(f"<tr><td class=\"l\">{rc.esc(r)}</td><td>{n}</td><td>{eps}</td></tr>\n"
+                   for r, (n, eps) in sorted(totals.items(), key=lambda x: -x[1][0]))
+    total = sum(n for n, _ in totals.values())
+    return (f"<details><summary>{total} rows left out (not covered by the model), by "
+            f"regime</summary>\n<table>\n<tr><th class=\"l\">regime</th><th>rows</th>"
+            f"<th>episodes</th></tr>\n{rows}</table>\n</details>\n")
+
+
+def skipped_html(summary):
+    skipped = summary.data.get("skipped") or []
+    if not skipped:
+        return "<p id=\"skipped\">No file was skipped.</p>\n"
+    rows = "".join(f"<tr><td class=\"l\"><code>{rc.esc(s.get('path', '?'))}</code></td>"
+                   f"<td class=\"l\">{rc.esc(s.get('reason', ''))}</td></tr>\n" for s in skipped)
+    return (f"<details id=\"skipped\"><summary>{plural(len(skipped), 'file')} skipped, with "
+            f"the reason</summary>\n"
+            f"<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n{rows}"
+            "</table>\n</details>\n")
+
+
+def run_html(summary, out_dir):
+    d = summary.data
+    files = " · ".join(f"<a href=\"{name}\">{name}</a>" for name in
+                       ("replay_summary.json", "summary.txt")
+                       if os.path.exists(os.path.join(out_dir, name)))
+    rows = [("model", rc.esc(summary.model)),
+            ("tool", rc.esc(d.get("tool", "rlsim replay"))),
+            ("git revision", f"<code>{rc.esc(d.get('git_revision', 'unknown'))}</code>"),
+            ("coefficients", rc.esc(d.get("coefficients_source", "n/a"))),
+            ("earlier model", rc.esc(summary.reference.get("label")
+                                     or summary.reference.get("kind", "none"))),
+            ("report horizons", rc.esc(", ".join(hlabel(h, long=True)
+                                                 for h in summary.horizons))),
+            ("restart window", rc.esc(f"{d.get('window_s', 'n/a')} s")),
+            ("files", files or "n/a")]
+    opts = d.get("options") or {}
+    opt_rows = "".join(f"<tr><td>{rc.esc(k)}</td><td>{rc.json_cell(v)}</td></tr>\n"
+                       for k, v in opts.items())
+    paths = "".join(f"<li><code>{rc.esc(e.get('path', e['name']))}</code></li>\n"
+                    for e in summary.episodes)
+    return (rc.kv_table(rows)
+            + (f"<details><summary>options ({len(opts)})</summary>\n<table class=\"kv\">\n"
+               f"{opt_rows}</table>\n</details>\n" if opts else "")
+            + f"<details><summary>recordings ({len(summary.episodes)} paths)</summary>\n"
+              f"<ul class=\"paths\">\n{paths}</ul>\n</details>\n")
+
+
+def build(out_dir, figure_count):
     plt = rc.import_pyplot(TOOL)
     summary_path = os.path.join(out_dir, "replay_summary.json")
-    summary = rc.read_json(summary_path)
-    model = rc.require(summary, "model", summary_path)
-    episodes = rc.require(summary, "episodes", summary_path)
-    labels = rc.require(summary, "horizons", summary_path)
-    agg = rc.require(summary, "aggregate", summary_path)
-    rc.require(summary, "windowed_curve", summary_path)
+    summary = Summary(summary_path)
+    model = summary.model
 
     plots_dir = os.path.join(out_dir, PLOTS)
     os.makedirs(plots_dir, exist_ok=True)
     for stale in glob.glob(os.path.join(plots_dir, "*.png")):
         os.unlink(stale)  # this folder is ours: a re-run must not leave old figures behind
 
-    chosen = select_episodes(episodes, episode_count)
-    drawn = {}
     figures = []
-    for i, role in chosen:
-        e = episodes[i]
-        out = e.get("output", e["name"])
-        data = read_trajectory(os.path.join(out_dir, out))
-        image = image_name(out)
-        draw_episode(plt, summary, e, data, role, os.path.join(out_dir, image))
-        drawn[i] = role
-        figures.append((i, e, role, image))
+    for e, role in select_figures(summary, figure_count):
+        data = read_trajectory(os.path.join(out_dir, e["output"]), summary)
+        draw_episode(plt, summary, e, data, role, os.path.join(out_dir, image_name(e)))
+        figures.append((e, role))
+    drawn = {e["name"] for e, _ in figures}
 
+    split = summary.verdict_split()
     curve_image = f"{PLOTS}/error_vs_horizon.png"
-    has_curve = bool(summary["windowed_curve"].get("horizon_s")) and quantity_keys(summary)
-    if has_curve:
-        draw_horizon_curve(plt, summary, os.path.join(out_dir, curve_image))
-    base = baseline_data(summary)
-    base_image = f"{PLOTS}/against_shipped_predictions.png"
-    if base:
-        draw_baseline(plt, summary, os.path.join(out_dir, base_image))
+    has_curve = draw_horizon_curve(plt, summary, split, os.path.join(out_dir, curve_image))
 
-    coeffs = summary.get("coefficients")
+    coeffs = summary.data.get("coefficients")
     coeff_entries = plot_fit.coefficient_entries(coeffs, summary_path) if coeffs else []
     coeff_image = f"{PLOTS}/coefficients.png"
     draw_coeffs = coeff_entries and (plot_fit.has_std_errors(coeff_entries)
@@ -313,64 +723,58 @@ def build(out_dir, episode_count):
         plot_fit.draw_coefficients(plt, coeff_entries, f"{model}: coefficients used",
                                    os.path.join(out_dir, coeff_image), value_label="used")
 
-    # The page.
-    opts = summary.get("options") or {}
-    keys = [k for k in QUANTITIES if k in (agg.get("open_loop") or {})]
-    run_rows = [("model", rc.esc(model)),
-                ("episodes", str(len(episodes))),
-                ("coefficients", rc.esc(summary.get("coefficients_path", "-"))),
-                ("git revision", f"<code>{rc.esc(summary.get('git_revision', 'unknown'))}</code>")]
-    run_rows += [(f"option {k}", rc.json_cell(v) if v != [] or k != "paths"
-                  else "<i>(none: the model's default recordings under data_root)</i>")
-                 for k, v in opts.items()]
-    if coeffs and coeffs.get("integration"):
-        run_rows.append(("integration", rc.json_cell(coeffs["integration"])))
-    body = [f"<h1>Replay of model {rc.esc(model)}: {len(episodes)} episodes</h1>",
-            "<p class=\"lead\">Written by <code>rlsim replay</code>; drawn by "
-            "<code>scripts/plot_replay.py</code>. Files: "
-            + "".join(f"<a href=\"{name}\">{name}</a> · " for name in
-                      ("summary.txt", "replay_summary.json")
-                      if os.path.exists(os.path.join(out_dir, name)))
-            + "<a href=\"#episodes\">trajectory CSVs</a></p>",
-            "<h2>Run</h2>", rc.kv_table(run_rows)]
-    if coeffs and coeffs.get("provenance"):
-        body += ["<h3>Where the coefficients came from</h3>",
-                 rc.kv_table([(k, rc.json_cell(v)) for k, v in coeffs["provenance"].items()])]
-    body += ["<h2>Aggregate errors</h2>",
-             stats_table(agg.get("open_loop", {}), keys, labels,
-                         "Open loop from row 0 (one sample per episode)"),
-             stats_table(agg.get("windowed", {}), keys, [lb for lb in labels if lb != "last"],
-                         f"Windowed: restart from the recorded state every "
-                         f"{summary.get('window_s', '?')} s")]
-    if base:
-        body += [f"<h3>Against the shipped prediction_*.csv ({agg['episodes_with_baseline']} "
-                 "episodes; medians of open-loop error; ratio below 1: this model is "
-                 "better)</h3>", baseline_table(agg, base[0], base[1])]
-    summary_txt = os.path.join(out_dir, "summary.txt")
-    if os.path.exists(summary_txt):
-        with open(summary_txt, encoding="utf-8") as f:
-            body += ["<details><summary>summary.txt as printed</summary>",
-                     f"<pre>{rc.esc(f.read())}</pre></details>"]
+    counts = ", ".join(f"{len(summary.split_episodes(s))} {SPLIT_NAMES[s]}"
+                       for s in summary.present_splits())
+    n_skipped = len(summary.data.get("skipped") or [])
+    skipped_link = (f"<a href=\"#skipped\">{plural(n_skipped, 'file')} skipped</a>"
+                    if n_skipped else "no file skipped")
+    body = [f"<h1>Replay of model {rc.esc(model)}</h1>",
+            f"<p class=\"lead\">Coefficients: {rc.esc(summary.data.get('coefficients_source', 'n/a'))}"
+            f" · {plural(len(summary.episodes), 'episode')} scored"
+            + (f" ({counts})" if counts else "") + f" · {skipped_link}<br>"
+            "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
+            "split</a> · <a href=\"#episodes\">episode figures</a> · <a href=\"#coefficients\">"
+            "coefficients</a> · <a href=\"#run\">run details and files</a></p>",
+            verdict_html(summary, split),
+            worst_html(summary, drawn)]
     if has_curve:
-        body += ["<h2>Error against horizon</h2>",
-                 "<p class=\"note\">Every restart of every episode; the longest horizons rest "
-                 "on the few episodes that last that long.</p>",
+        body += ["<h2 id=\"horizon\">Error against horizon</h2>",
+                 f"<p class=\"note\">{SPLIT_NAMES[split].capitalize()} episodes, up to the "
+                 "longest report horizon; a horizon counts only the episodes that last that "
+                 "long.</p>",
                  f"<img src=\"{rc.href(curve_image)}\" alt=\"error against horizon\">"]
-    if base:
-        body += ["<h2>Against the shipped predictions</h2>",
-                 f"<img src=\"{rc.href(base_image)}\" alt=\"model vs shipped predictions\">"]
-    body += ["<h2 id=\"episodes\">Episodes</h2>",
-             episodes_table(episodes, drawn, fit_roles(coeffs))]
-    for i, e, role, image in figures:
-        role_text = f" ({role} |dx| at the last row)" if role in ("best", "median", "worst") else ""
-        body += [f"<h3 id=\"ep{i}\">{rc.esc(e['name'])}{rc.esc(role_text)}</h3>",
-                 f"<img src=\"{rc.href(image)}\" alt=\"{rc.esc(e['name'])}: recorded vs "
-                 "predicted\">"]
+    else:
+        body += ["<h2 id=\"horizon\">Error against horizon</h2>", "<p>n/a: no curve data.</p>"]
+    body.append("<h2 id=\"tables\">Errors by split</h2>")
+    body.append("<p class=\"note\">Median / p90 (number of values). Training episodes are "
+                "in-sample: the coefficients were fitted on them.</p>")
+    for s in summary.present_splits():
+        members = summary.split_episodes(s)
+        body += [f"<h3 id=\"split-{s}\">{SPLIT_NAMES[s].capitalize()} episodes "
+                 f"({len(members)})</h3>",
+                 split_table(summary, s), episodes_table(summary, s, drawn)]
+    body += ["<h3>Rows left out and files skipped</h3>", left_out_html(summary),
+             skipped_html(summary)]
+    body.append("<h2 id=\"episodes\">Episode figures</h2>")
+    body.append("<p class=\"note\">Recorded solid, predicted dashed, earlier model dotted; "
+                "colours are components (x red, y green, z blue). The residual panel is "
+                "predicted − recorded position and its norm |dx| (black). Shaded: rows the "
+                "model does not cover.</p>")
+    for e, role in figures:
+        role_text = {"worst": " (among the worst)", "best": " (best)",
+                     "median": " (median)"}.get(role, "")
+        body += [f"<h3 id=\"{anchor(e)}\">{rc.esc(e['name'])} · "
+                 f"{SPLIT_NAMES.get(e['split'], rc.esc(e['split']))}{rc.esc(role_text)}</h3>",
+                 f"<img src=\"{rc.href(image_name(e))}\" alt=\"{rc.esc(e['name'])}: recorded "
+                 "vs predicted\">"]
+    body.append("<h2 id=\"coefficients\">Coefficients used</h2>")
     if coeff_entries:
-        body += ["<h2>Coefficients used</h2>",
-                 plot_fit.coefficients_table_html(coeff_entries, value_label="used")]
+        body.append(plot_fit.coefficients_table_html(coeff_entries, value_label="used"))
         if draw_coeffs:
             body.append(f"<img src=\"{rc.href(coeff_image)}\" alt=\"coefficients\">")
+    else:
+        body.append("<p>n/a</p>")
+    body += ["<h2 id=\"run\">Run details and files</h2>", run_html(summary, out_dir)]
     rc.write_atomic(os.path.join(out_dir, "index.html"),
                     rc.page(f"rlsim replay: {model}", "\n".join(body)))
     print(f"{TOOL}: wrote {os.path.join(out_dir, 'index.html')} "
@@ -381,9 +785,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", help="folder written by rlsim replay --out")
-    parser.add_argument("--episodes", type=int, default=6, metavar="N",
-                        help="episode figures to draw (default 6: best, median and worst by "
-                             "open-loop |dx| at the last row, then the first ones)")
+    parser.add_argument("--episodes", type=int, default=DEFAULT_FIGURES, metavar="N",
+                        help=f"episode figures to draw (default {DEFAULT_FIGURES}: the worst "
+                             f"{WORST_COUNT}, best and median by open-loop |dx| at the last "
+                             "row, then held-out ones)")
     args = parser.parse_args()
     if args.episodes < 0:
         parser.error("--episodes must be 0 or more")

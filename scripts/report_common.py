@@ -127,7 +127,7 @@ def href(name):
 
 CSS = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 1.5em auto;
-       max-width: 1060px; padding: 0 1em; color: #222; line-height: 1.4; }
+       max-width: 1180px; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 1.8em; }
 h3 { font-size: 1.05em; margin-bottom: 0.3em; }
@@ -146,6 +146,20 @@ code, pre { font-family: "DejaVu Sans Mono", monospace; font-size: 0.85em; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; border: 1px solid #ddd; }
 .note { color: #555; font-size: 0.9em; }
 ul.files { columns: 3; }
+ul.paths { font-size: 0.85em; columns: 2; }
+summary { cursor: pointer; margin: 0.4em 0; }
+th.sub { background: #fafafa; font-weight: normal; font-style: italic; }
+#verdict { border: 2px solid #1f77b4; border-radius: 4px; padding: 0 0.8em 0.2em 0.8em;
+           margin-top: 0.6em; }
+#verdict h2, #worst h2 { margin-top: 0.5em; border-bottom: none; }
+#worst h2 { font-size: 1.05em; }
+p.sentence { font-size: 1.1em; font-weight: bold; margin: 0.2em 0; }
+#verdict table, #worst table { margin: 0.3em 0 0.3em 0; }
+table.verdict { font-size: 0.85em; }
+table.verdict td { white-space: nowrap; }
+table.episodes th { white-space: nowrap; }
+#verdict p.note { margin: 0.2em 0 0.4em 0; }
+span.vs { color: #666; }
 """
 
 
