@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlfit builds, tests and plots with. Safe to re-run.
 set -euo pipefail
-PKGS=(cmake g++ make libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
+PKGS=(cmake g++ make git libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
       doctest-dev libbenchmark-dev python3-matplotlib python3-numpy)
 missing=()
 for p in "${PKGS[@]}"; do
