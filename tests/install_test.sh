@@ -9,6 +9,8 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 data=${RLFIT_DATA:-$src/../shared/datasets/lobot}
+# Else the recordings the build tree found at configure time (../shared or data/lobot).
+[ -n "${RLFIT_DATA:-}" ] || [ -d "$data" ] || data="$build/share/rlfit/data/lobot"
 if [ ! -d "$data/car_control/aerial" ]; then
   echo "install_test: SKIP: no aerial recordings under $data"
   exit 77
@@ -48,10 +50,14 @@ done
 mkdir "$work/elsewhere"
 cd "$work/elsewhere"
 unset RLFIT_HOME
-if version=$("$p/bin/rlsim" --version 2>&1) && [[ "$version" == *rlsim* ]]; then
+# --version arrives from another branch: when its output names rlsim it must also exit 0.
+status=0
+version=$("$p/bin/rlsim" --version 2>&1) || status=$?
+if [[ "$version" == *rlsim* ]]; then
+  [ "$status" -eq 0 ] || fail "rlsim --version exited $status: $version"
   echo "install_test: $version"
 else
-  echo "install_test: rlsim --version not available on this branch; not checked"
+  echo "install_test: rlsim --version not available; not checked"
 fi
 "$p/bin/rlsim" replay aerial --data "$data" --out out --plots --quiet > replay.txt ||
   fail "installed rlsim replay failed"
