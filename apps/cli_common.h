@@ -174,10 +174,11 @@ inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizo
       ->check(Positive());
 }
 
-// --data: the datasets root, falling back to $RLFIT_DATA and ../shared/datasets/lobot.
+// --data: the datasets root, falling back to $RLFIT_DATA and DataRootCandidates().
 inline void AddDataOption(CLI::App* app, std::string* data_root) {
   app->add_option("--data", *data_root,
-                  "datasets root (default: $RLFIT_DATA, else ../shared/datasets/lobot)")
+                  "datasets root (default: $RLFIT_DATA, else ../shared/datasets/lobot, data/lobot, "
+                  "~/.local/share/rlfit/lobot)")
       ->check(CLI::ExistingDirectory);
 }
 

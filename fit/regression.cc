@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "src/common/error.h"
+#include "src/common/resources.h"
 #include "src/io/files.h"
 #include "src/replay/predictor.h"
 
@@ -77,7 +78,7 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
                     std::ostream& out) {
   const ModelInfo& model = FindModel(model_name);
   if (options.data_root.empty())
-    throw InputError("(data)", 0, 0, "no datasets root: pass --data or set RLFIT_DATA");
+    throw InputError("(data)", 0, 0, MissingDataRootMessage());
   FitOptions fit;
   fit.model = model.name;
   fit.data_root = options.data_root;
@@ -112,7 +113,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
   if (models.empty())
     throw InputError(options.results_dir, 0, 0, "no results/<model>/baseline.json to check");
   if (options.data_root.empty())
-    throw InputError("(data)", 0, 0, "no datasets root: pass --data or set RLFIT_DATA");
+    throw InputError("(data)", 0, 0, MissingDataRootMessage());
 
   std::vector<std::string> failures;
   for (const std::string& name : models) {

@@ -12,13 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "fit/fit.h"
+#include "src/common/resources.h"
 
 namespace rlfit {
 
 inline constexpr int kBaselineSchemaVersion = 1;
 
 struct RegressionOptions {
-  std::string results_dir = std::string(RLFIT_SOURCE_DIR) + "/results";  // results/<model>/...
+  // results/<model>/...: the shipped results/ (in the build tree the checkout's, through
+  // <build>/share/rlfit/results; installed, <prefix>/share/rlfit/results).
+  std::string results_dir = ResourcePath("results");
   std::vector<std::string> models;  // empty: every model with a results/<model>/ folder
   std::string data_root;            // datasets root (see ResolveDataRoot)
   // An error metric fails when current > baseline * (1 + relative) + absolute. Replay is

@@ -2,7 +2,7 @@
 # Installs the Debian packages rlfit builds, tests and plots with (clang for the fuzzers,
 # chromium for the report-page screenshot check). Safe to re-run.
 set -euo pipefail
-PKGS=(cmake g++ make libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
+PKGS=(cmake g++ make git libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
       doctest-dev libbenchmark-dev python3-matplotlib python3-numpy
       clang libclang-rt-14-dev chromium)
 missing=()

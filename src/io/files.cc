@@ -21,6 +21,7 @@
 #include <system_error>
 
 #include "src/common/error.h"
+#include "git_revision.h"
 
 namespace rlfit {
 
@@ -494,16 +495,9 @@ const nlohmann::json& RequireKey(const nlohmann::json& object, const std::string
 }
 
 std::string GitRevision() {
-  const std::string cmd = "git -C '" + std::string(RLFIT_SOURCE_DIR) +
-                          "' describe --always --dirty --abbrev=12 2>/dev/null";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return "unknown";
-  char buffer[128] = {0};
-  std::string out;
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
-  ::pclose(pipe);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
+  // RLFIT_GIT_REVISION comes from git_revision.h, which the build regenerates on every build
+  // (cmake/git_revision.cmake): the revision is recorded without reading the source tree.
+  return RLFIT_GIT_REVISION;
 }
 
 void EnsureDirectory(const std::string& dir) {

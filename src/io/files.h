@@ -82,7 +82,7 @@ nlohmann::json ReadJsonFile(const std::string& path);
 const nlohmann::json& RequireKey(const nlohmann::json& object, const std::string& key,
                                  const std::string& file);
 
-// `git describe --always --dirty` of the source tree, or "unknown".
+// `git describe --always --dirty` of the source tree when the tools were built, or "unknown".
 std::string GitRevision();
 
 // Creates the folder (and parents); InputError if it cannot.

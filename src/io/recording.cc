@@ -24,6 +24,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/resources.h"
 #include "src/common/rotation.h"
 
 namespace rlfit {
@@ -742,9 +743,11 @@ std::string ResolveDataRoot(const std::string& cli_value) {
       throw InputError(env, 0, 0, "data folder from RLFIT_DATA not found");
     return env;
   }
-  for (const fs::path& base : {fs::current_path(), fs::path(RLFIT_SOURCE_DIR)}) {
-    const fs::path candidate = base / ".." / "shared" / "datasets" / "lobot";
-    if (fs::is_directory(candidate)) return fs::weakly_canonical(candidate).string();
+  for (const std::string& candidate : DataRootCandidates()) {
+    std::error_code ec;
+    if (!fs::is_directory(candidate, ec)) continue;
+    const fs::path canonical = fs::weakly_canonical(candidate, ec);
+    return ec ? candidate : canonical.string();
   }
   return "";
 }

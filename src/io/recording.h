@@ -85,8 +85,10 @@ BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* 
 // The prediction_NN.csv shipped beside episode_NN.csv, if there is one.
 std::optional<std::string> FindBaselineFor(const std::string& episode_path);
 
-// The datasets root: `cli_value` if given, else $RLFIT_DATA, else ../shared/datasets/lobot
-// (relative to the working directory, then to the source tree). Empty if none exists.
+// The datasets root: `cli_value` if given, else $RLFIT_DATA, else the first existing folder of
+// DataRootCandidates() (src/common/resources.h: ../shared/datasets/lobot, data/lobot, the
+// build tree's or installed share/rlfit/data/lobot, ~/.local/share/rlfit/lobot). Empty if
+// none exists (MissingDataRootMessage() says where it looked).
 std::string ResolveDataRoot(const std::string& cli_value);
 
 // A path as given if it exists, else joined to `data_root` if that exists; else as given.

@@ -14,6 +14,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/resources.h"
 #include "src/models/arena.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
@@ -227,8 +228,7 @@ inline const Arena& PitchArena(const std::string& data_root) {
   if (!arena) {
     if (data_root.empty())
       throw InputError("meshes/pitch.dat", 0, 0,
-                       "the ball model needs the arena mesh, but no datasets root was found "
-                       "(pass --data or set RLFIT_DATA)");
+                       "the ball model needs the arena mesh, but " + MissingDataRootMessage());
     arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
   }
   return *arena;

@@ -13,6 +13,7 @@
 
 #include "src/common/error.h"
 #include "src/common/progress.h"
+#include "src/common/resources.h"
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"
 #include "src/io/recording.h"
@@ -690,8 +691,7 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
   if (paths.empty()) {
     if (data_root.empty())
       throw InputError("(no data)", 0, 0,
-                       "no recordings given and no datasets root found: pass PATHS, --data or "
-                       "set RLFIT_DATA");
+                       "no recordings given and " + MissingDataRootMessage());
     for (const std::string& p : model.default_paths)
       resolved.push_back((fs::path(data_root) / p).string());
   } else {

@@ -10,13 +10,14 @@
 #include <iostream>
 
 #include "src/common/error.h"
+#include "src/common/resources.h"
 
 extern char** environ;
 
 namespace rlfit {
 
 std::string PlotScriptPath(const std::string& name) {
-  return std::string(RLFIT_SOURCE_DIR) + "/scripts/" + name;
+  return ResourcePath("scripts/" + name);
 }
 
 void RunPlotScript(const std::string& script, const std::vector<std::string>& args) {

@@ -11,7 +11,7 @@ namespace rlfit {
 // python3-matplotlib (a python3 earlier on PATH, such as pyenv's, may lack it).
 inline constexpr const char* kPlotPython = "/usr/bin/python3";
 
-// Absolute path of a script in the source tree's scripts/ folder, e.g. "plot_replay.py".
+// Absolute path of a shipped plot script, ResourcePath("scripts/" + name), e.g. "plot_replay.py".
 std::string PlotScriptPath(const std::string& name);
 
 // Runs `kPlotPython script args...` (no shell; stdout and stderr are inherited) and waits
