@@ -418,7 +418,8 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     }
   }
   result.at_bounds.clear();
-  for (auto it = at_bounds.begin(); it != at_bounds.end(); ++it) result.at_bounds.push_back(it.key());
+  for (auto it = at_bounds.begin(); it != at_bounds.end(); ++it)
+    result.at_bounds.push_back(it.key());
   if (!at_bounds.empty()) result.coeffs.fit_report["at_bounds"] = at_bounds;
   result.coeffs.fit_report["std_errors"] =
       "cluster-robust by episode (" + std::to_string(errors.clusters) +
@@ -478,7 +479,8 @@ FitResult RunFit(const FitOptions& options, std::ostream& out) {
     out << "  standard errors: " << r.coeffs.fit_report["covariance_note"].get<std::string>()
         << "\n";
   for (const std::string& name : r.at_bounds)
-    out << "  " << name << " ended on its bound " << Num(r.coeffs.fit_report.at("at_bounds").at(name).get<double>())
+    out << "  " << name << " ended on its bound "
+        << Num(r.coeffs.fit_report.at("at_bounds").at(name).get<double>())
         << " (its standard error ignores the bound)\n";
   if (!heldout.empty()) {
     out << "held-out episodes (" << heldout.size()

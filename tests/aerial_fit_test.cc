@@ -187,7 +187,8 @@ TEST_CASE("a fit that makes no progress says so; undetermined coefficients get n
     row.input.boost = false;
     row.input.throttle = 0.0;
   }
-  ep = Resimulate(ep, *FindModel("aerial").make_predictor(DefaultCoeffs("aerial", AerialLayout()), ""), 0);
+  const CoeffFile seed = DefaultCoeffs("aerial", AerialLayout());
+  ep = Resimulate(ep, *FindModel("aerial").make_predictor(seed, ""), 0);
   FitOptions options;
   options.quiet = true;
   options.selection.constant_blocks = {"air_torque", "air_damping", "orientation_drift"};

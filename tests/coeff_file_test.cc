@@ -167,7 +167,8 @@ TEST_CASE("schema_version must be the integer 1") {
     std::string text = ValidAerial().dump();
     const std::size_t at = text.find("\"schema_version\":1");
     REQUIRE(at != std::string::npos);
-    text.replace(at, std::string("\"schema_version\":1").size(), std::string("\"schema_version\":") + v);
+    const std::string key = "\"schema_version\":";
+    text.replace(at, key.size() + 1, key + v);
     CAPTURE(v);
     CheckError(ErrorOf(text), {"schema_version"});
   }
