@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <Eigen/Dense>
+#include <glog/logging.h>
 
 #include "fit/aerial_fit.h"
 #include "fit/ground_fit.h"
@@ -39,6 +40,13 @@ const std::vector<FitterInfo>& Fitters() {
       {"ball", AddBallResiduals, {"cauchy", 0.3}, {1.0, 0.1}},
   };
   return fitters;
+}
+
+// Ceres logs each non-finite residual block as a warning of several kB (glog, to stderr since
+// nothing initialises it) and a failed solve again as an error. FitEpisodes reports a failure
+// once, as the one error line of the tool, so Ceres' own logging is kept to fatal errors.
+void QuietCeresLogging() {
+  FLAGS_minloglevel = std::max<int>(FLAGS_minloglevel, google::GLOG_FATAL);
 }
 
 // Ticks a Progress once per solver iteration.
@@ -94,6 +102,7 @@ void PrintComparison(const ReplayReport& before, const ReplayReport& after, std:
 StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double>* params,
                                      const CoeffLayout& layout, double final_cost,
                                      const std::vector<int>& block_episodes, int threads) {
+  QuietCeresLogging();
   StandardErrors out;
   out.robust.assign(layout.size(), 0.0);
   out.iid.assign(layout.size(), 0.0);
@@ -260,6 +269,7 @@ void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episo
 
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& init, const FitOptions& requested) {
+  QuietCeresLogging();
   const FitOptions options = WithModelDefaults(requested);
   const auto t0 = std::chrono::steady_clock::now();
   const ModelInfo& model = FindModel(options.model);
