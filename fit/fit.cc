@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <Eigen/Dense>
+#include <glog/logging.h>
 
 #include "fit/aerial_fit.h"
 #include "fit/ground_fit.h"
@@ -39,6 +40,13 @@ const std::vector<FitterInfo>& Fitters() {
       {"ball", AddBallResiduals, {"cauchy", 0.3}, {1.0, 0.1}},
   };
   return fitters;
+}
+
+// Ceres logs each non-finite residual block as a warning of several kB (glog, to stderr since
+// nothing initialises it) and a failed solve again as an error. FitEpisodes reports a failure
+// once, as the one error line of the tool, so Ceres' own logging is kept to fatal errors.
+void QuietCeresLogging() {
+  FLAGS_minloglevel = std::max<int>(FLAGS_minloglevel, google::GLOG_FATAL);
 }
 
 // Ticks a Progress once per solver iteration.
@@ -93,6 +101,7 @@ void PrintComparison(const ReplayReport& before, const ReplayReport& after, std:
 StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double>* params,
                                      const CoeffLayout& layout, double final_cost,
                                      const std::vector<int>& block_episodes, int threads) {
+  QuietCeresLogging();
   StandardErrors out;
   out.robust.assign(layout.size(), 0.0);
   out.iid.assign(layout.size(), 0.0);
@@ -108,28 +117,26 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
     }
   }
   if (varying.empty()) return out;
-  const std::vector<const double*> varying_const(varying.begin(), varying.end());
-  ceres::Covariance::Options copts;
-  copts.algorithm_type = ceres::DENSE_SVD;
-  copts.null_space_rank = -1;  // pseudo-inverse: unobservable directions do not abort
-  copts.num_threads = threads;
-  ceres::Covariance covariance(copts);
-  Eigen::MatrixXd c(p, p);
-  if (!covariance.Compute(varying_const, problem) ||
-      !covariance.GetCovarianceMatrix(varying_const, c.data())) {
-    out.note = "covariance could not be computed; standard errors are 0";
+  // From here on a varying coefficient's errors are NaN until they are known.
+  auto unknown = [&](const std::string& note) {
+    for (const ParamBlock* b : blocks)
+      for (int i = 0; i < b->size; ++i)
+        out.robust[b->offset + i] = out.iid[b->offset + i] = std::nan("");
+    out.note = note;
     return out;
-  }
-  const int m = problem->NumResiduals();
-  const double chi2 = m > p ? 2.0 * final_cost / (m - p) : 1.0;
+  };
+  if (!std::isfinite(final_cost))
+    return unknown("the final cost is not finite: no standard errors");
 
-  // Sum over episodes of s_g s_g^T.
+  // Per episode: s_g = J_g^T r_g, summed into sum_g s_g s_g^T. Evaluated before
+  // ceres::Covariance, which must never see a non-finite Jacobian (its SVD crashes on one).
   std::vector<ceres::ResidualBlockId> ids;
   problem->GetResidualBlocks(&ids);
+  RLFIT_CHECK(ids.size() == block_episodes.size(), "one episode per residual block");
   std::map<int, std::vector<ceres::ResidualBlockId>> by_episode;
-  for (std::size_t i = 0; i < ids.size() && i < block_episodes.size(); ++i)
-    by_episode[block_episodes[i]].push_back(ids[i]);
+  for (std::size_t i = 0; i < ids.size(); ++i) by_episode[block_episodes[i]].push_back(ids[i]);
   Eigen::MatrixXd meat = Eigen::MatrixXd::Zero(p, p);
+  Eigen::VectorXd column_size = Eigen::VectorXd::Zero(p);  // sum |J_ij| over rows i
   for (const auto& [episode, episode_ids] : by_episode) {
     ceres::Problem::EvaluateOptions eval;
     eval.parameter_blocks = varying;
@@ -137,29 +144,74 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
     eval.num_threads = threads;
     std::vector<double> residuals;
     ceres::CRSMatrix jacobian;
-    if (!problem->Evaluate(eval, nullptr, &residuals, nullptr, &jacobian)) {
-      out.note = "an episode's Jacobian could not be evaluated; robust standard errors are 0";
-      return out;
-    }
+    if (!problem->Evaluate(eval, nullptr, &residuals, nullptr, &jacobian))
+      return unknown("the Jacobian at the fitted coefficients could not be evaluated (not "
+                     "finite): no standard errors");
     Eigen::VectorXd score = Eigen::VectorXd::Zero(p);
     for (int r = 0; r < jacobian.num_rows; ++r)
-      for (int k = jacobian.rows[r]; k < jacobian.rows[r + 1]; ++k)
+      for (int k = jacobian.rows[r]; k < jacobian.rows[r + 1]; ++k) {
+        if (!std::isfinite(jacobian.values[k]) || !std::isfinite(residuals[r]))
+          return unknown("the Jacobian at the fitted coefficients is not finite: no standard "
+                         "errors");
         score(jacobian.cols[k]) += jacobian.values[k] * residuals[r];
+        column_size(jacobian.cols[k]) += std::abs(jacobian.values[k]);
+      }
     meat += score * score.transpose();
   }
+  if (!meat.allFinite())
+    return unknown("the episodes' gradients are not finite: no standard errors");
+  // A coefficient the residuals do not depend on sits in the pseudo-inverse's null space, where
+  // it reports a variance of 0: it is not known to be exact, it is not known at all.
+  std::string undetermined;
+  {
+    int row = 0;
+    for (const ParamBlock* b : blocks)
+      for (int i = 0; i < b->size; ++i, ++row)
+        if (!(column_size(row) > 0.0))
+          undetermined += (undetermined.empty() ? "" : ", ") + layout.names[b->offset + i];
+  }
+  const std::string undetermined_note =
+      undetermined.empty() ? "" : "the residuals do not determine " + undetermined;
+  if (!(column_size.array() > 0.0).any())  // nothing to invert
+    return unknown(undetermined_note + ": no standard errors");
+
+  const std::vector<const double*> varying_const(varying.begin(), varying.end());
+  ceres::Covariance::Options copts;
+  copts.algorithm_type = ceres::DENSE_SVD;
+  copts.null_space_rank = -1;  // pseudo-inverse: unobservable directions do not abort
+  copts.num_threads = threads;
+  ceres::Covariance covariance(copts);
+  Eigen::MatrixXd c(p, p);
+  const std::string also = undetermined.empty() ? "" : " (" + undetermined_note + ")";
+  if (!covariance.Compute(varying_const, problem) ||
+      !covariance.GetCovarianceMatrix(varying_const, c.data()))
+    return unknown("the covariance could not be computed" + also + ": no standard errors");
+  if (!c.allFinite())
+    return unknown("the covariance is not finite" + also + ": no standard errors");
+  const int m = problem->NumResiduals();
+  const double chi2 = m > p ? 2.0 * final_cost / (m - p) : 1.0;
+
   out.clusters = static_cast<int>(by_episode.size());
   const double g = out.clusters;
   const Eigen::MatrixXd robust = c * meat * c * (g > 1 ? g / (g - 1) : 1.0);
   int row = 0;
   for (const ParamBlock* b : blocks)
     for (int i = 0; i < b->size; ++i, ++row) {
-      out.iid[b->offset + i] = std::sqrt(std::max(0.0, c(row, row) * chi2));
+      if (!(column_size(row) > 0.0) || !(c(row, row) > 0.0)) {  // see `undetermined`
+        out.iid[b->offset + i] = out.robust[b->offset + i] = std::nan("");
+        if (column_size(row) > 0.0)  // in J's null space although the residuals depend on it
+          undetermined += (undetermined.empty() ? "" : ", ") + layout.names[b->offset + i];
+        continue;
+      }
+      out.iid[b->offset + i] = std::sqrt(c(row, row) * chi2);
       out.robust[b->offset + i] = std::sqrt(std::max(0.0, robust(row, row)));
     }
+  if (!undetermined.empty())
+    out.note = "the residuals do not determine " + undetermined + ": no standard error";
   if (out.clusters < p)
-    out.note = "fewer training episodes (" + std::to_string(out.clusters) +
-               ") than fitted coefficients (" + std::to_string(p) +
-               "): the cluster-robust errors are rough";
+    out.note += std::string(out.note.empty() ? "" : "; ") + "fewer training episodes (" +
+                std::to_string(out.clusters) + ") than fitted coefficients (" +
+                std::to_string(p) + "): the cluster-robust errors are rough";
   return out;
 }
 
@@ -186,8 +238,9 @@ bool FitOptions::Check(std::string* why) const {
   if (!(stride_s > 0.0)) return *why = "--stride must be positive", false;
   if (holdout_every < 0 || holdout_every == 1)
     return *why = "--holdout-every must be 0 (none) or at least 2", false;
-  if (!(integration.tick_rate_hz > 0.0)) return *why = "--tick-rate must be positive", false;
-  if (integration.input_delay_s < 0) return *why = "--input-delay must be >= 0", false;
+  std::string integ_why;
+  if (!integration.Check(&integ_why))
+    return *why = "integration settings (--tick-rate, --input-delay): " + integ_why, false;
   return solver.Check(why) && replay.Check(why);
 }
 
@@ -215,12 +268,26 @@ void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episo
 
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& init, const FitOptions& requested) {
+  QuietCeresLogging();
   const FitOptions options = WithModelDefaults(requested);
   const auto t0 = std::chrono::steady_clock::now();
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
   std::string why;
   if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
+
+  // Who the errors name: the fit and where it started.
+  const std::string fit_name = "fit " + model.name + " from " +
+                               (options.init_coeffs.empty() ? std::string("the seed coefficients")
+                                                            : options.init_coeffs);
+  if (!options.integration.Check(&why)) throw InputError(fit_name, 0, 0, "integration." + why);
+  RLFIT_CHECK(static_cast<int>(init.values.size()) == layout.size(), "coefficient count");
+  for (int i = 0; i < layout.size(); ++i)
+    if (!layout.Bound(i).Contains(init.values[i]))
+      throw InputError(fit_name, 0, 0,
+                       "starting value of " + layout.names[i] + " " + Num(init.values[i]) +
+                           " is outside its bounds [" + Num(layout.Bound(i).lower) + ", " +
+                           Num(layout.Bound(i).upper) + "] " + layout.units[i]);
 
   FitResult result;
   std::vector<double> params = init.values;
@@ -249,6 +316,17 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
       for (const ParamBlock& b : layout.blocks)
         if (b.name == name && problem->HasParameterBlock(params.data() + b.offset))
           problem->SetParameterBlockConstant(params.data() + b.offset);
+    // Every varying coefficient stays within its bounds, so a fit never writes a file that the
+    // reader (replay) would refuse.
+    for (const ParamBlock& b : layout.blocks) {
+      double* block = params.data() + b.offset;
+      if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block)) continue;
+      for (int i = 0; i < b.size; ++i) {
+        const CoeffBound bound = layout.Bound(b.offset + i);
+        if (std::isfinite(bound.lower)) problem->SetParameterLowerBound(block, i, bound.lower);
+        if (std::isfinite(bound.upper)) problem->SetParameterUpperBound(block, i, bound.upper);
+      }
+    }
 
     ceres::Solver::Options solver;
     solver.linear_solver_type = ceres::DENSE_QR;
@@ -259,6 +337,24 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     ProgressCallback callback(&progress);
     solver.callbacks.push_back(&callback);
     ceres::Solve(solver, problem.get(), &summary);
+    // A failed solve ends the fit: no standard errors, no held-out replay, nothing written.
+    bool params_finite = true;
+    for (double v : params) params_finite = params_finite && std::isfinite(v);
+    if (summary.termination_type == ceres::FAILURE ||
+        summary.termination_type == ceres::USER_FAILURE || !std::isfinite(summary.final_cost) ||
+        !params_finite) {
+      std::string message = summary.message;
+      std::replace(message.begin(), message.end(), '\n', ' ');
+      const std::string where =
+          fitter.smoothing_passes.size() > 1 ? " (pass " + std::to_string(pass + 1) + ")" : "";
+      const std::string start = std::isfinite(summary.initial_cost)
+                                    ? ""
+                                    : " (the cost at the starting coefficients is not finite)";
+      throw InputError(fit_name, 0, 0,
+                       "the solver failed" + where + ": " +
+                           (message.empty() ? std::string("non-finite cost") : message) + start +
+                           "; no coefficients written");
+    }
     if (pass == 0) result.cost_initial = summary.initial_cost;
     iterations += static_cast<int>(summary.iterations.size());
     result.solver_summary += (pass ? "\n  " : "") +
@@ -269,6 +365,11 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
                              summary.BriefReport();
   }
   result.cost_final = summary.final_cost;
+  // The coefficients are the starting ones, whatever the solver says (its count of successful
+  // steps includes the evaluation at the start).
+  result.stopped_at_start = params == init.values;
+  if (result.stopped_at_start)
+    result.solver_summary = "stopped at its start: " + result.solver_summary;
 
   result.coeffs = init;
   result.coeffs.model = model.name;
@@ -311,13 +412,32 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
                               {"residual_blocks", result.residual_blocks},
                               {"residuals", problem->NumResiduals()},
                               {"seconds", result.seconds},
-                              {"termination", summary.message}};
+                              {"termination", (result.stopped_at_start
+                                                   ? "stopped at its start: "
+                                                   : "") + summary.message}};
+  // Varying coefficients that ended on a bound: their standard errors ignore the bound.
+  nlohmann::json at_bounds = nlohmann::json::object();
+  for (const ParamBlock& b : layout.blocks) {
+    double* block = params.data() + b.offset;
+    if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block)) continue;
+    for (int i = b.offset; i < b.offset + b.size; ++i) {
+      const CoeffBound bound = layout.Bound(i);
+      if (params[i] <= bound.lower) at_bounds[layout.names[i]] = bound.lower;
+      if (params[i] >= bound.upper) at_bounds[layout.names[i]] = bound.upper;
+    }
+  }
+  result.at_bounds.clear();
+  for (auto it = at_bounds.begin(); it != at_bounds.end(); ++it)
+    result.at_bounds.push_back(it.key());
+  if (!at_bounds.empty()) result.coeffs.fit_report["at_bounds"] = at_bounds;
   result.coeffs.fit_report["std_errors"] =
       "cluster-robust by episode (" + std::to_string(errors.clusters) +
       " episodes), sandwich around ceres::Covariance; std_errors_iid: ceres::Covariance scaled "
       "by the reduced chi-square, as if every residual were independent";
   nlohmann::json iid = nlohmann::json::object();
-  for (int i = 0; i < layout.size(); ++i) iid[layout.names[i]] = errors.iid[i];
+  for (int i = 0; i < layout.size(); ++i)
+    iid[layout.names[i]] =
+        std::isnan(errors.iid[i]) ? nlohmann::json() : nlohmann::json(errors.iid[i]);
   result.coeffs.fit_report["std_errors_iid"] = iid;
   if (!errors.note.empty()) result.coeffs.fit_report["covariance_note"] = errors.note;
   if (!heldout.empty()) {
@@ -356,11 +476,21 @@ FitResult RunFit(const FitOptions& options, std::ostream& out) {
                 "seed default", "start", "fitted", "std error", "unit");
   out << line;
   for (int i = 0; i < layout.size(); ++i) {
-    std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14.6g %12.3g  %s\n",
+    char error[32] = "n/a";  // NaN: not determined (see the note below)
+    if (!std::isnan(r.coeffs.std_errors[i]))
+      std::snprintf(error, sizeof(error), "%.3g", r.coeffs.std_errors[i]);
+    std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14.6g %12s  %s\n",
                   layout.names[i].c_str(), layout.defaults[i], init.values[i], r.coeffs.values[i],
-                  r.coeffs.std_errors[i], layout.units[i].c_str());
+                  error, layout.units[i].c_str());
     out << line;
   }
+  if (r.coeffs.fit_report.contains("covariance_note"))
+    out << "  standard errors: " << r.coeffs.fit_report["covariance_note"].get<std::string>()
+        << "\n";
+  for (const std::string& name : r.at_bounds)
+    out << "  " << name << " ended on its bound "
+        << Num(r.coeffs.fit_report.at("at_bounds").at(name).get<double>())
+        << " (its standard error ignores the bound)\n";
   if (!heldout.empty()) {
     out << "held-out episodes (" << heldout.size()
         << "), median error with the starting vs the fitted coefficients:\n";

@@ -82,7 +82,9 @@ struct FitResult {
   std::vector<std::string> train, heldout;  // episode names
   ReplayReport heldout_before;      // held-out replay with the starting coefficients
   ReplayReport heldout_after;       // ... and with the fitted ones
-  std::string solver_summary;
+  std::string solver_summary;     // "stopped at its start: ..." when no step succeeded
+  bool stopped_at_start = false;  // no successful solver step: values are the starting ones
+  std::vector<std::string> at_bounds;  // varying coefficients that ended on a bound
 };
 
 // Standard errors of the varying coefficients.
@@ -104,11 +106,19 @@ struct StandardErrors {
 
 // Over the problem's varying parameter blocks (params + block.offset in `layout`); the others
 // get 0. block_episodes[i] is the cluster of the i-th residual block added to the problem.
+// A varying coefficient whose error cannot be determined gets NaN (written as null, printed
+// "n/a") and `note` says why: all of them when the final cost, the Jacobian or the covariance
+// is not finite (ceres::Covariance is then never called), one of them when the residuals do not
+// depend on it (the pseudo-inverse would report 0). Never 0 for a varying coefficient by failure.
+// Call only after a successful solve (FitEpisodes throws on a failed one).
 StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double>* params,
                                      const CoeffLayout& layout, double final_cost,
                                      const std::vector<int>& block_episodes, int threads);
 
-// Fits on `train`, validates on `heldout`. No file output.
+// Fits on `train`, validates on `heldout`. No file output. Every varying coefficient is kept
+// within its CoeffLayout bounds (InputError if `init` starts outside them or the integration
+// settings are out of range). A solve that fails (Ceres FAILURE / USER_FAILURE, a non-finite
+// cost or coefficient) throws InputError with the solver's message, before any standard error.
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& init, const FitOptions& options);
 

@@ -40,7 +40,9 @@ while IFS= read -r target; do
   log="$artifacts/fuzz.log"
   start=$(date +%s)
   rc=0
-  "$build/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  dict=()  # a target's dictionary (fuzz/<target>.dict), when it has one
+  [ -f "$src/fuzz/$target.dict" ] && dict=(-dict="$src/fuzz/$target.dict")
+  "$build/fuzz/$target" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" > "$log" 2>&1 || rc=$?
   elapsed=$(( $(date +%s) - start ))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -1,10 +1,11 @@
 // Tests of the aerial fit: derivatives of the rollout residual and a synthetic round trip.
+#include <cmath>
 #include <random>
-
 
 #include "fit/aerial_fit.h"
 #include "fit/fit.h"
 #include "src/common/error.h"
+#include "src/io/files.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"
@@ -108,6 +109,100 @@ TEST_CASE("held-constant blocks keep their starting values") {
   CHECK(r.coeffs.std_errors[3] == 0.0);
   options.selection.constant_blocks = {"no_such_block"};
   CHECK_THROWS_AS(FitEpisodes(Synthetic(), {}, start, options), InputError);
+}
+
+TEST_CASE("the fit keeps every coefficient within its bounds and writes a file replay reads") {
+  // Data from a car whose roll damping pumps energy (D_r = +1 1/s, outside [-50, 0]): the
+  // unconstrained optimum lies outside the bounds, so the fit must stop on the bound.
+  const ModelInfo& model = FindModel("aerial");
+  CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
+  truth.values[AerialCoeffs<double>::kDr] = 1.0;
+  std::vector<Episode> episodes;
+  for (unsigned seed : {1u, 2u}) episodes.push_back(Tumbling(truth, seed, 120));
+  FitOptions options;
+  options.quiet = true;
+  options.selection.constant_blocks = {"thrust", "orientation_drift"};
+  const CoeffFile start = DefaultCoeffs("aerial", *model.layout);
+  const FitResult r = FitEpisodes(episodes, {}, start, options);
+  for (int i = 0; i < model.layout->size(); ++i) {
+    INFO(model.layout->names[i]);
+    CHECK(model.layout->Bound(i).Contains(r.coeffs.values[i]));
+  }
+  CHECK(r.coeffs.values[AerialCoeffs<double>::kDr] == 0.0);  // on its upper bound
+  REQUIRE(r.at_bounds.size() == 1);
+  CHECK(r.at_bounds[0] == "D_r");
+  CHECK(r.coeffs.fit_report["at_bounds"]["D_r"] == 0.0);
+  testing::TempDir dir;
+  WriteCoeffFile(dir.path() + "/c.json", r.coeffs, *model.layout);
+  const CoeffFile back = ReadCoeffFile(dir.path() + "/c.json", "aerial", *model.layout);
+  CHECK(back.values == r.coeffs.values);
+}
+
+TEST_CASE("a fit that starts outside the bounds or with bad integration is refused") {
+  FitOptions options;
+  options.quiet = true;
+  CoeffFile start = DefaultCoeffs("aerial", AerialLayout());
+  start.values[AerialCoeffs<double>::kDp] = 1e20;
+  try {
+    FitEpisodes(Synthetic(), {}, start, options);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("D_p 1e+20 is outside its bounds") != std::string::npos);
+  }
+  std::string why;
+  options.integration.tick_rate_hz = 1e9;
+  CHECK_FALSE(options.Check(&why));
+  CHECK(why.find("tick_rate_hz = 1e+09 is outside [10, 1000] Hz") != std::string::npos);
+  CHECK_THROWS_AS(FitEpisodes(Synthetic(), {}, DefaultCoeffs("aerial", AerialLayout()), options),
+                  InputError);
+}
+
+TEST_CASE("a failed solve is one InputError with the solver's message; nothing is written") {
+  // A recorded value that is not finite makes every rollout residual of its windows NaN: Ceres
+  // cannot evaluate the cost at the start and stops with FAILURE. Before, the standard errors
+  // were computed anyway (SIGSEGV in ceres::Covariance's SVD).
+  std::vector<Episode> episodes = Synthetic();
+  for (Episode& ep : episodes)
+    for (Sample& row : ep.rows) row.v(0) = std::nan("");
+  FitOptions options;
+  options.quiet = true;
+  options.init_coeffs = "C.json";
+  try {
+    FitEpisodes(episodes, {}, DefaultCoeffs("aerial", AerialLayout()), options);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("fit aerial from C.json: the solver failed: ") == 0);
+    CHECK(what.find("no coefficients written") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("a fit that makes no progress says so; undetermined coefficients get no error, not 0") {
+  // No boost and no throttle: the residuals do not depend on the thrust block, the only one
+  // left varying, so the solver stops where it starts and nothing determines thrust.
+  Episode ep = Tumbling(DefaultCoeffs("aerial", AerialLayout()), 5, 120);
+  for (Sample& row : ep.rows) {
+    row.input.boost = false;
+    row.input.throttle = 0.0;
+  }
+  const CoeffFile seed = DefaultCoeffs("aerial", AerialLayout());
+  ep = Resimulate(ep, *FindModel("aerial").make_predictor(seed, ""), 0);
+  FitOptions options;
+  options.quiet = true;
+  options.selection.constant_blocks = {"air_torque", "air_damping", "orientation_drift"};
+  const FitResult r = FitEpisodes({ep, ep}, {}, DefaultCoeffs("aerial", AerialLayout()), options);
+  CHECK(r.stopped_at_start);
+  CHECK(r.solver_summary.find("stopped at its start: ") == 0);
+  CHECK(r.coeffs.fit_report["termination"].get<std::string>().find("stopped at its start") == 0);
+  CHECK(std::isnan(r.coeffs.std_errors[AerialCoeffs<double>::kBoostAccel]));
+  CHECK(std::isnan(r.coeffs.std_errors[AerialCoeffs<double>::kThrottleAccel]));
+  CHECK(r.coeffs.std_errors[AerialCoeffs<double>::kTr] == 0.0);  // held: exact by choice
+  CHECK(r.coeffs.fit_report["covariance_note"].get<std::string>().find("boost_accel") !=
+        std::string::npos);
+  const nlohmann::json j = CoeffFileToJson(r.coeffs, AerialLayout());
+  CHECK(j["std_errors"]["boost_accel"].is_null());
 }
 
 }  // namespace

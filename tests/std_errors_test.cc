@@ -68,5 +68,62 @@ TEST_CASE("standard errors of a mean: iid and cluster-robust against their close
   CHECK(e.robust[0] > 5.0 * e.iid[0]);  // correlated samples: iid understates the error
 }
 
+// r = sqrt(mu) - 1: its derivative is infinite at mu = 0.
+struct SqrtResidual {
+  template <typename T>
+  bool operator()(const T* mu, T* r) const {
+    using std::sqrt;
+    r[0] = sqrt(mu[0]) - T(1.0);
+    return true;
+  }
+};
+
+// r = a - 1 whatever b is: b is not determined by the residuals.
+struct IgnoresSecond {
+  template <typename T>
+  bool operator()(const T* a, const T* b, T* r) const {
+    r[0] = a[0] - T(1.0) + T(0.0) * b[0];
+    return true;
+  }
+};
+
+TEST_CASE("a non-finite Jacobian gives no standard errors (NaN and a note), never 0 or a crash") {
+  const CoeffLayout layout{{"mu"}, {"1"}, {0.0}, {{"mu", 0, 1}}};
+  std::vector<double> params = {0.0};
+  ceres::Problem problem;
+  for (int i = 0; i < 3; ++i)
+    problem.AddResidualBlock(new ceres::AutoDiffCostFunction<SqrtResidual, 1, 1>(new SqrtResidual),
+                             nullptr, params.data());
+  const StandardErrors e = ComputeStandardErrors(&problem, &params, layout, 1.5, {0, 1, 2}, 1);
+  CHECK(std::isnan(e.robust[0]));
+  CHECK(std::isnan(e.iid[0]));
+  CHECK(e.note.find("not") != std::string::npos);
+  // A non-finite final cost: no errors either.
+  params = {4.0};
+  const StandardErrors f =
+      ComputeStandardErrors(&problem, &params, layout, std::nan(""), {0, 1, 2}, 1);
+  CHECK(std::isnan(f.robust[0]));
+  CHECK(!f.note.empty());
+}
+
+TEST_CASE("a coefficient the residuals do not depend on gets NaN, not the pseudo-inverse's 0") {
+  const CoeffLayout layout{{"a", "b"}, {"1", "1"}, {0.0, 0.0}, {{"a", 0, 1}, {"b", 1, 1}}};
+  std::vector<double> params = {1.5, 2.0};
+  ceres::Problem problem;
+  std::vector<int> clusters;
+  for (int i = 0; i < 4; ++i) {
+    problem.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<IgnoresSecond, 1, 1, 1>(new IgnoresSecond), nullptr,
+        params.data(), params.data() + 1);
+    clusters.push_back(i);
+  }
+  const StandardErrors e = ComputeStandardErrors(&problem, &params, layout, 0.5, clusters, 1);
+  CHECK(e.iid[0] > 0.0);
+  CHECK(std::isfinite(e.robust[0]));
+  CHECK(std::isnan(e.iid[1]));
+  CHECK(std::isnan(e.robust[1]));
+  CHECK(e.note.find("do not determine b") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace rlfit

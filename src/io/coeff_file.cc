@@ -1,47 +1,256 @@
-// Coefficients JSON: named values with standard errors, integration settings, provenance.
+// Coefficients JSON: named values with standard errors, integration settings, provenance; a
+// strict reader that refuses anything it does not understand.
 #include "src/io/coeff_file.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "src/common/error.h"
 #include "src/io/files.h"
 
 namespace rlfit {
+namespace {
+
+using nlohmann::json;
+
+// Deepest nesting accepted; the files we write nest 5 levels (fit_report.heldout_*).
+constexpr int kMaxJsonDepth = 64;
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+// The 1-based line and column of byte offset `byte` (nlohmann counts bytes read, 1-based).
+void LineAndColumn(const std::string& text, std::size_t byte, int* line, int* column) {
+  *line = 1;
+  *column = 1;
+  const std::size_t end = std::min(text.size(), byte > 0 ? byte - 1 : 0);
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++*line;
+      *column = 1;
+    } else {
+      ++*column;
+    }
+  }
+}
+
+// Parses `text`, refusing duplicate keys (nlohmann keeps the last one silently) and nesting
+// deeper than kMaxJsonDepth. Every failure is an InputError naming `name`.
+json ParseStrictJson(const std::string& name, const std::string& text) {
+  struct Frame {
+    std::string path;  // "" for the top level, else e.g. "coefficients"
+    bool object;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> frames;
+  std::string last_key;
+  auto child_path = [&]() -> std::string {
+    if (frames.empty()) return "";
+    const Frame& f = frames.back();
+    if (!f.object) return f.path + "[]";
+    return f.path.empty() ? last_key : f.path + "." + last_key;
+  };
+  const json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
+                                               json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth)
+          throw InputError(name, 0, 0, "JSON nested deeper than " +
+                                           std::to_string(kMaxJsonDepth) + " levels");
+        frames.push_back({child_path(), event == json::parse_event_t::object_start, {}});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames.empty()) frames.pop_back();
+        break;
+      case json::parse_event_t::key:
+        last_key = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
+        if (!frames.empty() && !frames.back().keys.insert(last_key).second)
+          throw InputError(name, 0, 0, "duplicate key \"" + child_path() + "\"");
+        break;
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, callback);
+  } catch (const json::parse_error& e) {
+    int line = 0, column = 0;
+    LineAndColumn(text, e.byte, &line, &column);
+    throw InputError(name, line, column, std::string("invalid JSON: ") + e.what());
+  } catch (const json::exception& e) {  // out_of_range.406: a number beyond double (1e999)
+    throw InputError(name, 0, 0, std::string("invalid JSON: ") + e.what());
+  }
+}
+
+// Reads one JSON object of a coefficients file, knowing its path for messages.
+class Reader {
+ public:
+  explicit Reader(const std::string& name) : name_(name) {}
+
+  [[noreturn]] void Fail(const std::string& message) const {
+    throw InputError(name_, 0, 0, message);
+  }
+
+  static std::string Join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  const json& Object(const json& parent, const std::string& path, const std::string& key) const {
+    const json& v = Require(parent, path, key);
+    if (!v.is_object()) Fail(Join(path, key) + " must be an object, not " + Show(v));
+    return v;
+  }
+
+  const json& Require(const json& object, const std::string& path,
+                      const std::string& key) const {
+    const auto it = object.find(key);
+    if (it == object.end()) Fail("missing key \"" + Join(path, key) + "\"");
+    return *it;
+  }
+
+  double Number(const json& object, const std::string& path, const std::string& key) const {
+    const json& v = Require(object, path, key);
+    if (!v.is_number()) Fail(Join(path, key) + " must be a number, not " + Show(v));
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) Fail(Join(path, key) + " is not finite");
+    return x;
+  }
+
+  // Every key of `object` is one of `allowed`.
+  void OnlyKeys(const json& object, const std::string& path,
+                const std::vector<std::string>& allowed) const {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      bool known = false;
+      for (const std::string& a : allowed) known = known || a == it.key();
+      if (known) continue;
+      std::string list;
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      Fail("unknown key \"" + Join(path, it.key()) + "\" (allowed: " + list + ")");
+    }
+  }
+
+  // A short rendering of a value for messages.
+  static std::string Show(const json& v) {
+    std::string s = v.dump();
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return v.type_name() + std::string(" ") + s;
+  }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace
+
+CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
+                         const std::string& model, const CoeffLayout& layout) {
+  const json j = ParseStrictJson(name, text);
+  const Reader r(name);
+  if (!j.is_object()) r.Fail("expected a JSON object, not " + Reader::Show(j));
+  r.OnlyKeys(j, "",
+             {"schema_version", "model", "coefficients", "std_errors", "defaults", "units",
+              "integration", "provenance", "fit_report"});
+
+  // An integer, not a float rounded to one (1.7 is not version 1; 1e30 has no int).
+  const json& version = r.Require(j, "", "schema_version");
+  if (!version.is_number_integer())
+    r.Fail("schema_version " + version.dump() + " is not an integer (expected " +
+           std::to_string(kCoeffSchemaVersion) + ")");
+  if (!(version == kCoeffSchemaVersion))
+    r.Fail("schema_version " + version.dump() + " is not supported (expected " +
+           std::to_string(kCoeffSchemaVersion) + ")");
+
+  CoeffFile file;
+  const json& model_json = r.Require(j, "", "model");
+  if (!model_json.is_string()) r.Fail("model must be a string, not " + Reader::Show(model_json));
+  file.model = model_json.get<std::string>();
+  if (file.model != model)
+    r.Fail("coefficients are for model \"" + file.model + "\", not \"" + model + "\"");
+
+  // Objects keyed by exactly the layout's names.
+  auto by_name = [&](const std::string& key) -> const json& {
+    const json& o = r.Object(j, "", key);
+    r.OnlyKeys(o, key, layout.names);
+    return o;
+  };
+  const json& values = by_name("coefficients");
+  for (int i = 0; i < layout.size(); ++i) {
+    const std::string& n = layout.names[i];
+    const double v = r.Number(values, "coefficients", n);
+    const CoeffBound b = layout.Bound(i);
+    if (!b.Contains(v))
+      r.Fail("coefficients." + n + " = " + Num(v) + " is outside its bounds [" + Num(b.lower) +
+             ", " + Num(b.upper) + "] " + layout.units[i]);
+    file.values.push_back(v);
+  }
+  if (j.contains("std_errors") && !j["std_errors"].is_null()) {
+    const json& errors = by_name("std_errors");
+    for (const std::string& n : layout.names) {
+      if (r.Require(errors, "std_errors", n).is_null()) {  // not determined by the fit
+        file.std_errors.push_back(std::nan(""));
+        continue;
+      }
+      const double e = r.Number(errors, "std_errors", n);
+      if (!(e >= 0.0)) r.Fail("std_errors." + n + " = " + Num(e) + " is negative");
+      file.std_errors.push_back(e);
+    }
+  }
+  if (j.contains("defaults")) {
+    const json& defaults = by_name("defaults");
+    for (const std::string& n : layout.names) r.Number(defaults, "defaults", n);
+  }
+  if (j.contains("units")) {
+    const json& units = by_name("units");
+    for (int i = 0; i < layout.size(); ++i) {
+      const json& u = r.Require(units, "units", layout.names[i]);
+      if (!u.is_string() || u.get<std::string>() != layout.units[i])
+        r.Fail("units." + layout.names[i] + " is " + u.dump() + ", but the " + model +
+               " model's " + layout.names[i] + " is in \"" + layout.units[i] + "\"");
+    }
+  }
+
+  const json& integ = r.Object(j, "", "integration");
+  r.OnlyKeys(integ, "integration",
+             {"tick_rate_hz", "input_delay_s", "tick_aligned_inputs", "ticks_per_clock_row",
+              "rotation_update"});
+  file.integration.tick_rate_hz = r.Number(integ, "integration", "tick_rate_hz");
+  file.integration.input_delay_s = r.Number(integ, "integration", "input_delay_s");
+  const json& aligned = r.Require(integ, "integration", "tick_aligned_inputs");
+  if (!aligned.is_boolean())
+    r.Fail("integration.tick_aligned_inputs must be true or false, not " + Reader::Show(aligned));
+  file.integration.tick_aligned_inputs = aligned.get<bool>();
+  file.integration.ticks_per_clock_row = r.Number(integ, "integration", "ticks_per_clock_row");
+  const json& rotation = r.Require(integ, "integration", "rotation_update");
+  if (!rotation.is_string() ||
+      (rotation != "new_omega" && rotation != "average_omega"))
+    r.Fail("integration.rotation_update is " + rotation.dump() +
+           " (allowed: \"new_omega\", \"average_omega\")");
+  file.integration.rotate_with_new_omega = rotation == "new_omega";
+  std::string why;
+  if (!file.integration.Check(&why)) r.Fail("integration." + why);
+
+  if (j.contains("provenance")) file.provenance = r.Object(j, "", "provenance");
+  if (j.contains("fit_report")) file.fit_report = r.Object(j, "", "fit_report");
+  return file;
+}
 
 CoeffFile ReadCoeffFile(const std::string& path, const std::string& model,
                         const CoeffLayout& layout) {
-  const nlohmann::json j = ReadJsonFile(path);
-  try {
-    const int version = RequireKey(j, "schema_version", path).get<int>();
-    if (version != kCoeffSchemaVersion)
-      throw InputError(path, 0, 0, "schema_version " + std::to_string(version) +
-                                       " is not supported (expected " +
-                                       std::to_string(kCoeffSchemaVersion) + ")");
-    CoeffFile file;
-    file.model = RequireKey(j, "model", path).get<std::string>();
-    if (file.model != model)
-      throw InputError(path, 0, 0, "coefficients are for model \"" + file.model +
-                                       "\", not \"" + model + "\"");
-    const nlohmann::json& values = RequireKey(j, "coefficients", path);
-    for (const std::string& name : layout.names)
-      file.values.push_back(RequireKey(values, name, path).get<double>());
-    if (j.contains("std_errors")) {
-      for (const std::string& name : layout.names)
-        file.std_errors.push_back(RequireKey(j["std_errors"], name, path).get<double>());
-    }
-    const nlohmann::json& integ = RequireKey(j, "integration", path);
-    file.integration.tick_rate_hz = RequireKey(integ, "tick_rate_hz", path).get<double>();
-    file.integration.input_delay_s = RequireKey(integ, "input_delay_s", path).get<double>();
-    file.integration.tick_aligned_inputs =
-        RequireKey(integ, "tick_aligned_inputs", path).get<bool>();
-    file.integration.ticks_per_clock_row =
-        RequireKey(integ, "ticks_per_clock_row", path).get<double>();
-    file.integration.rotate_with_new_omega =
-        RequireKey(integ, "rotation_update", path).get<std::string>() == "new_omega";
-    if (j.contains("provenance")) file.provenance = j["provenance"];
-    if (j.contains("fit_report")) file.fit_report = j["fit_report"];
-    return file;
-  } catch (const nlohmann::json::type_error& e) {
-    throw InputError(path, 0, 0, std::string("wrong type: ") + e.what());
-  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "no such file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, 0, "cannot read file");
+  return ParseCoeffFile(path, text.str(), model, layout);
 }
 
 CoeffFile DefaultCoeffs(const std::string& model, const CoeffLayout& layout) {
@@ -54,6 +263,8 @@ CoeffFile DefaultCoeffs(const std::string& model, const CoeffLayout& layout) {
 
 nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout) {
   RLFIT_CHECK(static_cast<int>(file.values.size()) == layout.size(), "coefficient count");
+  RLFIT_CHECK(file.std_errors.empty() || static_cast<int>(file.std_errors.size()) == layout.size(),
+              "standard error count");
   nlohmann::json j;
   j["schema_version"] = kCoeffSchemaVersion;
   j["model"] = file.model;
@@ -62,7 +273,9 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
     values[layout.names[i]] = file.values[i];
     defaults[layout.names[i]] = layout.defaults[i];
     units[layout.names[i]] = layout.units[i];
-    if (!file.std_errors.empty()) errors[layout.names[i]] = file.std_errors[i];
+    if (!file.std_errors.empty())
+      errors[layout.names[i]] =
+          std::isnan(file.std_errors[i]) ? nlohmann::json() : nlohmann::json(file.std_errors[i]);
   }
   j["coefficients"] = values;
   if (!file.std_errors.empty()) j["std_errors"] = errors;
@@ -80,7 +293,14 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
 }
 
 void WriteCoeffFile(const std::string& path, const CoeffFile& file, const CoeffLayout& layout) {
-  WriteFileAtomic(path, CoeffFileToJson(file, layout).dump(2) + "\n");
+  const std::string text = CoeffFileToJson(file, layout).dump(2) + "\n";
+  try {
+    ParseCoeffFile(path, text, file.model, layout);
+  } catch (const InputError& e) {
+    throw InternalError(std::string("refusing to write coefficients the reader would refuse: ") +
+                        e.what());
+  }
+  WriteFileAtomic(path, text);
 }
 
 }  // namespace rlfit

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/models/model.h"
+#include "src/common/coeff_layout.h"
 
 namespace rlfit {
 
@@ -15,13 +15,34 @@ inline constexpr int kCoeffSchemaVersion = 1;
 struct CoeffFile {
   std::string model;                 // "aerial", "ball", "ground"
   std::vector<double> values;        // flat, in the model's CoeffLayout order
-  std::vector<double> std_errors;    // same order; empty when not fitted
+  // Same order; empty when not fitted. NaN where the fit could not determine one (JSON null:
+  // the Jacobian or covariance was not finite, or the residuals do not depend on it); 0 for a
+  // coefficient held constant. Readers of this field must treat NaN as "unknown".
+  std::vector<double> std_errors;
   Integration integration;
   nlohmann::json provenance = nlohmann::json::object();  // data, options, git revision
   nlohmann::json fit_report = nlohmann::json::object();  // costs, timings, held-out errors
 };
 
-// Strict read: schema version, model name and every coefficient of `layout` must be present.
+// Strict parse of the text of a coefficients file; `name` is the file named in errors. Every
+// departure is an InputError naming the file and the key (and the value and its allowed range):
+//  - invalid JSON, a number out of the double range (1e999), a duplicate key anywhere, nesting
+//    deeper than 64 levels;
+//  - schema_version not the integer kCoeffSchemaVersion (1.7 and 1e30 are refused, not rounded);
+//  - a top-level key other than schema_version, model, coefficients, std_errors, defaults,
+//    units, integration, provenance, fit_report; `model` other than `model`;
+//  - coefficients (and std_errors, defaults, units when present) not exactly the layout's names;
+//    a coefficient that is not a number or lies outside its CoeffBound; a standard error that is
+//    not a finite number >= 0 or null; a unit that differs from the layout's;
+//  - integration not exactly tick_rate_hz, input_delay_s, tick_aligned_inputs,
+//    ticks_per_clock_row, rotation_update ("new_omega" or "average_omega"), or a setting outside
+//    its range (Integration::Check);
+//  - provenance or fit_report not an object.
+// Never throws anything else on any input (fuzz/coeff_file_fuzz.cc).
+CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
+                         const std::string& model, const CoeffLayout& layout);
+
+// Reads the file and parses it with ParseCoeffFile; InputError if it cannot be read.
 CoeffFile ReadCoeffFile(const std::string& path, const std::string& model,
                         const CoeffLayout& layout);
 
@@ -30,7 +51,8 @@ CoeffFile DefaultCoeffs(const std::string& model, const CoeffLayout& layout);
 
 nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout);
 
-// Atomic write of CoeffFileToJson.
+// Atomic write of CoeffFileToJson. The text is first parsed back with ParseCoeffFile: a file the
+// reader would refuse is never written (InternalError: the writer produced it, a bug).
 void WriteCoeffFile(const std::string& path, const CoeffFile& file, const CoeffLayout& layout);
 
 }  // namespace rlfit

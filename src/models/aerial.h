@@ -64,7 +64,29 @@ inline const CoeffLayout& AerialLayout() {
       {game::kAirTorqueRoll, game::kAirTorquePitch, game::kAirTorqueYaw, game::kAirDampingRoll,
        game::kAirDampingPitch, game::kAirDampingYaw, game::kBoostAccel, game::kAirThrottleAccel,
        0.0, 0.0, 0.0},
-      {{"air_torque", 0, 3}, {"air_damping", 3, 3}, {"thrust", 6, 2}, {"orientation_drift", 8, 3}}};
+      {{"air_torque", 0, 3}, {"air_damping", 3, 3}, {"thrust", 6, 2}, {"orientation_drift", 8, 3}},
+      // Bounds. Torques keep RocketSim's sign (in this frame convention that is the direction
+      // the input turns the car) and at most 3x its magnitude (note 000's values; the
+      // recordings' spin-up agrees within 10%).
+      {{3.0 * game::kAirTorqueRoll, 0.0},   // T_r, RocketSim -36.1
+       {3.0 * game::kAirTorquePitch, 0.0},  // T_p, RocketSim -12.1
+       {0.0, 3.0 * game::kAirTorqueYaw},    // T_y, RocketSim 8.9
+       // Damping only removes angular velocity (<= 0). At -50 1/s a spin would die within
+       // 0.02 s, which no recording shows (RocketSim's strongest is -4.5; the explicit step
+       // itself diverges below -2 x tick rate).
+       {-50.0, 0.0},  // D_r
+       {-50.0, 0.0},  // D_p
+       {-50.0, 0.0},  // D_y
+       // Boost and air throttle push along the nose, never back (>= 0), at most twice
+       // (boost) / three times (throttle) the game's force / mass.
+       {0.0, 2.0 * game::kBoostAccel},        // boost_accel, game 991.7
+       {0.0, 3.0 * game::kAirThrottleAccel},  // air_throttle_accel, game 66.7
+       // Drift of the floored Euler integers: a few rotation units (9.6e-5 rad) per 61 Hz row,
+       // measured -0.03 to -0.016 rad/s; 0.2 rad/s (11 degrees a second) would be a visible
+       // turn, not a rounding bias.
+       {-0.2, 0.2},  // drift_r
+       {-0.2, 0.2},  // drift_p
+       {-0.2, 0.2}}};  // drift_y
   return layout;
 }
 

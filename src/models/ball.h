@@ -103,7 +103,25 @@ inline const CoeffLayout& BallLayout() {
       {game::kBallRestitution, game::kBallFrictionMu, game::kBallFrictionY,
        game::kBallSpinFactor, game::kBallDrag, game::kBallContactRadius,
        game::kBallPenetrationRecovery},
-      {{"bounce", 0, 3}, {"spin", 3, 1}, {"drag", 4, 1}, {"geometry", 5, 2}}};
+      {{"bounce", 0, 3}, {"spin", 3, 1}, {"drag", 4, 1}, {"geometry", 5, 2}},
+      // Bounds.
+      {{0.0, 1.0},  // restitution: a bounce neither reverses into the surface nor gains energy
+       // mu: a gain on the slip velocity; above 1 one contact would more than remove the slip
+       // of the centre (with the spin update mu (1 + spin_factor) = 1 stops the contact point:
+       // 0.285 at 2.5). >= 0: friction opposes the slip.
+       {0.0, 1.0},
+       // Y: friction is at most Y mu / (1 + C_R) times the normal impulse; >= 0, and 10 allows
+       // a Coulomb coefficient near 2, beyond any surface (measured 0.35).
+       {0.0, 10.0},
+       // spin_factor = m R^2 / I: 1.5 for a hollow shell (all mass at the surface: no sphere's
+       // is lower), 2.5 solid; 10 is a ball with most of its mass in a small core.
+       {1.5, 10.0},
+       // drag: air slows the ball (<= 0); -1 1/s would halve its speed in 0.7 s (measured
+       // -0.0305).
+       {-1.0, 0.0},
+       // contact_radius: the ball's radius is 91.25 uu and it rests at 93.15 uu; 80-100 uu.
+       {80.0, 100.0},
+       {0.0, 1.0}}};  // recovery: a fraction of the penetration removed per tick
   return layout;
 }
 

@@ -157,7 +157,42 @@ inline const CoeffLayout& GroundLayout() {
        {"steer_response", 7 + kCurvatureKnots, 1},
        {"lateral", 8 + kCurvatureKnots, 2},
        {"backward", 10 + kCurvatureKnots, 2},
-       {"turn_drag", 12 + kCurvatureKnots, 2}}};
+       {"turn_drag", 12 + kCurvatureKnots, 2}},
+      // Bounds.
+      {// Drive: forward (>= 0), at most 3x the game's 1600 uu/s^2.
+       {0.0, 3.0 * game::kThrottleAccel},  // throttle_accel
+       // The drive curve divides by the fade speed (> 0); it fades where throttle alone tops
+       // out (game 1400 uu/s): not below 500, not above the car's 2300 uu/s speed cap.
+       {500.0, game::kCarMaxSpeed},  // throttle_fade_speed
+       {0.0, 1.0},                   // throttle_fade_fraction: a fraction of throttle_accel
+       // Braking and coasting slow the car (>= 0), at most 3x the game's braking (3500);
+       // coasting (the game's 0.15 x braking) is never stronger than the game's braking.
+       {0.0, 3.0 * game::kBrakeAccel},  // brake_accel
+       {0.0, game::kBrakeAccel},        // coast_accel
+       // Boost pushes forward (>= 0), at most twice the game's 991.7 uu/s^2.
+       {0.0, 2.0 * game::kBoostAccel},  // boost_accel_slow
+       {0.0, 2.0 * game::kBoostAccel},  // boost_accel_fast
+       // Curvatures > 0 (steer turns the car): at least 1e-5 1/uu (a 100,000 uu circle, ten
+       // arena lengths), at most 0.02 1/uu (a 50 uu circle, under half the car's length; the
+       // game's tightest is 0.0069 at rest).
+       {1e-5, 0.02},  // kappa_0
+       {1e-5, 0.02},  // kappa_500
+       {1e-5, 0.02},  // kappa_1000
+       {1e-5, 0.02},  // kappa_1500
+       {1e-5, 0.02},  // kappa_1750
+       {1e-5, 0.02},  // kappa_2300
+       // Rates of first-order responses: time constants between 2 ms (under a tick) and 2 s.
+       {0.5, 500.0},  // yaw_rate_response
+       // Sideways friction: 0 is ice; 500 1/s stops a slide within a tick.
+       {0.0, 500.0},  // lateral_friction_rate
+       // Lever arms are distances from the car's centre to a point on the car (the rear axle,
+       // game 33.75 uu): within half the Octane's 118 uu length.
+       {0.0, 60.0},  // lateral_lever_arm
+       // Backward multipliers of curvature and drive: the same car, within a factor 4.
+       {0.25, 4.0},  // backward_curvature_scale
+       {0.25, 4.0},  // backward_throttle_scale
+       {0.0, 60.0},  // turn_drag_arm: a lever arm, as above
+       {0.0, 60.0}}};  // turn_drag_arm_backward
   return layout;
 }
 

@@ -1,63 +1,28 @@
-// What every model shares: the flat, named layout of its coefficients (grouped into
-// parameter blocks by physics), and the integration settings that map a recorded row
-// onto physics ticks.
+// What every model shares: the flat, named layout of its coefficients and the integration
+// settings (src/common/coeff_layout.h), the physics steps of a row, and the inputs acting then.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
-#include <string>
-#include <vector>
 
+#include "src/common/coeff_layout.h"
 #include "src/common/constants.h"
 #include "src/io/episode.h"
 
 namespace rlfit {
 
-// A group of coefficients that is fitted or held constant together (one Ceres block).
-struct ParamBlock {
-  std::string name;  // e.g. "air_torque"
-  int offset = 0;    // index of its first coefficient in the flat vector
-  int size = 0;
-};
+// Most physics steps one recorded row may take. The readers emit rows of at most 0.05 s
+// (.txt recordings are cut at longer steps) or a few 1/61 s clock periods, 50-100 steps at the
+// highest tick rate Integration allows (1000 Hz); 256 leaves room for those and bounds the work
+// of one row whatever the input (a NaN or huge dt_s * tick_rate_hz).
+inline constexpr int kMaxSubstepsPerRow = 256;
 
-// The flat layout of a model's coefficients: names (as in the JSON files), units,
-// the seed note's defaults, and the parameter blocks that partition the vector.
-struct CoeffLayout {
-  std::vector<std::string> names;
-  std::vector<std::string> units;
-  std::vector<double> defaults;
-  std::vector<ParamBlock> blocks;
-  int size() const { return static_cast<int>(names.size()); }
-  int IndexOf(const std::string& name) const {
-    for (int i = 0; i < size(); ++i)
-      if (names[i] == name) return i;
-    return -1;
-  }
-};
-
-// How a recorded row is integrated. The game ticks at `tick_rate_hz`; a row lasting dt_s is
-// split into max(1, round(dt_s * tick_rate_hz)) equal physics steps: 2 for the ~61 Hz
-// episode rows (each 1/121.9 s), 1 or 2 for the 120 Hz freefalling rows.
-struct Integration {
-  double tick_rate_hz = game::kTickRateHz;  // physics steps per second, Hz
-  // The input recorded at time t acts from t + input_delay_s on (then from the next tick, see
-  // below). Measured on the aerial episodes by sweeping this delay (README "Input timing").
-  double input_delay_s = 0.0151;
-  // When the episode's place on the recording clock is known (Episode::clock_origin_rows),
-  // an input takes effect at the first physics tick at or after its row's time + delay; the
-  // ticks fall 120/61 to a clock row (rows are 1/61 s of game time: the input phase repeats
-  // every 30.5 rows in the aerial recordings). Otherwise the input switches exactly at row
-  // time + delay, which is the same on average.
-  bool tick_aligned_inputs = true;
-  double ticks_per_clock_row = 120.0 / 61.0;
-  // Orientation update of a step: true rotates by the step's new angular velocity
-  // (semi-implicit, as the game's engine does); false by the average of old and new (note 000).
-  bool rotate_with_new_omega = true;
-};
-
+// max(1, round(dt_s * tick_rate_hz)), at most kMaxSubstepsPerRow (1 when the product is NaN).
 inline int SubstepsForRow(double dt_s, double tick_rate_hz) {
-  const long n = std::lround(dt_s * tick_rate_hz);
-  return n < 1 ? 1 : static_cast<int>(n);
+  const double ticks = dt_s * tick_rate_hz;
+  if (!(ticks >= 1.5)) return 1;  // also NaN
+  if (!(ticks < kMaxSubstepsPerRow)) return kMaxSubstepsPerRow;
+  return static_cast<int>(std::lround(ticks));
 }
 
 // Controller inputs averaged over a stretch of time; the switches (boost, jump, handbrake)
