@@ -3,21 +3,26 @@
 
 #include <cmath>
 
+#include "src/common/error.h"
 #include "src/replay/metrics.h"
 
 namespace rlfit {
 
-std::vector<RolloutWindow> RolloutWindows(const Episode& ep, double window_s, double stride_s) {
+std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<Regime>& regimes,
+                                          double window_s, double stride_s) {
+  RLFIT_CHECK(regimes.size() == ep.rows.size(), "one regime label per row of " + ep.name);
   std::vector<RolloutWindow> windows;
-  int previous = -1;
-  for (int i = 0;; ++i) {
-    const int start = RowAtHorizon(ep, 0, i * stride_s);
-    if (start < 0 || start >= ep.size() - 1) break;
-    if (start == previous) continue;
-    previous = start;
-    const int end = RowAtHorizon(ep, start, window_s);
-    if (end < 0) break;
-    if (end > start) windows.push_back({start, end - start});
+  for (const auto& [first, last] : CoveredStretches(regimes)) {
+    int previous = -1;
+    for (int i = 0;; ++i) {
+      const int start = RowAtHorizon(ep, first, i * stride_s);
+      if (start < 0 || start >= last) break;
+      if (start == previous) continue;
+      previous = start;
+      const int end = RowAtHorizon(ep, start, window_s);
+      if (end < 0 || end > last) break;
+      if (end > start) windows.push_back({start, end - start});
+    }
   }
   return windows;
 }

@@ -7,6 +7,7 @@
 
 #include "fit/fit.h"
 #include "src/io/episode.h"
+#include "src/replay/regime.h"
 
 namespace rlfit {
 
@@ -15,8 +16,13 @@ struct RolloutWindow {
   int rows = 0;   // number of steps predicted
 };
 
-// Windows of about window_s seconds starting every stride_s seconds, all inside the episode.
-std::vector<RolloutWindow> RolloutWindows(const Episode& ep, double window_s, double stride_s);
+// Windows of about window_s seconds, each lying entirely inside one covered stretch of
+// `regimes` (ClassifyRows of `ep`, one label per row; see CoveredStretches): in every stretch
+// they start at its first row (the prediction restarts where coverage resumes) and then every
+// stride_s seconds, and a window that would reach past the stretch's last row is left out. An
+// episode covered throughout gets windows from row 0 every stride_s, all inside the episode.
+std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<Regime>& regimes,
+                                          double window_s, double stride_s);
 
 // The robust loss for one residual block of `residuals` dimensionless residuals: the threshold
 // scales with sqrt(residuals) so a block whose residuals are all about loss_scale sits at the
