@@ -17,10 +17,12 @@ struct RolloutWindow {
 };
 
 // Windows of about window_s seconds, each lying entirely inside one covered stretch of
-// `regimes` (ClassifyRows of `ep`, one label per row; see CoveredStretches): in every stretch
-// they start at its first row (the prediction restarts where coverage resumes) and then every
-// stride_s seconds, and a window that would reach past the stretch's last row is left out. An
-// episode covered throughout gets windows from row 0 every stride_s, all inside the episode.
+// `regimes` (ClassifyRows of `ep`, one label per row; see CoveredStretches). In every stretch
+// the first window starts at its first row (the prediction restarts where coverage resumes),
+// the others on the episode's grid of starts (every stride_s from row 0) at least half a
+// stride after it; a window that would reach past the stretch's last row is left out. The
+// grid keeps the windows away from a gap where they were whatever the gaps: an episode covered
+// throughout gets the grid from row 0.
 std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<Regime>& regimes,
                                           double window_s, double stride_s);
 

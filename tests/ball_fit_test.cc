@@ -6,6 +6,7 @@
 #include "fit/ball_fit.h"
 #include "fit/fit_common.h"
 #include "fit/fit.h"
+#include "src/replay/metrics.h"
 #include "tests/fit_test_util.h"
 
 namespace rlfit {
@@ -171,9 +172,12 @@ TEST_CASE("rollout windows lie inside covered stretches and restart where covera
   const std::vector<Regime> all(ep.rows.size(), Regime::kCovered);
   // Covered throughout: windows from row 0 every stride, the last one ending inside.
   const std::vector<RolloutWindow> full = RolloutWindows(ep, all, 0.5, 0.1);
-  REQUIRE(!full.empty());
-  CHECK(full.front().start == 0);
-  CHECK(full.back().start + full.back().rows <= ep.size() - 1);
+  REQUIRE(full.size() > 10);
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    CHECK(full[i].start == RowAtHorizon(ep, 0, static_cast<double>(i) * 0.1));
+    CHECK(full[i].start + full[i].rows == RowAtHorizon(ep, full[i].start, 0.5));
+  }
+  CHECK(RowAtHorizon(ep, RowAtHorizon(ep, 0, full.size() * 0.1), 0.5) < 0);  // no room for more
   // Random gaps (fixed seed): no window may contain an uncovered row, and each stretch long
   // enough for a window gets one starting at its first row.
   std::mt19937 rng(11);

@@ -126,9 +126,9 @@ TEST_CASE("rollout windows: only flat-ground rows, none across a jump or handbra
   ep.rows[100].x.z() += 50.0;  // on a ramp or a wall
   CHECK_FALSE(IsFlatGroundRow(ep, 100));
   ceres::Problem some;
-  // The windows restart where coverage resumes (rows 11 and 101): rows 11-99 hold two 0.5 s
-  // windows and rows 101-199 three, where the fixed grid kept 4 of its 6.
-  CHECK(AddGroundResiduals(&some, params.data(), {ep}, options, &block_episodes) == 5);
+  // The windows at 0 and 1.5 s cross rows 10 and 100 and are gone; two restart where coverage
+  // resumes, at rows 11 and 101.
+  CHECK(AddGroundResiduals(&some, params.data(), {ep}, options, &block_episodes) == n_all);
 }
 
 }  // namespace
