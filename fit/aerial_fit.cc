@@ -12,7 +12,9 @@ int AddAerialResiduals(ceres::Problem* problem, double* params,
   int blocks = 0;
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
-    for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
+    for (const RolloutWindow& w :
+         RolloutWindows(ep, ClassifyRows("aerial", ep, options.data_root), options.window_s,
+                        options.stride_s)) {
       bool airborne = true;
       for (int k = w.start; k <= w.start + w.rows; ++k)
         airborne = airborne && !ep.rows[k].on_ground && !ep.rows[k].input.jump;

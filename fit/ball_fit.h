@@ -13,6 +13,7 @@
 #include "src/io/episode.h"
 #include "src/models/arena.h"
 #include "src/models/ball.h"
+#include "src/replay/regime.h"
 
 namespace rlfit {
 
@@ -142,13 +143,6 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
 // The fit's smoothing steps for SmoothedBallRolloutCost (BallLayout order; see ball_fit.cc).
 const std::vector<double>& BallSmoothingSteps();
 
-// Rows k -> k+1 of `ep` whose recorded velocity change is not explained by the model: the
-// change differs from free flight by more than `min_impulse_uu_s` while the recorded ball is
-// more than `surface_margin_uu` away from the mesh at both rows (a car hit, not a bounce).
-std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
-                                        const BallCoeffs<double>& c, double min_impulse_uu_s,
-                                        double surface_margin_uu);
-
 // Rows of `ep` whose recorded velocity is off free flight from the previous or to the next row
 // by more than `min_jump_uu_s`: the rows in the middle of a bounce.
 std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, double min_jump_uu_s);
@@ -163,8 +157,9 @@ std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, dou
 //
 // Adds one SmoothedBallRolloutCost per window (options.window_s long, options.stride_s apart;
 // steps BallSmoothingSteps() * options.smoothing),
-// skipping windows that contain an UnexplainedImpulseRows row (counted on stderr unless quiet)
-// and the residuals of ContactRows.
+// inside the rows ClassifyRows("ball") covers (no car touch: UnexplainedImpulseRows in
+// src/replay/regime.h; the rows left out are counted on stderr unless quiet), skipping the
+// residuals of ContactRows.
 // The arena is <options.data_root>/meshes/pitch.dat. Returns the number of residual blocks.
 int AddBallResiduals(ceres::Problem* problem, double* params,
                      const std::vector<Episode>& episodes, const FitOptions& options,

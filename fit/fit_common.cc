@@ -3,21 +3,33 @@
 
 #include <cmath>
 
+#include "src/common/error.h"
 #include "src/replay/metrics.h"
 
 namespace rlfit {
 
-std::vector<RolloutWindow> RolloutWindows(const Episode& ep, double window_s, double stride_s) {
-  std::vector<RolloutWindow> windows;
-  int previous = -1;
+std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<Regime>& regimes,
+                                          double window_s, double stride_s) {
+  RLFIT_CHECK(regimes.size() == ep.rows.size(), "one regime label per row of " + ep.name);
+  // The episode's grid of window starts: every stride_s from row 0.
+  std::vector<int> grid;
   for (int i = 0;; ++i) {
-    const int start = RowAtHorizon(ep, 0, i * stride_s);
-    if (start < 0 || start >= ep.size() - 1) break;
-    if (start == previous) continue;
-    previous = start;
-    const int end = RowAtHorizon(ep, start, window_s);
-    if (end < 0) break;
-    if (end > start) windows.push_back({start, end - start});
+    const int row = RowAtHorizon(ep, 0, i * stride_s);
+    if (row < 0 || row >= ep.size() - 1) break;
+    if (grid.empty() || row != grid.back()) grid.push_back(row);
+  }
+  std::vector<RolloutWindow> windows;
+  for (const auto& [first, last] : CoveredStretches(regimes)) {
+    std::vector<int> starts = {first};
+    for (int row : grid)
+      if (row > first && ep.rows[row].t_s - ep.rows[first].t_s >= 0.5 * stride_s)
+        starts.push_back(row);
+    for (int start : starts) {
+      if (start >= last) break;
+      const int end = RowAtHorizon(ep, start, window_s);
+      if (end < 0 || end > last) break;
+      if (end > start) windows.push_back({start, end - start});
+    }
   }
   return windows;
 }

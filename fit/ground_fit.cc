@@ -29,7 +29,9 @@ int AddGroundResiduals(ceres::Problem* problem, double* params,
   int blocks = 0;
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
-    for (const RolloutWindow& w : RolloutWindows(ep, options.window_s, options.stride_s)) {
+    for (const RolloutWindow& w :
+         RolloutWindows(ep, ClassifyRows("ground", ep, options.data_root), options.window_s,
+                        options.stride_s)) {
       bool flat = true;
       for (int k = w.start; k <= w.start + w.rows && flat; ++k) flat = IsFlatGroundRow(ep, k);
       if (!flat) continue;

@@ -6,6 +6,7 @@
 #include "fit/ball_fit.h"
 #include "fit/fit_common.h"
 #include "fit/fit.h"
+#include "src/replay/metrics.h"
 #include "tests/fit_test_util.h"
 
 namespace rlfit {
@@ -164,6 +165,48 @@ TEST_CASE("car-hit screen: a jump in mid air is flagged, bounces are not") {
   CHECK(rows[1] == 109);
 }
 
+TEST_CASE("rollout windows lie inside covered stretches and restart where coverage resumes") {
+  const Arena arena = FloorAndWall();
+  const Episode ep = Simulate(BallLayout().defaults, arena,
+                              Start({0, 0, 900}, {500, 300, 0}, {2, -3, 1}), 300, "w.csv");
+  const std::vector<Regime> all(ep.rows.size(), Regime::kCovered);
+  // Covered throughout: windows from row 0 every stride, the last one ending inside.
+  const std::vector<RolloutWindow> full = RolloutWindows(ep, all, 0.5, 0.1);
+  REQUIRE(full.size() > 10);
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    CHECK(full[i].start == RowAtHorizon(ep, 0, static_cast<double>(i) * 0.1));
+    CHECK(full[i].start + full[i].rows == RowAtHorizon(ep, full[i].start, 0.5));
+  }
+  CHECK(RowAtHorizon(ep, RowAtHorizon(ep, 0, full.size() * 0.1), 0.5) < 0);  // no room for more
+  // Random gaps (fixed seed): no window may contain an uncovered row, and each stretch long
+  // enough for a window gets one starting at its first row.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> gap_at(0, ep.size() - 1), reason(1, kRegimeCount - 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Regime> regimes = all;
+    for (int g = 0; g < 1 + trial % 4; ++g) {
+      const int k = gap_at(rng);
+      for (int j = k; j < std::min(ep.size(), k + 1 + trial % 3); ++j)
+        regimes[j] = static_cast<Regime>(reason(rng));
+    }
+    const std::vector<RolloutWindow> windows = RolloutWindows(ep, regimes, 0.5, 0.1);
+    for (const RolloutWindow& w : windows) {
+      INFO("trial " << trial << " window " << w.start << " + " << w.rows);
+      CHECK(w.rows > 0);
+      for (int k = w.start; k <= w.start + w.rows; ++k) CHECK(regimes[k] == Regime::kCovered);
+    }
+    for (const auto& [first, last] : CoveredStretches(regimes)) {
+      const bool fits = ep.rows[last].t_s - ep.rows[first].t_s >= 0.5 + 0.5 / 61.0;
+      bool starts_there = false;
+      for (const RolloutWindow& w : windows) starts_there = starts_there || w.start == first;
+      INFO("trial " << trial << " stretch " << first << "-" << last);
+      if (fits) CHECK(starts_there);
+    }
+  }
+  CHECK_THROWS_AS(RolloutWindows(ep, std::vector<Regime>(3, Regime::kCovered), 0.5, 0.1),
+                  InternalError);
+}
+
 // Episodes simulated with `truth` from three starts: steep spinning bounces, back-spinning
 // landings where the slip limit Y binds, a wall hit high up. None reaches the last small hops
 // before rolling: there a bounce switches on or off (restitution threshold, speculative
@@ -198,7 +241,8 @@ TEST_CASE("synthetic round trip (floor and wall): perturbed coefficients are rec
     for (double& h : steps) h *= smoothing;
     ceres::Problem problem;
     for (const Episode& ep : episodes)
-      for (const RolloutWindow& w : RolloutWindows(ep, 0.5, 0.1))
+      for (const RolloutWindow& w :
+           RolloutWindows(ep, std::vector<Regime>(ep.rows.size(), Regime::kCovered), 0.5, 0.1))
         problem.AddResidualBlock(
             new SmoothedBallRolloutCost(
                 new BallRolloutResidual(&ep, w.start, w.rows, Integration{}, &arena, {}, {}),

@@ -1,7 +1,74 @@
-// Row classification per model (placeholder until the regime tests land: every row covered).
+// Row classification per model: which recorded rows the aerial, ground and ball models cover.
 #include "src/replay/regime.h"
 
+#include <cmath>
+
+#include "src/common/constants.h"
+#include "src/common/error.h"
+
 namespace rlfit {
+namespace {
+
+Regime AerialRegime(const Sample& s, const Arena& arena) {
+  if (s.on_ground) return Regime::kOnGround;
+  if (arena.Collide(s.x, kCarSurfaceReachUu).hit) return Regime::kTouchingSurface;
+  return Regime::kCovered;
+}
+
+Regime GroundRegime(const Sample& s) {
+  if (!s.on_ground) return Regime::kAirborne;
+  if (std::abs(s.x.z() - game::kCarRestHeight) > kGroundHeightBandUu ||
+      s.theta(2, 2) < kGroundUprightMinCos)
+    return Regime::kOffFlatFloor;
+  if (s.input.handbrake) return Regime::kHandbrake;
+  return Regime::kCovered;
+}
+
+void CheckKind(const std::string& model, const Episode& ep, EpisodeKind kind) {
+  if (ep.kind != kind)
+    throw InputError(ep.path, 0, 0,
+                     "the " + model + " model needs " +
+                         (kind == EpisodeKind::kBall ? "ball" : "car") + " episodes");
+}
+
+// The floor plane z = 0 alone (two triangles far beyond the pitch), for the aerial surface test
+// when no datasets root (and so no arena mesh) is available.
+const Arena& FloorOnlyArena() {
+  static const Arena arena = [] {
+    constexpr float kFarUu = 1.0e5f;
+    std::vector<Triangle> t(2);
+    t[0].p[0] = {-kFarUu, -kFarUu, 0.0f};
+    t[0].p[1] = {kFarUu, -kFarUu, 0.0f};
+    t[0].p[2] = {kFarUu, kFarUu, 0.0f};
+    t[1].p[0] = {-kFarUu, -kFarUu, 0.0f};
+    t[1].p[1] = {kFarUu, kFarUu, 0.0f};
+    t[1].p[2] = {-kFarUu, kFarUu, 0.0f};
+    return Arena(t);
+  }();
+  return arena;
+}
+
+// ClassifyRows; `arena` may be null for the ground model only.
+std::vector<Regime> Classify(const std::string& model, const Episode& ep, const Arena* arena) {
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  if (model == "aerial") {
+    CheckKind(model, ep, EpisodeKind::kCar);
+    for (int k = 0; k < ep.size(); ++k) rows[k] = AerialRegime(ep.rows[k], *arena);
+  } else if (model == "ground") {
+    CheckKind(model, ep, EpisodeKind::kCar);
+    for (int k = 0; k < ep.size(); ++k) rows[k] = GroundRegime(ep.rows[k]);
+  } else if (model == "ball") {
+    CheckKind(model, ep, EpisodeKind::kBall);
+    const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+    for (int k : UnexplainedImpulseRows(ep, *arena, c, kBallMinImpulseUuS, kBallSurfaceMarginUu))
+      rows[k] = rows[k + 1] = Regime::kCarTouch;
+  } else {
+    throw InputError("model", 0, 0, "unknown model '" + model + "' (known: aerial, ground, ball)");
+  }
+  return rows;
+}
+
+}  // namespace
 
 const char* RegimeLabel(Regime regime) {
   switch (regime) {
@@ -16,8 +83,40 @@ const char* RegimeLabel(Regime regime) {
   return "unknown";
 }
 
-std::vector<Regime> ClassifyRows(const std::string&, const Episode& ep, const std::string&) {
-  return std::vector<Regime>(ep.rows.size(), Regime::kCovered);
+std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
+                                 const std::string& data_root) {
+  if (model != "aerial" && model != "ground" && model != "ball") return Classify(model, ep, nullptr);
+  // The ground test needs no mesh: do not require one.
+  if (model == "ground") return Classify(model, ep, nullptr);
+  if (model == "aerial" && data_root.empty()) return Classify(model, ep, &FloorOnlyArena());
+  return Classify(model, ep, &PitchArena(data_root));
+}
+
+std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
+                                 const Arena& arena) {
+  return Classify(model, ep, &arena);
+}
+
+double BallVelocityJump(const Episode& ep, const BallCoeffs<double>& c, int k) {
+  const double dt = ep.step_dt_s[k];
+  Eigen::Vector3d v = ep.rows[k].v;
+  v.z() += c.gravity_z * dt;
+  v *= std::exp(c.drag * dt);
+  return (ep.rows[k + 1].v - v).norm();
+}
+
+std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
+                                        const BallCoeffs<double>& c, double min_impulse_uu_s,
+                                        double surface_margin_uu) {
+  std::vector<int> rows;
+  const double radius = c.contact_radius + surface_margin_uu;
+  for (int k = 0; k + 1 < ep.size(); ++k) {
+    if (BallVelocityJump(ep, c, k) < min_impulse_uu_s) continue;
+    if (arena.Collide(ep.rows[k].x, radius).hit || arena.Collide(ep.rows[k + 1].x, radius).hit)
+      continue;
+    rows.push_back(k);
+  }
+  return rows;
 }
 
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows) {
@@ -32,6 +131,12 @@ std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& row
     }
   }
   return out;
+}
+
+std::vector<int> CountRegimes(const std::vector<Regime>& rows) {
+  std::vector<int> counts(kRegimeCount, 0);
+  for (Regime r : rows) ++counts[static_cast<int>(r)];
+  return counts;
 }
 
 }  // namespace rlfit

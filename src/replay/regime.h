@@ -1,6 +1,12 @@
 // Which recorded rows a model covers. Every model states its regime (aerial: airborne and not
 // touching a surface; ground: all wheels on the flat floor; ball: no car touch); replay and
 // fit score only covered rows and say how many they left out and why.
+//
+// Labels are per row and describe the recorded *state* at that row: row k is covered when its
+// state lies in the model's regime. A step k -> k+1 (one row of prediction) is scored only
+// when rows k and k+1 are both covered; an open-loop prediction restarts from the recorded
+// state where coverage resumes (CoveredStretches). The one label that is about a step, a car
+// touching the ball between rows k and k+1, is written on both rows k and k+1.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +15,8 @@
 #include <vector>
 
 #include "src/io/episode.h"
+#include "src/models/arena.h"
+#include "src/models/ball.h"
 
 namespace rlfit {
 
@@ -28,11 +36,78 @@ inline constexpr int kRegimeCount = 7;
 const char* RegimeLabel(Regime regime);
 
 // Per row of `ep`: kCovered where model `model` ("aerial", "ground", "ball") covers it, else
-// why not. `data_root` locates the arena mesh for the surface tests.
+// why not. `data_root` locates the arena mesh for the surface tests (PitchArena); when it is
+// empty (no datasets on this machine) the aerial surface test uses the floor plane z = 0
+// alone, the ball model throws InputError (it needs the mesh anyway). InputError
+// for another model name, or for a ball model on a car episode and the other way round.
+//
+// aerial: kOnGround when the recorded on_ground flag is set; else kTouchingSurface when the
+//   car's centre lies within kCarSurfaceReachUu of the mesh (some part of the car may touch
+//   it, whatever its orientation); else kCovered. Jump input and jumped flags do not matter.
+// ground: kAirborne when on_ground is not set; kOffFlatFloor when the centre is more than
+//   kGroundHeightBandUu from the rest height 17.01 uu or the up axis (theta column 2) tilts
+//   more than acos(kGroundUprightMinCos) from vertical; kHandbrake when the handbrake input
+//   is held (not recorded in ground_driving_handbrake, where it is always 0); else kCovered.
+// ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
+//   coefficients, kBallMinImpulseUuS, kBallSurfaceMarginUu); else kCovered.
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root);
+// Same against a given arena mesh (tests use a hand-made one).
+std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep, const Arena& arena);
+
+// Thresholds of the classification, with what they are and where their values come from.
+
+// Octane hitbox (datasets parameters/hitboxes.txt): centre offset from the car's centre and
+// half extents along forward, left, up, uu.
+inline constexpr double kOctaneHitboxOffsetUu[3] = {13.97565993, 0.0, 20.75498772};
+inline constexpr double kOctaneHitboxHalfUu[3] = {59.00368881, 42.09970474, 18.07953644};
+// Reach of the car from its centre, uu: the farthest hitbox corner,
+// |offset| + |half| per axis = |(72.98, 42.10, 38.83)| = 92.77, rounded up. The wheels reach
+// less (rear wheel at (-33.75, +-29.5, -4.3) with radius 15: 60 uu, magic_numbers.py). A car
+// whose centre is farther than this from the mesh touches it nowhere, whatever its orientation.
+// Measured: every row of car_control/aerial (3612) and freefalling (1906) has its centre at
+// least 106 uu from the mesh (175 uu in aerial), so none is left out there; the airborne rows
+// it leaves out in the .txt recordings are the first rows after a jump, the last before a
+// landing and a car lying on its roof (freefall_damping.txt, 80 rows at 40-93 uu, flag off).
+inline constexpr double kCarSurfaceReachUu = 92.8;
+// Largest |z - 17.01| of a car on the flat floor, uu. Measured on the on_ground rows of
+// ground_driving_no_handbrake (65,716): 65,692 within 0.05 uu, 65,704 within 0.35, 65,710
+// within 1.0; the 6 beyond are landings in driving.txt (the flag comes on at z = 30 while the
+// car still falls at 130 uu/s). Landing rows settle at z 16.1-16.6 (suspension; kept). In
+// wall_driving the car climbing the curve leaves the band (4,693 of its 7,525 on_ground rows
+// are beyond 1 uu, 4,484 beyond 10 uu).
+inline constexpr double kGroundHeightBandUu = 1.0;
+// Smallest up-axis z component of a car on the flat floor: cos(1 degree). Measured: every
+// on_ground row of ground_driving_no_handbrake (65,716) and ground_driving_handbrake (9,030)
+// tilts 0.72 degrees or less (the recorded rest attitude: 0.716 degrees on nearly all of them);
+// in wall_driving 4,692 of 7,525 on_ground rows tilt more than 1 degree.
+inline constexpr double kGroundUprightMinCos = 0.99984769515639127;
+// A free-flight row step changes v by gravity and drag (removed here) plus the recorded
+// quantisation; a car hit by hundreds of uu/s, uu/s. Measured on ball_trajectories, the 85,574
+// steps with the ball more than kBallSurfaceMarginUu clear of the mesh: median 0.009 uu/s,
+// p99.9 0.016, largest 1.88 (episode 343's skipped row): there is no car touch in that folder.
+inline constexpr double kBallMinImpulseUuS = 50.0;
+// A velocity jump with the ball centre within contact radius + this of the mesh (at row k or
+// k+1) is taken as a bounce, uu. Measured: the 3,092 steps of ball_trajectories that change
+// v by more than 50 uu/s all have the ball within 8.9 uu of its contact radius at one of the
+// two rows (median -0.14: a fast ball is recorded a row before or after the contact).
+inline constexpr double kBallSurfaceMarginUu = 40.0;
+
+// Ball: velocity change of row k -> k+1 beyond gravity and drag under `c`, uu/s.
+double BallVelocityJump(const Episode& ep, const BallCoeffs<double>& c, int k);
+
+// Ball: steps k -> k+1 of `ep` whose recorded velocity change is not explained by the model:
+// the change differs from free flight by more than `min_impulse_uu_s` while the recorded ball
+// is more than `surface_margin_uu` away from the mesh (beyond c.contact_radius) at both rows
+// (a car hit, not a bounce). Returns the ks, ascending.
+std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
+                                        const BallCoeffs<double>& c, double min_impulse_uu_s,
+                                        double surface_margin_uu);
 
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);
+
+// Number of rows per Regime value (index static_cast<int>(regime)).
+std::vector<int> CountRegimes(const std::vector<Regime>& rows);
 
 }  // namespace rlfit
