@@ -158,7 +158,11 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
       const FitResult r = FitEpisodes(train, {}, DefaultCoeffs(name, *model.layout), fit);
       for (int i = 0; i < model.layout->size(); ++i) {
         const double committed = coeffs.values[i];
-        const double sigma = coeffs.std_errors.empty() ? 0.0 : coeffs.std_errors[i];
+        // No standard error (none recorded, or null: the fit could not determine it): the
+        // refit must then reproduce the committed value to round-off, never pass unchecked.
+        const double sigma = coeffs.std_errors.empty() || !std::isfinite(coeffs.std_errors[i])
+                                 ? 0.0
+                                 : coeffs.std_errors[i];
         const double allowed = options.refit_sigmas * sigma + 1e-6 * std::abs(committed);
         if (std::abs(r.coeffs.values[i] - committed) > allowed)
           failures.push_back(name + " refit " + model.layout->names[i] + ": " +

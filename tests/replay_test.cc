@@ -142,7 +142,8 @@ TEST_CASE("atomic writes leave no temporary file behind") {
 
 // ---- The replay engine on hand-made episodes and predictors ----
 
-// A hand-made car episode of `n` rows at the 61 Hz episode rate, moving at 100 uu/s along x.
+// A hand-made car episode of `n` rows at the 61 Hz episode rate, moving at 1 uu/s along x in
+// mid-air near the centre of the arena (so the aerial model covers every row).
 Episode MakeEpisode(int n, const std::string& name = "episode_00.csv") {
   Episode ep;
   ep.path = "/tmp/made/" + name;
@@ -151,8 +152,8 @@ Episode MakeEpisode(int n, const std::string& name = "episode_00.csv") {
   for (int k = 0; k < n; ++k) {
     ep.rows[k].source_row = k + 2;  // after a header line
     ep.rows[k].t_s = k / 60.96;
-    ep.rows[k].x = Eigen::Vector3d(100.0 * k / 60.96, 0.0, 500.0);
-    ep.rows[k].v = Eigen::Vector3d(100.0, 0.0, 0.0);
+    ep.rows[k].x = Eigen::Vector3d(1.0 * k / 60.96, 0.0, 500.0);
+    ep.rows[k].v = Eigen::Vector3d(1.0, 0.0, 0.0);
   }
   ep.step_dt_s.assign(n - 1, 1.0 / 60.96);
   ep.step_ticks.assign(n - 1, 2);

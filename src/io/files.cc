@@ -484,6 +484,8 @@ nlohmann::json ReadJsonFile(const std::string& path) {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path, 0, static_cast<int>(e.byte), std::string("invalid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of range (1e999)
+    throw InputError(path, 0, 0, std::string("invalid JSON: ") + e.what());
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/io/recording.h"
 
 namespace rlfit {
 namespace {
@@ -88,8 +89,9 @@ std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
   if (model != "aerial" && model != "ground" && model != "ball") return Classify(model, ep, nullptr);
   // The ground test needs no mesh: do not require one.
   if (model == "ground") return Classify(model, ep, nullptr);
-  if (model == "aerial" && data_root.empty()) return Classify(model, ep, &FloorOnlyArena());
-  return Classify(model, ep, &PitchArena(data_root));
+  const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
+  if (model == "aerial" && root.empty()) return Classify(model, ep, &FloorOnlyArena());
+  return Classify(model, ep, &PitchArena(root));
 }
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
