@@ -134,7 +134,8 @@ Command AddFit(CLI::App* app) {
           rlfit::RunFit(o, std::cout);
           if (!args->plots.empty()) {
             rlfit::StagedDir staged(args->plots, args->force);
-            rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"), {o.out_path, staged.dir()});
+            rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_fit.py"),
+                                 {o.out_path, staged.dir(), "--shown-as", staged.final_dir()});
             staged.Commit();
           }
         });

@@ -73,9 +73,8 @@ Command AddReplay(CLI::App* app) {
                 inputs.push_back(f);
               rlfit::CheckOutputTarget(o.out_dir, rlfit::OutputKind::kFolder, inputs, o.force);
             }
+            o.plots = args->plots;
             rlfit::RunReplay(o, std::cout);
-            if (args->plots)
-              rlfit::RunPlotScript(rlfit::PlotScriptPath("plot_replay.py"), {o.out_dir});
           }};
 }
 

@@ -195,7 +195,7 @@ def report_rows(report):
     return rows
 
 
-def build(coeffs_path, out_dir):
+def build(coeffs_path, out_dir, shown_dir=None):
     plt = rc.import_pyplot(TOOL)
     coeffs = rc.read_json(coeffs_path)
     model = rc.require(coeffs, "model", coeffs_path)
@@ -248,7 +248,7 @@ def build(coeffs_path, out_dir):
         body += ["<h2>Fit report</h2>", rc.kv_table(rows)]
     rc.write_atomic(os.path.join(out_dir, "index.html"),
                     rc.page(f"rlfit coefficients: {model}", "\n".join(body)))
-    print(f"{TOOL}: wrote {os.path.join(out_dir, 'index.html')}")
+    print(f"{TOOL}: wrote {os.path.join(shown_dir or out_dir, 'index.html')}")
 
 
 def main():
@@ -256,8 +256,11 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("coeffs_json", help="coefficients JSON written by rlfit fit")
     parser.add_argument("out_dir", help="folder for coefficients.png and index.html")
+    parser.add_argument("--shown-as", metavar="DIR", default=None,
+                        help="the folder's final name, for messages (rlfit draws the page in a "
+                             "staged folder that then replaces DIR)")
     args = parser.parse_args()
-    rc.run_main(TOOL, lambda: build(args.coeffs_json, args.out_dir))
+    rc.run_main(TOOL, lambda: build(args.coeffs_json, args.out_dir, args.shown_as))
 
 
 if __name__ == "__main__":

@@ -692,7 +692,7 @@ def run_html(summary, out_dir):
               f"<ul class=\"paths\">\n{paths}</ul>\n</details>\n")
 
 
-def build(out_dir, figure_count):
+def build(out_dir, figure_count, shown_dir=None):
     plt = rc.import_pyplot(TOOL)
     summary_path = os.path.join(out_dir, "replay_summary.json")
     summary = Summary(summary_path)
@@ -777,7 +777,7 @@ def build(out_dir, figure_count):
     body += ["<h2 id=\"run\">Run details and files</h2>", run_html(summary, out_dir)]
     rc.write_atomic(os.path.join(out_dir, "index.html"),
                     rc.page(f"rlsim replay: {model}", "\n".join(body)))
-    print(f"{TOOL}: wrote {os.path.join(out_dir, 'index.html')} "
+    print(f"{TOOL}: wrote {os.path.join(shown_dir or out_dir, 'index.html')} "
           f"({len(figures)} episode figures)")
 
 
@@ -785,6 +785,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", help="folder written by rlsim replay --out")
+    parser.add_argument("--shown-as", metavar="DIR", default=None,
+                        help="the folder's final name, for messages (rlsim draws the page in a "
+                             "staged folder that then replaces DIR)")
     parser.add_argument("--episodes", type=int, default=DEFAULT_FIGURES, metavar="N",
                         help=f"episode figures to draw (default {DEFAULT_FIGURES}: the worst "
                              f"{WORST_COUNT}, best and median by open-loop |dx| at the last "
@@ -792,7 +795,7 @@ def main():
     args = parser.parse_args()
     if args.episodes < 0:
         parser.error("--episodes must be 0 or more")
-    rc.run_main(TOOL, lambda: build(args.out_dir, args.episodes))
+    rc.run_main(TOOL, lambda: build(args.out_dir, args.episodes, args.shown_as))
 
 
 if __name__ == "__main__":

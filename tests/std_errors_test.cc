@@ -32,7 +32,7 @@ TEST_CASE("standard errors of a mean: iid and cluster-robust against their close
       ys.push_back(offsets[c] + (i % 2 ? 0.1 : -0.1));
       clusters.push_back(c);
     }
-  const CoeffLayout layout{{"mu"}, {"1"}, {0.0}, {{"mu", 0, 1}}};
+  const CoeffLayout layout{{"mu"}, {"1"}, {0.0}, {{"mu", 0, 1}}, {}};  // no bounds
   std::vector<double> params = {0.0};
   ceres::Problem problem;
   for (double y : ys)
@@ -88,7 +88,7 @@ struct IgnoresSecond {
 };
 
 TEST_CASE("a non-finite Jacobian gives no standard errors (NaN and a note), never 0 or a crash") {
-  const CoeffLayout layout{{"mu"}, {"1"}, {0.0}, {{"mu", 0, 1}}};
+  const CoeffLayout layout{{"mu"}, {"1"}, {0.0}, {{"mu", 0, 1}}, {}};  // no bounds
   std::vector<double> params = {0.0};
   ceres::Problem problem;
   for (int i = 0; i < 3; ++i)
@@ -107,7 +107,7 @@ TEST_CASE("a non-finite Jacobian gives no standard errors (NaN and a note), neve
 }
 
 TEST_CASE("a coefficient the residuals do not depend on gets NaN, not the pseudo-inverse's 0") {
-  const CoeffLayout layout{{"a", "b"}, {"1", "1"}, {0.0, 0.0}, {{"a", 0, 1}, {"b", 1, 1}}};
+  const CoeffLayout layout{{"a", "b"}, {"1", "1"}, {0.0, 0.0}, {{"a", 0, 1}, {"b", 1, 1}}, {}};
   std::vector<double> params = {1.5, 2.0};
   ceres::Problem problem;
   std::vector<int> clusters;

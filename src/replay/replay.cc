@@ -18,6 +18,7 @@
 #include "src/io/files.h"
 #include "src/io/recording.h"
 #include "src/replay/coeff_choice.h"
+#include "src/report/plots.h"
 
 namespace rlfit {
 namespace {
@@ -789,6 +790,10 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
   j["git_revision"] = GitRevision();
   WriteFileAtomic(dir.Path("replay_summary.json"), j.dump(1) + "\n");
   WriteFileAtomic(dir.Path("summary.txt"), report.Table());
+  // The page is drawn into the staged folder too: a failing plot script leaves the previous
+  // outputs in place, not new tables without their page.
+  if (options.plots)
+    RunPlotScript(PlotScriptPath("plot_replay.py"), {dir.dir(), "--shown-as", options.out_dir});
   dir.Commit();
 }
 

@@ -35,6 +35,7 @@ struct ReplayOptions {
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
   bool force = false;                  // replace an out_dir rlfit did not write (StagedDir)
+  bool plots = false;                  // also draw OUT/index.html (scripts/plot_replay.py)
   bool keep_predictions = true;        // keep open-loop rollouts for TrajectoryCsv (memory)
   std::string program = "rlsim";       // prefix of warning lines on stderr
 
