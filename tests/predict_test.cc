@@ -314,7 +314,7 @@ TEST_CASE("option errors name the option") {
   o.state = "0,0,1000,0,0,0,20,0,0";
   CHECK(CheckFails(o).find("angular speed 20 rad/s") != std::string::npos);
   o.state = "0,0,1e6,0,0,0";
-  CHECK(CheckFails(o).find("position beyond") != std::string::npos);
+  CHECK(CheckFails(o).find("position z = 1e+06 uu is outside the arena") != std::string::npos);
   o = ok;
   o.orientation = "0,90,0";
   CHECK(CheckFails(o).find("--orientation: Euler angle 90 is not in radians") != std::string::npos);

@@ -26,19 +26,13 @@
 #include "src/common/error.h"
 #include "src/common/resources.h"
 #include "src/common/rotation.h"
+#include "src/io/plausible.h"
 
 namespace rlfit {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Arena extent, uu (datasets README, RLBot arena): side walls at |x| = 4096, back walls at
-// |y| = 5120 plus 880 of goal depth, ceiling at z = 2044. A recorded position beyond
-// kArenaMargin times these (on either side of the floor for z) is not a game state.
-constexpr double kArenaHalfWidthUu = 4096.0;
-constexpr double kArenaHalfLengthUu = 5120.0 + 880.0;
-constexpr double kArenaHeightUu = 2044.0;
-constexpr double kArenaMargin = 2.0;
 // Largest magnitude of an Euler angle in the game's rotation units (32768 = pi occurs).
 constexpr double kMaxRotationUnits = 32768.0;
 // Rows per 61 Hz slice of the car folders: slice NN starts at row 300 * NN of the recording.
@@ -214,9 +208,8 @@ Sample SampleFromCells(const double* c, const Layout& layout, int source_row) {
 // the arena's size and the game's caps. The yaw is checked by the caller (pre-spawn rows).
 void ValidateCells(const std::string& name, int row, const double* c, const Layout& layout) {
   static const char* const kAxis[] = {"x", "y", "z"};
-  const double half_extent[] = {kArenaHalfWidthUu, kArenaHalfLengthUu, kArenaHeightUu};
   for (int i = 0; i < 3; ++i) {
-    const double limit = kArenaMargin * half_extent[i];
+    const double limit = plausible::MaxAbsPositionUu(i);
     if (std::abs(c[i]) > limit)
       throw InputError(name, row, layout.x_column + i,
                        std::string("position ") + kAxis[i] + " = " + Fmt(c[i]) +
@@ -229,8 +222,8 @@ void ValidateCells(const std::string& name, int row, const double* c, const Layo
                        std::string(i == 0 ? "pitch " : "roll ") + Fmt(c[6 + i]) +
                            " is outside [-32768, 32768]");
   }
-  const double max_speed = 2.0 * (layout.car ? game::kCarMaxSpeed : game::kBallMaxSpeed);
-  const double max_omega = 2.0 * (layout.car ? game::kCarMaxOmega : game::kBallMaxOmega);
+  const double max_speed = plausible::MaxSpeedUuS(layout.car);
+  const double max_omega = plausible::MaxOmegaRadS(layout.car);
   const double speed = std::hypot(c[3], c[4], c[5]);
   const double omega = std::hypot(c[9], c[10], c[11]);
   if (speed > max_speed)

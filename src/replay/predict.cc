@@ -20,6 +20,7 @@
 #include "src/io/csv_parser.h"
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"
+#include "src/io/plausible.h"
 #include "src/models/model.h"
 #include "src/replay/coeff_choice.h"
 
@@ -93,13 +94,17 @@ std::string Num(double v) {
 }
 
 StateProblem FindStateProblem(const InitialState& s, bool car) {
-  const double max_speed = 2.0 * (car ? game::kCarMaxSpeed : game::kBallMaxSpeed);
-  const double max_omega = 2.0 * (car ? game::kCarMaxOmega : game::kBallMaxOmega);
+  // The recording reader's limits (src/io/plausible.h).
+  const double max_speed = plausible::MaxSpeedUuS(car);
+  const double max_omega = plausible::MaxOmegaRadS(car);
   const Eigen::Vector3d* parts[] = {&s.x, &s.v, &s.omega, &s.euler};
   for (int p = 0; p < 4; ++p)
     if (!parts[p]->allFinite()) return {p, "value is not finite"};
-  if (s.x.cwiseAbs().maxCoeff() > kMaxPositionUu)
-    return {0, "position beyond " + Num(kMaxPositionUu) + " uu is implausible"};
+  for (int i = 0; i < 3; ++i)
+    if (std::abs(s.x(i)) > plausible::MaxAbsPositionUu(i))
+      return {0, std::string("position ") + "xyz"[i] + " = " + Num(s.x(i)) +
+                     " uu is outside the arena (|" + "xyz"[i] +
+                     "| <= " + Num(plausible::MaxAbsPositionUu(i)) + " accepted)"};
   if (s.v.norm() > max_speed)
     return {1, "speed " + Num(s.v.norm()) + " uu/s is implausible (limit " + Num(max_speed) + ")"};
   if (s.omega.norm() > max_omega)

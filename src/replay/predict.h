@@ -24,10 +24,6 @@ inline constexpr double kMaxPredictDtS = 1.0;
 // tick (1/120 s), so the model never runs at a step it was not fitted at. The ~61 Hz
 // recordings' rows (2 steps of 1/121.92 s) are 1.6% off.
 inline constexpr double kPredictStepTolerance = 0.05;
-// Plausible positions, uu: |x|, |y|, |z| within this (the arena is 8192 x 10240 x 2044 uu,
-// goals 880 uu deep). Speeds and angular speeds use the recording reader's limits: twice the
-// game's caps (car 2300 uu/s, 5.5 rad/s; ball 6000 uu/s, 6 rad/s).
-inline constexpr double kMaxPositionUu = 10000.0;
 
 // An initial state. Euler angles as the datasets' (integers x pi / 32768, here in radians):
 // theta = EulerToMatrix(pitch, yaw, roll) = Rz(yaw) Ry(-pitch) Rx(-roll).
