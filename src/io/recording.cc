@@ -746,9 +746,14 @@ std::string ResolveDataRoot(const std::string& cli_value) {
 }
 
 std::string ResolveUnderRoot(const std::string& path, const std::string& data_root) {
-  if (fs::exists(path) || data_root.empty() || fs::path(path).is_absolute()) return path;
+  // symlink_status: a link that leads nowhere (or to itself) is there as given, and the reader
+  // then says what is wrong with it; exists() would throw on a loop.
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path, ec)) || data_root.empty() ||
+      fs::path(path).is_absolute())
+    return path;
   const fs::path joined = fs::path(data_root) / path;
-  return fs::exists(joined) ? joined.string() : path;
+  return fs::exists(fs::symlink_status(joined, ec)) ? joined.string() : path;
 }
 
 }  // namespace rlfit
