@@ -10,6 +10,20 @@
 
 namespace rlfit::testing {
 
+// True in the sanitizer build (scripts/sanitize.sh): tests that sample many random cases draw
+// fewer there, where every memory access is checked and runs 20-50x slower; the same checks run.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 // A fresh temporary folder, removed when the object goes out of scope.
 class TempDir {
  public:
