@@ -14,6 +14,8 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
+#include <pthread.h>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -259,13 +261,21 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~CurrentUmask());
 
   std::string tmp = TempTemplate(target, "tmp");
+  // The cleanup signals wait while the temporary is created and registered: a signal between
+  // the two would leave a file the handler does not know about.
+  sigset_t cleanup_signals, previous;
+  sigemptyset(&cleanup_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
+  ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
   const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    const int err = errno;
+  const int create_errno = errno;
+  std::optional<TempGuard> guard;
+  if (fd >= 0) guard.emplace(tmp, false);
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (fd < 0)
     throw InputError(path, 0, 0,
-                     "cannot create a file in " + ParentOf(target).string() + ": " + Errno(err));
-  }
-  TempGuard guard(tmp, false);
+                     "cannot create a file in " + ParentOf(target).string() + ": " +
+                         Errno(create_errno));
   auto fail = [&](const std::string& what) {
     const int err = errno;
     ::close(fd);
@@ -290,7 +300,7 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
     const int err = errno;
     throw InputError(path, 0, 0, "cannot rename the temporary file into place: " + Errno(err));
   }
-  guard.Release();
+  guard->Release();
   FsyncDir(ParentOf(target));
 }
 
