@@ -25,12 +25,22 @@ const fs::path& ExecutableResourceRoot() {
   return root;
 }
 
+std::string& ResourceRootOverride() {
+  static std::string root;
+  return root;
+}
+
 }  // namespace
 
 std::string ResourceRoot() {
   if (const char* home = std::getenv("RLFIT_HOME"); home != nullptr && *home != '\0')
     return fs::absolute(home).lexically_normal().string();
+  if (!ResourceRootOverride().empty()) return ResourceRootOverride();
   return ExecutableResourceRoot().string();
+}
+
+void SetResourceRoot(const std::string& root) {
+  ResourceRootOverride() = root.empty() ? root : fs::absolute(root).lexically_normal().string();
 }
 
 std::string ResourcePath(const std::string& relative) {

@@ -18,6 +18,11 @@ namespace rlfit {
 // (a missing file then names where it was expected).
 std::string ResourceRoot();
 
+// For code loaded into another program (the Python module, whose executable is python3):
+// use `root` instead of the folders beside the executable ($RLFIT_HOME still comes first).
+// Call before the first lookup; "" restores the executable-relative lookup.
+void SetResourceRoot(const std::string& root);
+
 // Absolute path of a shipped resource given relative to the project's layout, e.g.
 // "scripts/plot_replay.py" or "results/aerial/coeffs.json": ResourceRoot() + "/" + relative.
 // The file may not exist.

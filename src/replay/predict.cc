@@ -16,6 +16,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/parallel.h"
 #include "src/common/rotation.h"
 #include "src/io/csv_parser.h"
 #include "src/io/episode_writer.h"
@@ -322,6 +323,42 @@ double DefaultPredictDt(const ModelInfo& model) {
   return model.kind == EpisodeKind::kBall ? 1.0 / game::kEpisodeRowRateHz : 1.0 / game::kTickRateHz;
 }
 
+std::string PredictSpanProblem(const ModelInfo& model, double duration_s, double dt_s,
+                               const std::string& duration_name, const std::string& dt_name) {
+  if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > kMaxPredictDurationS)
+    return duration_name + " " + Num(duration_s) + " s: must be in (0, " +
+                  Num(kMaxPredictDurationS) + "] s";
+  const double dt = dt_s == 0.0 ? DefaultPredictDt(model) : dt_s;
+  if (!std::isfinite(dt) || dt <= 0.0 || dt > kMaxPredictDtS)
+    return dt_name + " " + Num(dt_s) + " s: must be in (0, " + Num(kMaxPredictDtS) + "] s";
+  if (model.kind == EpisodeKind::kCar) {
+    const int n = SubstepsForRow(dt, game::kTickRateHz);
+    if (std::abs(dt / n * game::kTickRateHz - 1.0) > kPredictStepTolerance)
+      return dt_name + " " + Num(dt) + " s is not a whole number of physics ticks (1/120 s, " +
+                    "within 5%), e.g. " + Num(n / game::kTickRateHz);
+  } else {
+    const double rows = dt * game::kEpisodeRowRateHz;
+    const long m_rows = std::lround(rows);
+    if (m_rows < 1 || std::abs(rows - m_rows) > 1e-6 * m_rows)
+      return dt_name + " " + Num(dt) + " s: the ball model runs in rows of the recordings, " +
+                    "1/60.96 s: use a multiple of it, e.g. " +
+                    Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz);
+  }
+  if (dt > duration_s * (1.0 + 1e-12))
+    return dt_name + " " + Num(dt) + " s is longer than " + duration_name + " " + Num(duration_s) + " s";
+  return "";
+}
+
+int PredictSteps(double duration_s, double dt_s) {
+  return static_cast<int>(std::floor(duration_s / dt_s + 1e-9));
+}
+
+std::string InitialStateProblem(const InitialState& state, bool car, int* part) {
+  const StateProblem p = FindStateProblem(state, car);
+  *part = p.part;
+  return p.message;
+}
+
 bool PredictOptions::Check(std::string* why) const {
   const ModelInfo* m = LookUpModel(model);
   if (m == nullptr) return *why = "unknown model '" + model + "'", false;
@@ -334,31 +371,8 @@ bool PredictOptions::Check(std::string* why) const {
     return *why = "--orientation goes with --state (a --states file has pitch,yaw,roll)", false;
   if (!controls_path.empty() && !car)
     return *why = "--controls: the " + model + " model takes no controls", false;
-  if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > kMaxPredictDurationS)
-    return *why = "--duration " + Num(duration_s) + " s: must be in (0, " +
-                  Num(kMaxPredictDurationS) + "] s",
-           false;
-  const double dt = dt_s == 0.0 ? DefaultPredictDt(*m) : dt_s;
-  if (!std::isfinite(dt) || dt <= 0.0 || dt > kMaxPredictDtS)
-    return *why = "--dt " + Num(dt_s) + " s: must be in (0, " + Num(kMaxPredictDtS) + "] s", false;
-  if (car) {
-    const int n = SubstepsForRow(dt, game::kTickRateHz);
-    if (std::abs(dt / n * game::kTickRateHz - 1.0) > kPredictStepTolerance)
-      return *why = "--dt " + Num(dt) + " s is not a whole number of physics ticks (1/120 s, " +
-                    "within 5%), e.g. " + Num(n / game::kTickRateHz),
-             false;
-  } else {
-    const double rows = dt * game::kEpisodeRowRateHz;
-    const long m_rows = std::lround(rows);
-    if (m_rows < 1 || std::abs(rows - m_rows) > 1e-6 * m_rows)
-      return *why = "--dt " + Num(dt) + " s: the ball model runs in rows of the recordings, " +
-                    "1/60.96 s: use a multiple of it, e.g. " +
-                    Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz),
-             false;
-  }
-  if (dt > duration_s * (1.0 + 1e-12))
-    return *why = "--dt " + Num(dt) + " s is longer than --duration " + Num(duration_s) + " s",
-           false;
+  *why = PredictSpanProblem(*m, duration_s, dt_s, "--duration", "--dt");
+  if (!why->empty()) return false;
   if (!state.empty()) {
     const InitialState s = StateFromOptions(*this, why);
     if (!why->empty()) return false;
@@ -377,11 +391,46 @@ std::vector<InitialState> ReadStates(const std::string& path, bool car) {
   throw InputError(path, 0, 0, "states file must be .json or .csv");
 }
 
+bool ControlRowFromValues(const double values[9], bool timed,
+                          const std::vector<TimedInput>& previous, double dt_s, TimedInput* out,
+                          int* column, std::string* why) {
+  const double* v = values;
+  for (int c = 0; c < 9; ++c) {
+    if (!std::isfinite(v[c]) && (c > 0 || timed))
+      return *column = c, *why = std::string(kControlColumns[c]) + " is not a finite number", false;
+  }
+  for (int c = 1; c <= 5; ++c)
+    if (std::abs(v[c]) > 1.0)
+      return *column = c,
+             *why = std::string(kControlColumns[c]) + " " + Num(v[c]) + " is outside [-1, 1]",
+             false;
+  for (int c = 6; c <= 8; ++c)
+    if (v[c] != 0.0 && v[c] != 1.0)
+      return *column = c,
+             *why = std::string(kControlColumns[c]) + " " + Num(v[c]) + " must be 0 or 1", false;
+  TimedInput t;
+  t.t_s = timed ? v[0] : static_cast<double>(previous.size()) * dt_s;
+  if (timed && t.t_s < 0.0) return *column = 0, *why = "t_s must not be negative", false;
+  if (timed && !previous.empty() && t.t_s <= previous.back().t_s)
+    return *column = 0, *why = "t_s does not increase", false;
+  t.input.throttle = v[1];
+  t.input.steer = v[2];
+  t.input.pitch = v[3];
+  t.input.yaw = v[4];
+  t.input.roll = v[5];
+  t.input.jump = v[6] != 0.0;
+  t.input.boost = v[7] != 0.0;
+  t.input.handbrake = v[8] != 0.0;
+  *out = t;
+  return true;
+}
+
 std::vector<TimedInput> ReadControls(const std::string& path, double dt_s) {
   static constexpr std::array<const char*, 9> kNames = {
-      "t_s", "throttle", "steer", "pitch", "yaw", "roll", "jump", "boost", "handbrake"};
+      kControlColumns[0], kControlColumns[1], kControlColumns[2],
+      kControlColumns[3], kControlColumns[4], kControlColumns[5],
+      kControlColumns[6], kControlColumns[7], kControlColumns[8]};
   std::vector<TimedInput> out;
-  bool timed = false;
   ReadNamedCsv<9>(
       path, kNames, std::make_index_sequence<9>(), [](const std::vector<std::string>&) {},
       [&](int line, const std::array<char*, 9>& cells, const std::vector<std::string>& header) {
@@ -389,29 +438,11 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s) {
         for (int c = 0; c < 9; ++c)
           if (cells[c] != nullptr)
             v[c] = CellNumber(path, line, ColumnOf(header, kNames[c]), cells[c]);
-        for (int c = 1; c <= 5; ++c)
-          if (std::abs(v[c]) > 1.0)
-            throw InputError(path, line, ColumnOf(header, kNames[c]),
-                             std::string(kNames[c]) + " " + Num(v[c]) + " is outside [-1, 1]");
-        for (int c = 6; c <= 8; ++c)
-          if (v[c] != 0.0 && v[c] != 1.0)
-            throw InputError(path, line, ColumnOf(header, kNames[c]),
-                             std::string(kNames[c]) + " " + Num(v[c]) + " must be 0 or 1");
         TimedInput t;
-        timed = cells[0] != nullptr;
-        t.t_s = timed ? v[0] : static_cast<double>(out.size()) * dt_s;
-        if (timed && t.t_s < 0.0)
-          throw InputError(path, line, ColumnOf(header, "t_s"), "t_s must not be negative");
-        if (timed && !out.empty() && t.t_s <= out.back().t_s)
-          throw InputError(path, line, ColumnOf(header, "t_s"), "t_s does not increase");
-        t.input.throttle = v[1];
-        t.input.steer = v[2];
-        t.input.pitch = v[3];
-        t.input.yaw = v[4];
-        t.input.roll = v[5];
-        t.input.jump = v[6] != 0.0;
-        t.input.boost = v[7] != 0.0;
-        t.input.handbrake = v[8] != 0.0;
+        int column = 0;
+        std::string why;
+        if (!ControlRowFromValues(v, cells[0] != nullptr, out, dt_s, &t, &column, &why))
+          throw InputError(path, line, ColumnOf(header, kNames[column]), why);
         out.push_back(t);
       });
   if (out.empty()) throw InputError(path, 0, 0, "no controls (a header but no rows)");
@@ -453,7 +484,7 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const ModelInfo& model = FindModel(options.model);
   const bool car = model.kind == EpisodeKind::kCar;
   const double dt = options.dt_s == 0.0 ? DefaultPredictDt(model) : options.dt_s;
-  const int steps = static_cast<int>(std::floor(options.duration_s / dt + 1e-9));
+  const int steps = PredictSteps(options.duration_s, dt);
   std::vector<InitialState> states;
   if (options.states_path.empty())
     states.push_back(StateFromOptions(options, &why));
@@ -470,15 +501,22 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const CoeffFile coeffs = LoadCoefficients(model, options.coeffs);
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
 
-  std::vector<Trajectory> out;
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    const Episode ep = PredictionEpisode(model.kind, states[i], controls, dt, steps);
-    Trajectory t;
-    t.state_index = static_cast<int>(i) + 1;
+  return PredictTrajectories(model, *predictor, states, controls, dt, steps, 1);
+}
+
+std::vector<Trajectory> PredictTrajectories(const ModelInfo& model, const Predictor& predictor,
+                                            const std::vector<InitialState>& states,
+                                            const std::vector<TimedInput>& controls, double dt_s,
+                                            int steps, int threads) {
+  std::vector<Trajectory> out(states.size());
+  ParallelFor(static_cast<int>(states.size()), threads, [&](int i) {
+    const Episode ep = PredictionEpisode(model.kind, states[i], controls, dt_s, steps);
+    Trajectory& t = out[i];
+    t.state_index = i + 1;
+    t.t_s.reserve(ep.rows.size());
     for (const Sample& s : ep.rows) t.t_s.push_back(s.t_s);
-    t.rows = predictor->Rollout(ep, 0, steps);
-    out.push_back(std::move(t));
-  }
+    t.rows = predictor.Rollout(ep, 0, steps);
+  });
   return out;
 }
 

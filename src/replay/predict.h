@@ -64,6 +64,10 @@ struct Trajectory {
   std::vector<PredictedState> rows;
 };
 
+// The columns of a controls row, in the controls CSV's order (t_s first).
+inline constexpr const char* kControlColumns[9] = {
+    "t_s", "throttle", "steer", "pitch", "yaw", "roll", "jump", "boost", "handbrake"};
+
 // Output row spacing when --dt is not given: one physics tick (1/120 s) for the car models;
 // one row of the ball recordings (1/60.96 s, which the ball model advances by 2 ticks of
 // 1/122 s, src/models/ball.h) for the ball.
@@ -80,6 +84,29 @@ std::vector<InitialState> ReadStates(const std::string& path, bool car);
 // is 0. Without t_s, row i holds from i * dt_s. InputError (file, row, column) otherwise.
 std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 
+// What is implausible about an initial state, with the recording reader's limits
+// (src/io/plausible.h); "" when nothing. *part: 0 position, 1 velocity, 2 angular velocity,
+// 3 Euler angles (also "the ball model has no orientation" when !car and euler is not zero).
+std::string InitialStateProblem(const InitialState& state, bool car, int* part);
+
+// Why a duration and output row spacing cannot be predicted with `model` ("" when they can):
+// duration in (0, kMaxPredictDurationS], dt in (0, kMaxPredictDtS] (0 = DefaultPredictDt) and
+// a whole number of ticks (car) or recording rows (ball), not longer than the duration.
+// Messages name the values by `duration_name` and `dt_name` (e.g. "--duration", "--dt").
+std::string PredictSpanProblem(const ModelInfo& model, double duration_s, double dt_s,
+                               const std::string& duration_name, const std::string& dt_name);
+
+// Output rows after the initial one: floor(duration_s / dt_s), forgiving rounding of the ratio.
+int PredictSteps(double duration_s, double dt_s);
+
+// One controls row from its values in kControlColumns order (values[0] = t_s, used when
+// `timed`, else the row holds from previous.size() * dt_s). False with the 0-based column in
+// *column and the reason in *why when a value is out of range (analog in [-1, 1], switches
+// 0 or 1, t_s >= 0 and increasing over `previous`).
+bool ControlRowFromValues(const double values[9], bool timed,
+                          const std::vector<TimedInput>& previous, double dt_s, TimedInput* out,
+                          int* column, std::string* why);
+
 // The episode the predictor runs over: rows k = 0..steps at t = k dt_s, row 0 holding `state`,
 // each row carrying the inputs in force at its time (the last TimedInput with t_s <= t + 1e-9;
 // none before the first). Its recording clock is unknown (clock_origin_rows NaN), so inputs
@@ -87,6 +114,15 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 // acts from t_s + input_delay_s + half a tick, t_s + 19.3 ms with the committed settings.
 Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
                           const std::vector<TimedInput>& controls, double dt_s, int steps);
+
+// Runs `predictor` from every state for `steps` rows of dt_s with the same controls (the core
+// of RunPredict, also called by the Python module): trajectory i starts from states[i]
+// (state_index i + 1). Split over `threads` threads (0 = std::thread::hardware_concurrency());
+// the result does not depend on the thread count. States are not checked here.
+std::vector<Trajectory> PredictTrajectories(const ModelInfo& model, const Predictor& predictor,
+                                            const std::vector<InitialState>& states,
+                                            const std::vector<TimedInput>& controls, double dt_s,
+                                            int steps, int threads);
 
 // The whole command without output: checks the options (InputError "(options)" with the
 // reason), reads states and controls, loads the coefficients and runs the model's Predictor.

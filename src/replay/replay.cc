@@ -836,35 +836,42 @@ void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
   *regimes = std::move(kept_regimes);
 }
 
-ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
+ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
+                         std::vector<Episode>* episodes, CoeffFile* coeffs) {
   const ModelInfo& model = FindModel(options.model);
-  const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
+  *coeffs = LoadCoefficients(model, options.coeffs_path);
   std::vector<SkippedInput> skipped;
-  std::vector<Episode> episodes =
-      LoadEpisodesFor(model, options.paths, options.data_root, &skipped);
+  *episodes = LoadEpisodesFor(model, options.paths, options.data_root, &skipped);
   for (const SkippedInput& s : skipped)
-    std::cerr << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
+    warnings << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
   const bool single_file =
       options.paths.size() == 1 &&
       fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
   ReplayExtras extras;
-  for (const Episode& ep : episodes)
+  for (const Episode& ep : *episodes)
     extras.regimes.push_back(ClassifyRows(model.name, ep, options.data_root));
-  SelectCovered(model.name, &episodes, &extras.regimes, single_file, options.program, std::cerr,
+  SelectCovered(model.name, episodes, &extras.regimes, single_file, options.program, warnings,
                 &skipped);
 
-  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(*coeffs, options.data_root);
   std::unique_ptr<Predictor> seed;
   if (options.coeffs_path != kSeedCoeffs) {
     seed = model.make_predictor(LoadCoefficients(model, kSeedCoeffs), options.data_root);
     extras.reference = seed.get();
   }
-  extras.provenance = coeffs.provenance;
+  extras.provenance = coeffs->provenance;
   extras.coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
+  ReplayReport report = ReplayEpisodes(*episodes, *predictor, model, options, extras);
+  report.skipped = skipped;
+  return report;
+}
+
+ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
   ReplayOptions effective = options;
   effective.keep_predictions = !options.out_dir.empty();
-  ReplayReport report = ReplayEpisodes(episodes, *predictor, model, effective, extras);
-  report.skipped = skipped;
+  std::vector<Episode> episodes;
+  CoeffFile coeffs;
+  ReplayReport report = ReplayFiles(effective, std::cerr, &episodes, &coeffs);
   out << report.Table();
   if (!options.out_dir.empty()) WriteReplayOutputs(report, episodes, coeffs, options);
   return report;

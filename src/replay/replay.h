@@ -177,8 +177,15 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
 void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& episodes,
                         const CoeffFile& coeffs, const ReplayOptions& options);
 
-// The whole command: load, classify, skip what nothing covers, replay, print the table on
-// `out`, write outputs.
+// The replay itself, without table or files: loads the coefficients (into *coeffs) and the
+// episodes, classifies their rows, skips what nothing covers (one line each on `warnings`),
+// replays the rest (into *episodes, aligned with the report's) and keeps the open-loop
+// predictions when options.keep_predictions. RunReplay and the Python module call it.
+ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
+                         std::vector<Episode>* episodes, CoeffFile* coeffs);
+
+// The whole command: ReplayFiles, then the table on `out` and the outputs in options.out_dir
+// (predictions are kept only when there is an out_dir).
 ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out);
 
 }  // namespace rlfit
