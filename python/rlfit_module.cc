@@ -1,0 +1,582 @@
+// The Python module `rlfit`: pybind11 bindings over rlfit_core, the library rlsim and rlfit
+// use. No model code here: arrays are converted to the core's types and every call goes to the
+// same functions as the tools (Predictor/PredictTrajectories, Arena, ReadRecordings,
+// ReplayFiles). Shapes and columns are documented in python/README.md.
+#include <dlfcn.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "src/common/constants.h"
+#include "src/common/error.h"
+#include "src/common/parallel.h"
+#include "src/common/resources.h"
+#include "src/io/coeff_file.h"
+#include "src/io/episode_writer.h"
+#include "src/io/recording.h"
+#include "src/models/ball.h"
+#include "src/replay/coeff_choice.h"
+#include "src/replay/predict.h"
+#include "src/replay/predictor.h"
+#include "src/replay/regime.h"
+#include "src/replay/replay.h"
+
+namespace py = pybind11;
+
+namespace rlfit {
+namespace {
+
+namespace fs = std::filesystem;
+
+// float64, C order; other numeric dtypes are converted (a copy), non-numeric ones refused.
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Columns of a predicted row (the `rlsim predict` CSV without source_row).
+std::vector<std::string> StateColumns(bool car, bool with_time) {
+  std::vector<std::string> c;
+  if (with_time) c.push_back("t_s");
+  for (const char* n : {"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"}) c.push_back(n);
+  if (car)
+    for (const char* n : {"pitch", "yaw", "roll"}) c.push_back(n);
+  return c;
+}
+
+// The resources (results/, scripts/) relative to this module's file: build/python/ in the build
+// tree (build/share/rlfit), <prefix>/lib/pythonX.Y/site-packages when installed
+// (<prefix>/share/rlfit). Without either the executable-relative lookup stays.
+void FindResourcesBesideModule() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&FindResourcesBesideModule), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return;
+  std::error_code ec;
+  const fs::path dir = fs::absolute(info.dli_fname, ec).parent_path();
+  for (const fs::path& candidate : {dir / ".." / "share" / "rlfit",
+                                    dir / ".." / ".." / ".." / "share" / "rlfit"}) {
+    if (fs::is_directory(candidate / "results", ec)) {
+      SetResourceRoot(candidate.lexically_normal().string());
+      return;
+    }
+  }
+}
+
+// The 2-D view of `a` with `width` columns among `allowed`: a 1-D array is one row.
+struct Rows {
+  const double* data = nullptr;
+  int n = 0;
+  int width = 0;
+};
+
+Rows AsRows(const Array& a, const std::string& what, const std::vector<int>& allowed,
+            bool allow_1d) {
+  Rows r;
+  if (a.ndim() == 1 && allow_1d) {
+    r.n = 1;
+    r.width = static_cast<int>(a.shape(0));
+  } else if (a.ndim() == 2) {
+    r.n = static_cast<int>(a.shape(0));
+    r.width = static_cast<int>(a.shape(1));
+  } else {
+    throw InputError(what, 0, 0,
+                     "expected a " + std::string(allow_1d ? "1-D or " : "") + "2-D array, got " +
+                         std::to_string(a.ndim()) + " dimensions");
+  }
+  bool ok = false;
+  std::string widths;
+  for (int w : allowed) {
+    ok = ok || w == r.width;
+    widths += (widths.empty() ? "" : " or ") + std::to_string(w);
+  }
+  if (!ok)
+    throw InputError(what, 0, 0,
+                     std::to_string(r.width) + " values per row, expected " + widths);
+  if (r.n == 0) throw InputError(what, 0, 0, "no rows");
+  r.data = a.data();
+  return r;
+}
+
+// Initial states from rows x,y,z,vx,vy,vz[,wx,wy,wz[,pitch,yaw,roll]] (uu, uu/s, rad/s, rad),
+// checked as `rlsim predict` checks --states (InitialStateProblem); errors name the array,
+// the 1-based row and the first column of the bad group.
+std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
+                                     const std::string& what) {
+  const std::vector<int> widths = car ? std::vector<int>{6, 9, 12} : std::vector<int>{6, 9};
+  const Rows r = AsRows(a, what, widths, allow_1d);
+  std::vector<InitialState> states(r.n);
+  for (int i = 0; i < r.n; ++i) {
+    const double* v = r.data + static_cast<std::size_t>(i) * r.width;
+    InitialState& s = states[i];
+    s.x = {v[0], v[1], v[2]};
+    s.v = {v[3], v[4], v[5]};
+    if (r.width >= 9) s.omega = {v[6], v[7], v[8]};
+    if (r.width == 12) s.euler = {v[9], v[10], v[11]};
+    int part = -1;
+    const std::string why = InitialStateProblem(s, car, &part);
+    if (!why.empty()) throw InputError(what, allow_1d && a.ndim() == 1 ? 0 : i + 1, 3 * part + 1, why);
+  }
+  return states;
+}
+
+// Controls from rows of kControlColumns (9 values, t_s first) or without t_s (8 values, row i
+// holding from i * dt_s), checked as `rlsim predict --controls` checks its file.
+std::vector<TimedInput> ControlsFrom(const py::object& controls, double dt_s) {
+  std::vector<TimedInput> out;
+  if (controls.is_none()) return out;
+  const Array a = Array::ensure(controls);
+  if (!a) throw InputError("controls", 0, 0, "not an array of numbers");
+  const Rows r = AsRows(a, "controls", {8, 9}, true);
+  const bool timed = r.width == 9;
+  for (int i = 0; i < r.n; ++i) {
+    double v[9] = {};
+    const double* row = r.data + static_cast<std::size_t>(i) * r.width;
+    for (int c = 0; c < r.width; ++c) v[c + (timed ? 0 : 1)] = row[c];
+    TimedInput t;
+    int column = 0;
+    std::string why;
+    if (!ControlRowFromValues(v, timed, out, dt_s, &t, &column, &why))
+      throw InputError("controls", i + 1, timed ? column + 1 : column, why);
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Writes a predicted row into `out`: [t_s,] x, v, omega[, pitch, yaw, roll] (MatrixToEuler, as
+// the CSV; -0 printed as 0 there, kept here).
+void PutRow(bool with_time, double t_s, const PredictedState& p, bool car, double* out) {
+  int c = 0;
+  if (with_time) out[c++] = t_s;
+  for (const Eigen::Vector3d* v : {&p.x, &p.v, &p.omega})
+    for (int i = 0; i < 3; ++i) out[c++] = (*v)(i);
+  if (car) {
+    const Eigen::Vector3d e = MatrixToEuler(p.theta);
+    for (int i = 0; i < 3; ++i) out[c++] = e(i);
+  }
+}
+
+py::object JsonToPython(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+Array Vector3Rows(const std::vector<Sample>& rows, Eigen::Vector3d Sample::*field) {
+  Array a(std::vector<py::ssize_t>{static_cast<py::ssize_t>(rows.size()), 3});
+  double* d = a.mutable_data();
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    for (int i = 0; i < 3; ++i) d[3 * k + i] = (rows[k].*field)(i);
+  return a;
+}
+
+// A coefficients file as a dict (see python/README.md).
+py::dict CoefficientsDict(const ModelInfo& model, const CoeffFile& file, const std::string& spec) {
+  py::dict d;
+  d["model"] = model.name;
+  d["names"] = model.layout->names;
+  d["units"] = model.layout->units;
+  d["values"] = Array(static_cast<py::ssize_t>(file.values.size()), file.values.data());
+  d["std_errors"] =
+      file.std_errors.empty()
+          ? py::object(py::none())
+          : py::object(Array(static_cast<py::ssize_t>(file.std_errors.size()),
+                             file.std_errors.data()));
+  d["source"] = DescribeCoefficients(model.name, spec);
+  d["file"] = JsonToPython(CoeffFileToJson(file, *model.layout));
+  return d;
+}
+
+// A model with its coefficients and predictor, built once (the ball's arena mesh is loaded
+// once per process and datasets root, PitchArena).
+class PyModel {
+ public:
+  PyModel(const std::string& name, const std::string& coeffs, const std::string& data_root,
+          const py::object& values)
+      : model_(&FindModel(name)), spec_(coeffs), data_root_(data_root) {
+    file_ = LoadCoefficients(*model_, coeffs);
+    if (!values.is_none()) {
+      const Array a = Array::ensure(values);
+      if (!a || a.ndim() != 1 || a.shape(0) != model_->layout->size())
+        throw InputError("values", 0, 0,
+                         "expected " + std::to_string(model_->layout->size()) +
+                             " coefficients in the layout's order (Model.coefficients['names'])");
+      for (int i = 0; i < model_->layout->size(); ++i) {
+        if (!std::isfinite(a.data()[i]))
+          throw InputError("values", 0, i + 1, "coefficient " + model_->layout->names[i] +
+                                                   " is not finite");
+        file_.values[i] = a.data()[i];
+      }
+      spec_ = "(values given)";
+    }
+    predictor_ = model_->make_predictor(file_, data_root_);
+  }
+
+  bool car() const { return model_->kind == EpisodeKind::kCar; }
+
+  // Rows of one prediction: checks the span as `rlsim predict` does.
+  int Steps(double duration_s, double* dt_s) const {
+    const std::string why = PredictSpanProblem(*model_, duration_s, *dt_s, "duration_s", "dt_s");
+    if (!why.empty()) throw InputError("(arguments)", 0, 0, why);
+    if (*dt_s == 0.0) *dt_s = DefaultPredictDt(*model_);
+    return PredictSteps(duration_s, *dt_s);
+  }
+
+  std::vector<TimedInput> Controls(const py::object& controls, double dt_s) const {
+    if (!controls.is_none() && !car())
+      throw InputError("controls", 0, 0, "the " + model_->name + " model takes no controls");
+    return ControlsFrom(controls, dt_s);
+  }
+
+  // (N, rows, C) for N states, or (rows, C) for one 1-D state.
+  Array Predict(const Array& states_in, double duration_s, double dt_s, const py::object& controls,
+                int threads, bool batch) const {
+    int steps = Steps(duration_s, &dt_s);
+    const std::vector<InitialState> states =
+        StatesFrom(states_in, car(), !batch, batch ? "states" : "state");
+    const std::vector<TimedInput> inputs = Controls(controls, dt_s);
+    if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
+      throw InputError("(arguments)", 0, 0,
+                       std::to_string(states.size()) + " states x " +
+                           std::to_string(steps + 1) + " rows is more than " +
+                           std::to_string(kMaxPredictRows) + " rows: split the batch");
+    const py::ssize_t n = static_cast<py::ssize_t>(states.size());
+    const py::ssize_t rows = steps + 1;
+    const py::ssize_t width = car() ? 13 : 10;
+    Array out(batch ? std::vector<py::ssize_t>{n, rows, width}
+                    : std::vector<py::ssize_t>{rows, width});
+    double* data = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      const std::vector<Trajectory> t =
+          PredictTrajectories(*model_, *predictor_, states, inputs, dt_s, steps, threads);
+      const bool is_car = car();
+      ParallelFor(static_cast<int>(n), threads, [&](int i) {
+        for (py::ssize_t k = 0; k < rows; ++k)
+          PutRow(true, t[i].t_s[k], t[i].rows[k], is_car, data + (i * rows + k) * width);
+      });
+    }
+    return out;
+  }
+
+  // The state one row of dt_s after `state` (1-D, C - 1 columns: no t_s).
+  Array Step(const Array& state, const py::object& controls, double dt_s) const {
+    if (dt_s == 0.0) dt_s = DefaultPredictDt(*model_);
+    const Array rows = Predict(state, dt_s, dt_s, controls, 1, false);
+    const py::ssize_t width = rows.shape(1) - 1;
+    Array out(width);
+    for (py::ssize_t c = 0; c < width; ++c) out.mutable_data()[c] = rows.data()[width + 1 + 1 + c];
+    return out;
+  }
+
+  const ModelInfo& model() const { return *model_; }
+  py::dict Coefficients() const { return CoefficientsDict(*model_, file_, spec_); }
+
+ private:
+  const ModelInfo* model_;
+  std::string spec_;
+  std::string data_root_;
+  CoeffFile file_;
+  std::unique_ptr<Predictor> predictor_;
+};
+
+// The arena mesh of a datasets root, loaded once per process (PitchArena).
+class PyArena {
+ public:
+  explicit PyArena(const std::string& data_root) {
+    const std::string root = ResolveDataRoot(data_root);
+    arena_ = &PitchArena(root);  // InputError naming where it looked when root is ""
+  }
+
+  py::dict Collide(const Array& center, double radius) const {
+    if (center.ndim() != 1 || center.shape(0) != 3)
+      throw InputError("center", 0, 0, "expected 3 values x, y, z (uu)");
+    const Contact c = arena_->Collide({center.data()[0], center.data()[1], center.data()[2]},
+                                      radius);
+    py::dict d;
+    d["hit"] = c.hit;
+    d["normal"] = Array(3, c.normal.data());
+    d["depth"] = c.penetration;
+    d["triangles"] = c.triangles;
+    return d;
+  }
+
+  py::dict CollideBatch(const Array& centers, const py::object& radius_in, int threads) const {
+    const Rows r = AsRows(centers, "centers", {3}, false);
+    const Array radius = Array::ensure(radius_in);
+    if (!radius || !(radius.ndim() == 0 || (radius.ndim() == 1 && radius.shape(0) == r.n)))
+      throw InputError("radius", 0, 0,
+                       "expected one radius or one per centre (" + std::to_string(r.n) + ")");
+    const bool each = radius.ndim() == 1;
+    py::array_t<bool> hit(r.n);
+    Array normal(std::vector<py::ssize_t>{r.n, 3});
+    Array depth(r.n);
+    py::array_t<int> triangles(r.n);
+    bool* h = hit.mutable_data();
+    double* nrm = normal.mutable_data();
+    double* dep = depth.mutable_data();
+    int* tri = triangles.mutable_data();
+    const double* rad = radius.data();
+    {
+      py::gil_scoped_release release;
+      ParallelFor(r.n, threads, [&](int i) {
+        const double* p = r.data + 3 * static_cast<std::size_t>(i);
+        const Contact c = arena_->Collide({p[0], p[1], p[2]}, each ? rad[i] : rad[0]);
+        h[i] = c.hit;
+        for (int k = 0; k < 3; ++k) nrm[3 * i + k] = c.normal(k);
+        dep[i] = c.penetration;
+        tri[i] = c.triangles;
+      });
+    }
+    py::dict d;
+    d["hit"] = hit;
+    d["normal"] = normal;
+    d["depth"] = depth;
+    d["triangles"] = triangles;
+    return d;
+  }
+
+  int TriangleCount() const { return arena_->triangle_count(); }
+
+ private:
+  const Arena* arena_ = nullptr;
+};
+
+py::dict EpisodeDict(const Episode& ep) {
+  const bool car = ep.kind == EpisodeKind::kCar;
+  const py::ssize_t n = ep.size();
+  py::dict d;
+  d["name"] = ep.name;
+  d["path"] = ep.path;
+  d["kind"] = car ? "car" : "ball";
+  std::vector<int> source_row(n);
+  std::vector<double> t_s(n);
+  for (py::ssize_t k = 0; k < n; ++k) {
+    source_row[k] = ep.rows[k].source_row;
+    t_s[k] = ep.rows[k].t_s;
+  }
+  d["source_row"] = py::array_t<int>(n, source_row.data());
+  d["t_s"] = Array(n, t_s.data());
+  d["x"] = Vector3Rows(ep.rows, &Sample::x);
+  d["v"] = Vector3Rows(ep.rows, &Sample::v);
+  d["omega"] = Vector3Rows(ep.rows, &Sample::omega);
+  d["step_dt_s"] = Array(static_cast<py::ssize_t>(ep.step_dt_s.size()), ep.step_dt_s.data());
+  d["step_ticks"] =
+      py::array_t<int>(static_cast<py::ssize_t>(ep.step_ticks.size()), ep.step_ticks.data());
+  d["clock_origin_rows"] = ep.clock_origin_rows;
+  d["merged_source_rows"] = ep.merged_source_rows;
+  // The initial-state layout of Model.predict, one row per recorded row.
+  Array states(std::vector<py::ssize_t>{n, car ? 12 : 9});
+  for (py::ssize_t k = 0; k < n; ++k) {
+    PredictedState p{ep.rows[k].x, ep.rows[k].v, ep.rows[k].omega, ep.rows[k].theta};
+    PutRow(false, 0.0, p, car, states.mutable_data() + k * (car ? 12 : 9));
+  }
+  d["states"] = states;
+  if (car) {
+    Array theta(std::vector<py::ssize_t>{n, 3, 3});
+    Array controls(std::vector<py::ssize_t>{n, 9});
+    Array boost(n);
+    py::array_t<bool> flags(std::vector<py::ssize_t>{n, 4});
+    for (py::ssize_t k = 0; k < n; ++k) {
+      const Sample& s = ep.rows[k];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) theta.mutable_data()[9 * k + 3 * i + j] = s.theta(i, j);
+      const double u[9] = {s.t_s,   s.input.throttle, s.input.steer,
+                           s.input.pitch, s.input.yaw, s.input.roll,
+                           s.input.jump ? 1.0 : 0.0, s.input.boost ? 1.0 : 0.0,
+                           s.input.handbrake ? 1.0 : 0.0};
+      for (int c = 0; c < 9; ++c) controls.mutable_data()[9 * k + c] = u[c];
+      boost.mutable_data()[k] = s.boost_amount;
+      const bool f[4] = {s.on_ground, s.supersonic, s.jumped, s.double_jumped};
+      for (int c = 0; c < 4; ++c) flags.mutable_data()[4 * k + c] = f[c];
+    }
+    d["theta"] = theta;
+    d["controls"] = controls;
+    d["boost_amount"] = boost;
+    d["flags"] = flags;
+  }
+  return d;
+}
+
+py::list ReadRecordingPy(const std::string& path, const std::string& data_root) {
+  std::vector<Episode> episodes;
+  {
+    py::gil_scoped_release release;
+    const std::string root = ResolveDataRoot(data_root);
+    episodes = ReadRecordings({ResolveUnderRoot(path, root)});
+  }
+  py::list out;
+  for (const Episode& ep : episodes) out.append(EpisodeDict(ep));
+  return out;
+}
+
+py::dict ReplayPy(const std::string& model_name, const std::vector<std::string>& paths,
+                  const std::string& coeffs, const std::string& data_root,
+                  const std::vector<double>& horizons_s, double window_s) {
+  ReplayOptions o;
+  o.model = model_name;
+  o.paths = paths;
+  o.coeffs_path = coeffs;
+  o.data_root = ResolveDataRoot(data_root);
+  o.horizons_s = horizons_s;
+  o.window_s = window_s;
+  o.quiet = true;
+  o.keep_predictions = true;
+  o.program = "rlfit.replay";
+  std::string why;
+  if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
+  std::ostringstream warnings;
+  std::vector<Episode> episodes;
+  CoeffFile file;
+  ReplayReport report;
+  {
+    py::gil_scoped_release release;
+    report = ReplayFiles(o, warnings, &episodes, &file);
+  }
+  const bool car = report.has_orientation;
+  const py::ssize_t width = car ? 12 : 9;
+  py::list eps;
+  for (std::size_t e = 0; e < episodes.size(); ++e) {
+    const Episode& ep = episodes[e];
+    const EpisodeReport& r = report.episodes[e];
+    const py::ssize_t n = ep.size();
+    Array predicted(std::vector<py::ssize_t>{n, width});
+    py::array_t<bool> covered(n);
+    py::list regimes;
+    for (py::ssize_t k = 0; k < n; ++k) {
+      const PredictedState* p = r.PredictedAt(static_cast<int>(k));
+      double* row = predicted.mutable_data() + k * width;
+      if (p != nullptr) {
+        PutRow(false, 0.0, *p, car, row);
+      } else {
+        for (py::ssize_t c = 0; c < width; ++c) row[c] = kNaN;
+      }
+      const Regime regime = r.regimes.empty() ? Regime::kCovered : r.regimes[k];
+      covered.mutable_data()[k] = regime == Regime::kCovered;
+      regimes.append(RegimeLabel(regime));
+    }
+    py::dict d = EpisodeDict(ep);
+    d["split"] = r.split;
+    d["covered"] = covered;
+    d["regime"] = regimes;
+    d["predicted"] = predicted;
+    eps.append(d);
+  }
+  py::dict out;
+  out["summary"] = JsonToPython(report.ToJson());
+  out["table"] = report.Table();
+  out["episodes"] = eps;
+  out["warnings"] = warnings.str();
+  out["coefficients"] = CoefficientsDict(FindModel(model_name), file, coeffs);
+  return out;
+}
+
+}  // namespace
+}  // namespace rlfit
+
+PYBIND11_MODULE(rlfit, m) {
+  using namespace rlfit;
+  m.doc() =
+      "rlfit: the Rocket League ball and car models of the rlfit tools (same library as rlsim "
+      "and rlfit). Arrays are float64; shapes and columns in python/README.md.";
+  FindResourcesBesideModule();
+
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      py::object err = py::handle(input_error.ptr())(e.what());
+      err.attr("file") = e.file();
+      err.attr("row") = e.row();
+      err.attr("column") = e.column();
+      PyErr_SetObject(input_error.ptr(), err.ptr());
+    } catch (const InternalError& e) {
+      PyErr_SetString(internal_error.ptr(), e.what());
+    }
+  });
+
+  m.attr("__version__") = RLFIT_VERSION;
+  m.attr("TICK_S") = 1.0 / game::kTickRateHz;
+  m.attr("BALL_ROW_S") = 1.0 / game::kEpisodeRowRateHz;
+  m.def("models", &ModelNames, "The model names: aerial, ball, ground.");
+  m.def("resource_root", &ResourceRoot, "The folder holding results/ and scripts/.");
+  m.def("data_root", &ResolveDataRoot, py::arg("data_root") = "",
+        "The datasets root the tools would use ('' if none is found).");
+
+  m.def(
+      "load_coefficients",
+      [](const std::string& model, const std::string& coeffs) {
+        const ModelInfo& info = FindModel(model);
+        return CoefficientsDict(info, LoadCoefficients(info, coeffs), coeffs);
+      },
+      py::arg("model"), py::arg("coeffs") = "",
+      "Coefficients of `model`: coeffs '' = results/<model>/coeffs.json, 'seed' = the seed "
+      "notes' values, else a coefficients JSON. Dict: model, names, units, values (K,), "
+      "std_errors (K,) or None, source, file (the JSON).");
+
+  py::class_<PyModel>(m, "Model")
+      .def(py::init<const std::string&, const std::string&, const std::string&,
+                    const py::object&>(),
+           py::arg("name"), py::arg("coeffs") = "", py::arg("data_root") = "",
+           py::arg("values") = py::none(),
+           "A model with its coefficients (see load_coefficients; `values` (K,) replaces them). "
+           "The ball loads the arena mesh of the datasets root once.")
+      .def_property_readonly("name", [](const PyModel& p) { return p.model().name; })
+      .def_property_readonly("columns",
+                             [](const PyModel& p) { return StateColumns(p.car(), true); })
+      .def_property_readonly("coefficients", &PyModel::Coefficients)
+      .def_property_readonly("default_dt_s",
+                             [](const PyModel& p) { return DefaultPredictDt(p.model()); })
+      .def(
+          "predict",
+          [](const PyModel& p, const Array& state, double duration_s, double dt_s,
+             const py::object& controls) {
+            return p.Predict(state, duration_s, dt_s, controls, 1, false);
+          },
+          py::arg("state"), py::arg("duration_s"), py::arg("dt_s") = 0.0,
+          py::arg("controls") = py::none(),
+          "Trajectory (rows, C) from one state (6, 9 or, car, 12 values), columns `columns`.")
+      .def(
+          "rollout",
+          [](const PyModel& p, const Array& state, const py::object& controls, double duration_s,
+             double dt_s) { return p.Predict(state, duration_s, dt_s, controls, 1, false); },
+          py::arg("state"), py::arg("controls"), py::arg("duration_s"), py::arg("dt_s") = 0.0,
+          "predict() with a control sequence (M, 9) t_s first, or (M, 8) one per row.")
+      .def(
+          "predict_batch",
+          [](const PyModel& p, const Array& states, double duration_s, double dt_s,
+             const py::object& controls, int threads) {
+            return p.Predict(states, duration_s, dt_s, controls, threads, true);
+          },
+          py::arg("states"), py::arg("duration_s"), py::arg("dt_s") = 0.0,
+          py::arg("controls") = py::none(), py::arg("threads") = 0,
+          "Trajectories (N, rows, C) from states (N, 6|9|12); threads 0 = every core.")
+      .def("step", &PyModel::Step, py::arg("state"), py::arg("controls") = py::none(),
+           py::arg("dt_s") = 0.0, "The state one row later (C - 1 values, no t_s).");
+
+  py::class_<PyArena>(m, "Arena")
+      .def(py::init<const std::string&>(), py::arg("data_root") = "",
+           "The arena mesh (meshes/pitch.dat of the datasets root), loaded once.")
+      .def_property_readonly("triangle_count", &PyArena::TriangleCount)
+      .def("collide", &PyArena::Collide, py::arg("center"), py::arg("radius"),
+           "Sphere contact: dict hit, normal (3,), depth (uu), triangles.")
+      .def("collide_batch", &PyArena::CollideBatch, py::arg("centers"), py::arg("radius"),
+           py::arg("threads") = 0,
+           "Contacts of N spheres: dict hit (N,), normal (N, 3), depth (N,), triangles (N,).");
+
+  m.def("read_recording", &ReadRecordingPy, py::arg("path"), py::arg("data_root") = "",
+        "Episodes of a recording file or folder (the tools' reader): a list of dicts.");
+  m.def("replay", &ReplayPy, py::arg("model"), py::arg("paths") = std::vector<std::string>{},
+        py::arg("coeffs") = "", py::arg("data_root") = "",
+        py::arg("horizons_s") = std::vector<double>{}, py::arg("window_s") = 0.5,
+        "`rlsim replay` without files: dict summary (replay_summary.json's content), table, "
+        "episodes (with predicted (n, 9|12)), warnings, coefficients.");
+}
