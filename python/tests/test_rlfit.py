@@ -1,0 +1,317 @@
+"""Tests of the Python module rlfit (ctest `python`): shapes, the checks and errors of the
+tools, batch = single, threads do not change results, and the module against the CLI (rlsim
+predict's 17-digit output bit for bit; rlsim replay's trajectory CSV digit for digit).
+
+Run: PYTHONPATH=build/python RLFIT_BUILD_DIR=build python3 -m pytest -q python/tests
+"""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rlfit
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("RLFIT_BUILD_DIR", os.path.join(SRC, "build"))
+RLSIM = os.path.join(BUILD, "rlsim")
+SYNTH_BALL = os.path.join(SRC, "datasets", "synthetic", "ball", "episode_900001.csv")
+SYNTH_AERIAL = os.path.join(SRC, "datasets", "synthetic", "aerial", "episode_9000.csv")
+
+HAVE_DATA = rlfit.data_root() != ""
+needs_data = pytest.mark.skipif(not HAVE_DATA, reason="no datasets root (the arena mesh)")
+
+
+def rlsim(*args, cwd=None):
+    return subprocess.run([RLSIM, *args], capture_output=True, text=True, cwd=cwd)
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+# --- coefficients ----------------------------------------------------------------------------
+
+def test_committed_coefficients_are_the_default_and_differ_from_seed():
+    c = rlfit.load_coefficients("aerial")
+    with open(os.path.join(SRC, "results", "aerial", "coeffs.json")) as f:
+        shipped = json.load(f)["coefficients"]
+    assert c["values"].dtype == np.float64 and c["values"].shape == (len(c["names"]),)
+    assert [c["values"][i] for i in range(len(c["names"]))] == \
+        [shipped[n] for n in c["names"]]
+    seed = rlfit.load_coefficients("aerial", "seed")
+    assert seed["names"] == c["names"]
+    assert not np.array_equal(seed["values"], c["values"])
+    assert "committed fit" in c["source"] and seed["std_errors"] is None
+
+
+def test_model_values_override_changes_the_prediction():
+    m = rlfit.Model("aerial")
+    state = [0, 0, 1000, 0, 0, 0, 1, 0, 0]
+    base = m.predict(state, 0.5)
+    seed = rlfit.Model("aerial", coeffs="seed").predict(state, 0.5)
+    assert not np.array_equal(base, seed)
+    same = rlfit.Model("aerial", values=m.coefficients["values"]).predict(state, 0.5)
+    assert np.array_equal(base, same)
+    values, names = m.coefficients["values"].copy(), m.coefficients["names"]
+    values[names.index("D_r")] *= 2  # roll damping acts on the roll rate of the state
+    assert not np.array_equal(base, rlfit.Model("aerial", values=values).predict(state, 0.5))
+    with pytest.raises(rlfit.InputError, match="expected"):
+        rlfit.Model("aerial", values=[1.0, 2.0])
+
+
+# --- predictions ---------------------------------------------------------------------------
+
+@needs_data
+def test_ball_predict_shape_columns_and_first_row():
+    m = rlfit.Model("ball")
+    state = np.array([100.0, -200.0, 800.0, 300.0, 50.0, 400.0, 1.0, 2.0, 3.0])
+    t = m.predict(state, 6.0)
+    assert m.columns == ["t_s", "x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"]
+    assert t.dtype == np.float64 and t.shape == (366, 10)  # floor(6 * 60.96) + 1 rows
+    assert np.array_equal(t[0, 1:], state)
+    assert np.array_equal(t[:, 0], np.arange(366) * (1 / 60.96))
+    # Free flight over the first row: gravity and drag only (no contact 800 uu up), so the
+    # height rises by less than vz * dt and vz drops by about g * dt.
+    dt = 1 / 61.0  # the row's game time (2 ticks of 1/122 s, src/models/ball.h)
+    assert t[1, 3] < 800 + 400 * dt and t[1, 6] < 400 - 600 * dt
+
+
+@needs_data
+def test_batch_equals_single_and_threads_do_not_change_results():
+    m = rlfit.Model("ball")
+    rng = np.random.default_rng(7)
+    states = np.column_stack([rng.uniform(-3000, 3000, 20), rng.uniform(-4000, 4000, 20),
+                              rng.uniform(100, 1800, 20), rng.uniform(-1500, 1500, (20, 3))])
+    batch = m.predict_batch(states, 2.0)
+    assert batch.shape == (20, 122, 10)
+    for i in range(20):
+        assert np.array_equal(batch[i], m.predict(states[i], 2.0))
+    assert np.array_equal(batch, m.predict_batch(states, 2.0, threads=1))
+    assert np.array_equal(batch, m.predict_batch(states, 2.0, threads=3))
+
+
+def test_car_step_is_the_first_row_of_a_rollout():
+    a = rlfit.Model("aerial")
+    state = [0, 0, 1000, 0, 500, 300, 0.5, -1, 2, 0.1, 1.5708, -0.2]
+    controls = [0, 0, 1, -0.5, 0.25, 0, 0, 1, 0]  # t_s, throttle..handbrake
+    r = a.rollout(state, [controls], 1.0)
+    assert a.columns[-3:] == ["pitch", "yaw", "roll"] and r.shape == (121, 13)
+    assert np.array_equal(a.step(state, controls[1:]), r[1, 1:])
+    # Boosting accelerates along the nose, no input does not: the inputs reach the model.
+    coast = a.rollout(state, [[0] * 9], 1.0)
+    assert np.linalg.norm(r[-1, 4:7]) > np.linalg.norm(coast[-1, 4:7]) + 100
+    g = rlfit.Model("ground")
+    on_ground = [0, 0, 17.01, 500, 0, 0, 0, 0, 0, 0, 0, 0]
+    row = g.step(on_ground, [1, 0, 0, 0, 0, 0, 0, 0])
+    assert row.shape == (12,) and row[3] > 500 and row[2] == pytest.approx(17.01, abs=0.1)
+
+
+def test_predict_equals_rlsim_predict_bit_for_bit(tmp_path):
+    """The module and `rlsim predict` (17 significant digits: exact) give the same doubles."""
+    a = rlfit.Model("aerial")
+    state = [10.5, -20.25, 900, 300, -100, 250, 1.5, -2, 0.5, 0.3, -1.2, 0.7]
+    controls = np.array([[0, 1, 0, 1, 0, 0, 0, 1, 0], [0.25, 0, 0.5, -1, 1, 0.5, 0, 0, 0],
+                         [0.6, 0.5, 0, 0, 0, -1, 0, 1, 0]])
+    with open(tmp_path / "controls.csv", "w") as f:
+        f.write(",".join(["t_s", "throttle", "steer", "pitch", "yaw", "roll", "jump", "boost",
+                          "handbrake"]) + "\n")
+        for row in controls:
+            f.write(",".join(repr(float(v)) for v in row) + "\n")
+    p = rlsim("predict", "aerial", "--state", ",".join(repr(float(v)) for v in state[:9]),
+              "--orientation", ",".join(repr(float(v)) for v in state[9:]), "--controls",
+              str(tmp_path / "controls.csv"), "--duration", "1.5", "--out",
+              str(tmp_path / "car.csv"))
+    assert p.returncode == 0, p.stderr
+    cli = np.array([[float(r[c]) for c in a.columns] for r in read_csv(tmp_path / "car.csv")])
+    mine = a.rollout(state, controls, 1.5) + 0.0  # the CSV prints -0 as 0
+    assert cli.shape == mine.shape
+    assert np.array_equal(cli, mine)
+
+
+@needs_data
+def test_ball_predict_equals_rlsim_predict_bit_for_bit(tmp_path):
+    m = rlfit.Model("ball")
+    state = [-2549.054443, -2943.251953, 1791.555542, -377.75351, -1357.385864, -821.016052,
+             -2.8414, -3.4073, 4.0394]
+    p = rlsim("predict", "ball", "--state", ",".join(repr(v) for v in state), "--duration", "6",
+              "--out", str(tmp_path / "ball.csv"))
+    assert p.returncode == 0, p.stderr
+    cli = np.array([[float(r[c]) for c in m.columns] for r in read_csv(tmp_path / "ball.csv")])
+    assert np.array_equal(cli, m.predict(state, 6.0) + 0.0)
+
+
+# --- recordings and replay -----------------------------------------------------------------
+
+def test_read_recording_arrays():
+    eps = rlfit.read_recording(SYNTH_AERIAL)
+    assert len(eps) == 1
+    ep = eps[0]
+    n = len(ep["t_s"])
+    assert ep["kind"] == "car" and n == 181
+    for key, shape in [("x", (n, 3)), ("v", (n, 3)), ("omega", (n, 3)), ("theta", (n, 3, 3)),
+                       ("states", (n, 12)), ("controls", (n, 9)), ("step_dt_s", (n - 1,))]:
+        assert ep[key].shape == shape and ep[key].dtype == np.float64, key
+    with open(SYNTH_AERIAL) as f:
+        first = [float(v) for v in f.readline().split(",")]
+    # 25 columns: x, y, z, vx, vy, vz, ... (the reader's layout); the position is as written.
+    assert np.array_equal(ep["x"][0], first[0:3])
+    assert np.array_equal(ep["states"][:, :3], ep["x"])
+
+
+def test_bad_recording_is_an_input_error_with_the_tools_message(tmp_path):
+    lines = open(SYNTH_BALL).read().splitlines()
+    cells = lines[4].split(",")
+    cells[2] = " abc"
+    lines[4] = ",".join(cells)
+    bad = tmp_path / "episode_000001.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(rlfit.InputError) as e:
+        rlfit.read_recording(str(bad))
+    assert (e.value.file, e.value.row, e.value.column) == (str(bad), 5, 3)
+    p = rlsim("replay", "ball", str(bad))
+    assert p.returncode == 2
+    assert str(e.value) in p.stderr  # the same line the CLI prints
+    with pytest.raises(rlfit.InputError, match="no such file"):
+        rlfit.read_recording(str(tmp_path / "missing.csv"))
+
+
+@needs_data
+def test_replay_equals_rlsim_replay_and_predict_from_the_recording(tmp_path):
+    """rlsim replay's trajectory CSV (9 significant digits) is the module's replay printed the
+    same way, cell for cell; the module's replay equals its predict from the recorded first
+    state bit for bit; and that equals rlsim predict's 17-digit output bit for bit."""
+    r = rlfit.replay("ball", [SYNTH_BALL])
+    assert len(r["episodes"]) == 1
+    ep = r["episodes"][0]
+    p = rlsim("replay", "ball", SYNTH_BALL, "--out", str(tmp_path / "out"), "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == r["table"]
+    rows = read_csv(tmp_path / "out" / ep["name"])
+    with open(tmp_path / "out" / "replay_summary.json") as f:
+        summary = json.load(f)
+    assert summary["errors"] == r["summary"]["errors"]
+    assert summary["curve"] == r["summary"]["curve"]
+    names = ["x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"]
+    by_source = {int(s): k for k, s in enumerate(ep["source_row"])}
+    compared = 0
+    for row in rows:
+        k = by_source.get(int(row["source_row"]))
+        if k is None:  # a merged repeat: the row before it
+            k = max(i for s, i in by_source.items() if s < int(row["source_row"]))
+        for c, name in enumerate(names):
+            v = ep["predicted"][k, c]
+            expected = "" if math.isnan(v) else "%.9g" % v
+            assert row[name] == expected, (row["source_row"], name)
+            compared += not math.isnan(v)
+    assert compared > 9 * 100
+
+    # The whole episode is covered, evenly spaced: replay's open loop is predict from row 0.
+    assert ep["covered"].all() and np.all(np.round(ep["step_dt_s"] * 60.96) == 1)
+    m = rlfit.Model("ball")
+    duration = (len(ep["t_s"]) - 1) / 60.96
+    mine = m.predict(ep["states"][0], duration)
+    assert mine.shape[0] == len(ep["t_s"])
+    assert np.array_equal(mine[:, 1:], ep["predicted"])
+    p = rlsim("predict", "ball", "--state", ",".join(repr(float(v)) for v in ep["states"][0]),
+              "--duration", repr(duration), "--out", str(tmp_path / "p.csv"))
+    assert p.returncode == 0, p.stderr
+    cli = np.array([[float(row[c]) for c in names] for row in read_csv(tmp_path / "p.csv")])
+    assert np.array_equal(cli, ep["predicted"] + 0.0)
+
+
+@needs_data
+def test_replay_summary_has_per_horizon_errors():
+    r = rlfit.replay("aerial", ["car_control/aerial/episode_00.csv"], horizons_s=[0.5, 1.0])
+    s = r["summary"]
+    assert s["model"] == "aerial" and s["horizons_s"] == [0.5, 1.0]
+    agg = [e for e in s["errors"] if e["episode"] is None and e["mode"] == "open_loop"
+           and e["quantity"] == "dx" and e["horizon_s"] == 1.0 and e["split"] == "all"]
+    assert len(agg) == 1 and agg[0]["n"] == 1 and 0 < agg[0]["median"] < 50
+
+
+@needs_data
+def test_replay_row_script_reproduces_the_table_row():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "replay_row.py"), "aerial",
+                        "--split", "heldout", "--quantity", "dx", "--horizon", "2"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    line = p.stdout.splitlines()[1]
+    table = rlfit.replay("aerial")["table"]
+    heldout = table[table.index("== held-out"):]
+    assert line in heldout.splitlines()
+    assert p.stdout.splitlines()[-1] == "match"
+
+
+# --- arena -----------------------------------------------------------------------------------
+
+@needs_data
+def test_arena_floor_contact_and_batch():
+    arena = rlfit.Arena()
+    assert arena.triangle_count == 8028
+    c = arena.collide([100.0, 200.0, 50.0], 91.25)
+    # The floor is z = 0 there: depth = r - 50, normal up (hand computed).
+    assert c["hit"] and c["depth"] == pytest.approx(41.25, abs=1e-9)
+    assert np.allclose(c["normal"], [0, 0, 1], atol=1e-9)
+    assert not arena.collide([0.0, 0.0, 1000.0], 91.25)["hit"]
+    rng = np.random.default_rng(3)
+    centers = np.column_stack([rng.uniform(-4000, 4000, 500), rng.uniform(-5000, 5000, 500),
+                               rng.uniform(0, 2000, 500)])
+    b = arena.collide_batch(centers, 91.25)
+    assert b["normal"].shape == (500, 3) and b["hit"].dtype == np.bool_
+    assert 0 < b["hit"].sum() < 500
+    for i in range(0, 500, 7):
+        one = arena.collide(centers[i], 91.25)
+        assert one["hit"] == b["hit"][i] and one["depth"] == b["depth"][i]
+        assert np.array_equal(one["normal"], b["normal"][i])
+    radii = np.full(500, 91.25)
+    assert np.array_equal(arena.collide_batch(centers, radii, threads=1)["depth"], b["depth"])
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+def test_bad_arguments_are_input_errors_naming_row_and_column():
+    a = rlfit.Model("aerial")
+    states = np.zeros((4, 6))
+    states[:, 2] = 500
+    states[2, 4] = 1e6  # row 3: speed
+    with pytest.raises(rlfit.InputError) as e:
+        a.predict_batch(states, 1.0)
+    assert (e.value.file, e.value.row, e.value.column) == ("states", 3, 4)
+    assert "speed" in str(e.value)
+    states[2, 4] = np.nan
+    with pytest.raises(rlfit.InputError, match="not finite"):
+        a.predict_batch(states, 1.0)
+    with pytest.raises(rlfit.InputError, match="duration_s"):
+        a.predict([0, 0, 500, 0, 0, 0], -1.0)
+    with pytest.raises(rlfit.InputError, match="dt_s"):
+        a.predict([0, 0, 500, 0, 0, 0], 1.0, dt_s=0.003)
+    with pytest.raises(rlfit.InputError, match="values per row"):
+        a.predict([0, 0, 500, 0, 0], 1.0)
+    with pytest.raises(rlfit.InputError) as e:
+        a.rollout([0, 0, 500, 0, 0, 0], [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 2, 0]],
+                  1.0)
+    assert (e.value.row, e.value.column) == (2, 8) and "boost 2 must be 0 or 1" in str(e.value)
+    with pytest.raises(rlfit.InputError, match="does not increase"):
+        a.rollout([0, 0, 500, 0, 0, 0], [[0.5] + [0] * 8, [0.5] + [0] * 8], 1.0)
+    with pytest.raises(rlfit.InputError, match="unknown model"):
+        rlfit.Model("plane")
+    with pytest.raises(rlfit.InputError, match="no such file"):
+        rlfit.load_coefficients("ball", "/nonexistent/coeffs.json")
+    with pytest.raises(ValueError):  # InputError is a ValueError
+        rlfit.Model("aerial").predict([0, 0, 500, 0, 0, 0], 700.0)
+
+
+@needs_data
+def test_ball_takes_no_controls_and_no_orientation():
+    m = rlfit.Model("ball")
+    with pytest.raises(rlfit.InputError, match="no controls"):
+        m.predict([0, 0, 500, 0, 0, 0], 1.0, controls=[[0] * 9])
+    with pytest.raises(rlfit.InputError, match="values per row"):
+        m.predict([0, 0, 500, 0, 0, 0, 0, 0, 0, 0, 0, 0], 1.0)
