@@ -4,7 +4,8 @@
 set -euo pipefail
 PKGS=(cmake g++ make git libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
       doctest-dev libbenchmark-dev python3-matplotlib python3-numpy
-      clang libclang-rt-14-dev chromium)
+      clang libclang-rt-14-dev chromium
+      pybind11-dev python3-dev python3-pytest)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -83,6 +83,34 @@ PY
 CHECK_INDEX_LINKS_ONLY=1 "$src/scripts/check_index_page.sh" out > /dev/null ||
   fail "the report page has missing figures or links"
 
+# 3b. The Python module (when the build has it): installed under lib/pythonX.Y/site-packages,
+# it finds <prefix>/share/rlfit beside it and runs the installed committed coefficients.
+module=$(ls "$build"/python/rlfit*.so 2> /dev/null | head -1 || true)
+if [ -n "$module" ]; then
+  installed=$(ls "$p"/lib/python3*/site-packages/rlfit*.so 2> /dev/null | head -1 || true)
+  [ -n "$installed" ] || fail "the Python module is not installed under $p/lib/python3*/site-packages"
+  for path in "$src" "$build"; do
+    hits=$(grep -c -a -F "$path" "$installed" || true)
+    [ "$hits" -eq 0 ] || fail "$installed holds the path $path ($hits times)"
+  done
+  PYTHONPATH=$(dirname "$installed") /usr/bin/python3 - "$p" "$data" <<'PY' ||
+import json, os, sys
+import rlfit
+prefix, data = sys.argv[1], sys.argv[2]
+assert os.path.dirname(rlfit.__file__).startswith(prefix), rlfit.__file__
+assert rlfit.resource_root() == os.path.join(prefix, "share", "rlfit"), rlfit.resource_root()
+shipped = json.load(open(os.path.join(prefix, "share/rlfit/results/aerial/coeffs.json")))
+c = rlfit.load_coefficients("aerial")
+assert [float(v) for v in c["values"]] == [shipped["coefficients"][n] for n in c["names"]]
+t = rlfit.Model("ball", data_root=data).predict([0, 0, 500, 0, 0, 0], 1.0)
+assert t.shape == (61, 10)
+print("install_test: the installed Python module imports and predicts")
+PY
+    fail "the installed Python module failed (see above)"
+else
+  echo "install_test: no Python module in this build; not checked"
+fi
+
 # 4. Without its share folder the installed tool says where it looked (not a source path).
 mv "$p/share/rlfit" "$p/share/moved"
 if "$p/bin/rlsim" replay aerial --data "$data" --out out2 --plots --quiet > /dev/null 2> err.txt; then
