@@ -3,11 +3,11 @@
 // PredictTrajectories, the function `rlfit.Model.predict_batch` calls, with the committed ball
 // coefficients. Start states: the first row of every episode of ball_trajectories (the reader's
 // order), repeated up to 1,000, exactly as bench/predict_bench.py builds them.
+#include <benchmark/benchmark.h>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "src/io/recording.h"
 #include "src/replay/coeff_choice.h"
@@ -60,9 +60,9 @@ void BM_BallBatch1000x6s(benchmark::State& state) {
         PredictTrajectories(*b.model, *b.predictor, b.states, {}, b.dt_s, b.steps, threads);
     benchmark::DoNotOptimize(t.data());
   }
-  state.counters["per_trajectory"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * kTrajectories,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_trajectory"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kTrajectories,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["rows"] = b.steps + 1;
 }
 BENCHMARK(BM_BallBatch1000x6s)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();

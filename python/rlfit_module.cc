@@ -3,6 +3,9 @@
 // same functions as the tools (Predictor/PredictTrajectories, Arena, ReadRecordings,
 // ReplayFiles). Shapes and columns are documented in python/README.md.
 #include <dlfcn.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <cmath>
 #include <filesystem>
@@ -11,10 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
@@ -62,8 +61,8 @@ void FindResourcesBesideModule() {
     return;
   std::error_code ec;
   const fs::path dir = fs::absolute(info.dli_fname, ec).parent_path();
-  for (const fs::path& candidate : {dir / ".." / "share" / "rlfit",
-                                    dir / ".." / ".." / ".." / "share" / "rlfit"}) {
+  for (const fs::path& candidate :
+       {dir / ".." / "share" / "rlfit", dir / ".." / ".." / ".." / "share" / "rlfit"}) {
     if (fs::is_directory(candidate / "results", ec)) {
       SetResourceRoot(candidate.lexically_normal().string());
       return;
@@ -99,8 +98,7 @@ Rows AsRows(const Array& a, const std::string& what, const std::vector<int>& all
     widths += (widths.empty() ? "" : " or ") + std::to_string(w);
   }
   if (!ok)
-    throw InputError(what, 0, 0,
-                     std::to_string(r.width) + " values per row, expected " + widths);
+    throw InputError(what, 0, 0, std::to_string(r.width) + " values per row, expected " + widths);
   if (r.n == 0) throw InputError(what, 0, 0, "no rows");
   r.data = a.data();
   return r;
@@ -123,7 +121,8 @@ std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
     if (r.width == 12) s.euler = {v[9], v[10], v[11]};
     int part = -1;
     const std::string why = InitialStateProblem(s, car, &part);
-    if (!why.empty()) throw InputError(what, allow_1d && a.ndim() == 1 ? 0 : i + 1, 3 * part + 1, why);
+    if (!why.empty())
+      throw InputError(what, allow_1d && a.ndim() == 1 ? 0 : i + 1, 3 * part + 1, why);
   }
   return states;
 }
@@ -183,11 +182,10 @@ py::dict CoefficientsDict(const ModelInfo& model, const CoeffFile& file, const s
   d["names"] = model.layout->names;
   d["units"] = model.layout->units;
   d["values"] = Array(static_cast<py::ssize_t>(file.values.size()), file.values.data());
-  d["std_errors"] =
-      file.std_errors.empty()
-          ? py::object(py::none())
-          : py::object(Array(static_cast<py::ssize_t>(file.std_errors.size()),
-                             file.std_errors.data()));
+  d["std_errors"] = file.std_errors.empty()
+                        ? py::object(py::none())
+                        : py::object(Array(static_cast<py::ssize_t>(file.std_errors.size()),
+                                           file.std_errors.data()));
   d["source"] = DescribeCoefficients(model.name, spec);
   d["file"] = JsonToPython(CoeffFileToJson(file, *model.layout));
   return d;
@@ -209,8 +207,8 @@ class PyModel {
                              " coefficients in the layout's order (Model.coefficients['names'])");
       for (int i = 0; i < model_->layout->size(); ++i) {
         if (!std::isfinite(a.data()[i]))
-          throw InputError("values", 0, i + 1, "coefficient " + model_->layout->names[i] +
-                                                   " is not finite");
+          throw InputError("values", 0, i + 1,
+                           "coefficient " + model_->layout->names[i] + " is not finite");
         file_.values[i] = a.data()[i];
       }
       spec_ = "(values given)";
@@ -243,9 +241,9 @@ class PyModel {
     const std::vector<TimedInput> inputs = Controls(controls, dt_s);
     if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
       throw InputError("(arguments)", 0, 0,
-                       std::to_string(states.size()) + " states x " +
-                           std::to_string(steps + 1) + " rows is more than " +
-                           std::to_string(kMaxPredictRows) + " rows: split the batch");
+                       std::to_string(states.size()) + " states x " + std::to_string(steps + 1) +
+                           " rows is more than " + std::to_string(kMaxPredictRows) +
+                           " rows: split the batch");
     const py::ssize_t n = static_cast<py::ssize_t>(states.size());
     const py::ssize_t rows = steps + 1;
     const py::ssize_t width = car() ? 13 : 10;
@@ -297,8 +295,8 @@ class PyArena {
   py::dict Collide(const Array& center, double radius) const {
     if (center.ndim() != 1 || center.shape(0) != 3)
       throw InputError("center", 0, 0, "expected 3 values x, y, z (uu)");
-    const Contact c = arena_->Collide({center.data()[0], center.data()[1], center.data()[2]},
-                                      radius);
+    const Contact c =
+        arena_->Collide({center.data()[0], center.data()[1], center.data()[2]}, radius);
     py::dict d;
     d["hit"] = c.hit;
     d["normal"] = Array(3, c.normal.data());
@@ -387,9 +385,14 @@ py::dict EpisodeDict(const Episode& ep) {
       const Sample& s = ep.rows[k];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) theta.mutable_data()[9 * k + 3 * i + j] = s.theta(i, j);
-      const double u[9] = {s.t_s,   s.input.throttle, s.input.steer,
-                           s.input.pitch, s.input.yaw, s.input.roll,
-                           s.input.jump ? 1.0 : 0.0, s.input.boost ? 1.0 : 0.0,
+      const double u[9] = {s.t_s,
+                           s.input.throttle,
+                           s.input.steer,
+                           s.input.pitch,
+                           s.input.yaw,
+                           s.input.roll,
+                           s.input.jump ? 1.0 : 0.0,
+                           s.input.boost ? 1.0 : 0.0,
                            s.input.handbrake ? 1.0 : 0.0};
       for (int c = 0; c < 9; ++c) controls.mutable_data()[9 * k + c] = u[c];
       boost.mutable_data()[k] = s.boost_amount;
@@ -523,12 +526,12 @@ PYBIND11_MODULE(rlfit, m) {
       "std_errors (K,) or None, source, file (the JSON).");
 
   py::class_<PyModel>(m, "Model")
-      .def(py::init<const std::string&, const std::string&, const std::string&,
-                    const py::object&>(),
-           py::arg("name"), py::arg("coeffs") = "", py::arg("data_root") = "",
-           py::arg("values") = py::none(),
-           "A model with its coefficients (see load_coefficients; `values` (K,) replaces them). "
-           "The ball loads the arena mesh of the datasets root once.")
+      .def(
+          py::init<const std::string&, const std::string&, const std::string&, const py::object&>(),
+          py::arg("name"), py::arg("coeffs") = "", py::arg("data_root") = "",
+          py::arg("values") = py::none(),
+          "A model with its coefficients (see load_coefficients; `values` (K,) replaces them). "
+          "The ball loads the arena mesh of the datasets root once.")
       .def_property_readonly("name", [](const PyModel& p) { return p.model().name; })
       .def_property_readonly("columns",
                              [](const PyModel& p) { return StateColumns(p.car(), true); })
@@ -553,9 +556,8 @@ PYBIND11_MODULE(rlfit, m) {
       .def(
           "predict_batch",
           [](const PyModel& p, const Array& states, double duration_s, double dt_s,
-             const py::object& controls, int threads) {
-            return p.Predict(states, duration_s, dt_s, controls, threads, true);
-          },
+             const py::object& controls,
+             int threads) { return p.Predict(states, duration_s, dt_s, controls, threads, true); },
           py::arg("states"), py::arg("duration_s"), py::arg("dt_s") = 0.0,
           py::arg("controls") = py::none(), py::arg("threads") = 0,
           "Trajectories (N, rows, C) from states (N, 6|9|12); threads 0 = every core.")

@@ -327,7 +327,7 @@ std::string PredictSpanProblem(const ModelInfo& model, double duration_s, double
                                const std::string& duration_name, const std::string& dt_name) {
   if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > kMaxPredictDurationS)
     return duration_name + " " + Num(duration_s) + " s: must be in (0, " +
-                  Num(kMaxPredictDurationS) + "] s";
+           Num(kMaxPredictDurationS) + "] s";
   const double dt = dt_s == 0.0 ? DefaultPredictDt(model) : dt_s;
   if (!std::isfinite(dt) || dt <= 0.0 || dt > kMaxPredictDtS)
     return dt_name + " " + Num(dt_s) + " s: must be in (0, " + Num(kMaxPredictDtS) + "] s";
@@ -335,17 +335,18 @@ std::string PredictSpanProblem(const ModelInfo& model, double duration_s, double
     const int n = SubstepsForRow(dt, game::kTickRateHz);
     if (std::abs(dt / n * game::kTickRateHz - 1.0) > kPredictStepTolerance)
       return dt_name + " " + Num(dt) + " s is not a whole number of physics ticks (1/120 s, " +
-                    "within 5%), e.g. " + Num(n / game::kTickRateHz);
+             "within 5%), e.g. " + Num(n / game::kTickRateHz);
   } else {
     const double rows = dt * game::kEpisodeRowRateHz;
     const long m_rows = std::lround(rows);
     if (m_rows < 1 || std::abs(rows - m_rows) > 1e-6 * m_rows)
       return dt_name + " " + Num(dt) + " s: the ball model runs in rows of the recordings, " +
-                    "1/60.96 s: use a multiple of it, e.g. " +
-                    Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz);
+             "1/60.96 s: use a multiple of it, e.g. " +
+             Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz);
   }
   if (dt > duration_s * (1.0 + 1e-12))
-    return dt_name + " " + Num(dt) + " s is longer than " + duration_name + " " + Num(duration_s) + " s";
+    return dt_name + " " + Num(dt) + " s is longer than " + duration_name + " " + Num(duration_s) +
+           " s";
   return "";
 }
 
