@@ -30,23 +30,23 @@ def start_states(data_root):
     return starts[np.arange(TRAJECTORIES) % len(starts)]
 
 
-def python_times(model, states, threads, reps):
+def python_times(model, states, threads, reps, clock):
     times = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = clock()
         out = model.predict_batch(states, DURATION_S, threads=threads)
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     assert out.shape == (TRAJECTORIES, 366, 10)
     return times
 
 
-def cpp_times(cpp, threads, reps):
+def cpp_times(cpp, threads, reps, key):
     p = subprocess.run([cpp, "--benchmark_filter=BM_BallBatch1000x6s/%d/" % threads,
                         "--benchmark_repetitions=%d" % reps, "--benchmark_format=json"],
                        capture_output=True, text=True, check=True)
     runs = json.loads(p.stdout)["benchmarks"]
-    # real_time per iteration (one batch), ms; the repetitions only (not the aggregates).
-    return [b["real_time"] / 1e3 for b in runs if b.get("run_type") == "iteration"]
+    # Time per iteration (one batch), ms; the repetitions only (not the aggregates).
+    return [b[key] / 1e3 for b in runs if b.get("run_type") == "iteration"]
 
 
 def main():
@@ -55,7 +55,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=5, help="alternations of the two sides")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per side and round")
     ap.add_argument("--threads", type=int, default=0, help="0 = every core")
+    ap.add_argument("--cpu", action="store_true",
+                    help="CPU time of the process instead of wall time (use with --threads 1: "
+                         "Google Benchmark's cpu_time counts the main thread only)")
     args = ap.parse_args()
+    clock = time.process_time if args.cpu else time.perf_counter
+    key = "cpu_time" if args.cpu else "real_time"
 
     root = rlfit.data_root()
     model = rlfit.Model("ball")
@@ -63,11 +68,12 @@ def main():
     model.predict_batch(states[:10], DURATION_S)  # loads the arena before timing
     py, cpp = [], []
     for _ in range(args.rounds):
-        py += python_times(model, states, args.threads, args.reps)
-        cpp += cpp_times(args.cpp, args.threads, args.reps)
+        py += python_times(model, states, args.threads, args.reps, clock)
+        cpp += cpp_times(args.cpp, args.threads, args.reps, key)
     py_med, cpp_med = statistics.median(py), statistics.median(cpp)
-    print("threads %s, %d trajectories x %g s, %d repetitions each"
-          % (args.threads or os.cpu_count(), TRAJECTORIES, DURATION_S, len(py)))
+    print("%s time, threads %s, %d trajectories x %g s, %d repetitions each"
+          % ("CPU" if args.cpu else "wall", args.threads or os.cpu_count(), TRAJECTORIES,
+             DURATION_S, len(py)))
     print("python predict_batch: median %.1f ms per batch, %.1f us per trajectory (min %.1f, max %.1f ms)"
           % (py_med * 1e3, py_med * 1e6 / TRAJECTORIES, min(py) * 1e3, max(py) * 1e3))
     print("C++ PredictTrajectories: median %.1f ms per batch, %.1f us per trajectory (min %.1f, max %.1f ms)"
