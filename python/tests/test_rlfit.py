@@ -5,11 +5,13 @@ predict's 17-digit output bit for bit; rlsim replay's trajectory CSV digit for d
 Run: PYTHONPATH=build/python RLFIT_BUILD_DIR=build python3 -m pytest -q python/tests
 """
 import csv
+import ctypes
 import json
 import math
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -315,3 +317,41 @@ def test_ball_takes_no_controls_and_no_orientation():
         m.predict([0, 0, 500, 0, 0, 0], 1.0, controls=[[0] * 9])
     with pytest.raises(rlfit.InputError, match="values per row"):
         m.predict([0, 0, 500, 0, 0, 0, 0, 0, 0, 0, 0, 0], 1.0)
+
+
+def _main_thread_share(fn):
+    """Runs fn in a thread; the fraction of its run during which this thread kept running
+    Python code (about 0 when fn holds the GIL, about 1 when it releases it)."""
+    import threading
+    state = {"inside": False}
+
+    def work():
+        state["inside"] = True
+        t0 = time.perf_counter()
+        fn()
+        state["span"] = time.perf_counter() - t0
+        state["inside"] = False
+
+    t = threading.Thread(target=work)
+    t.start()
+    first = last = None
+    while t.is_alive():
+        if state["inside"]:
+            now = time.perf_counter()
+            first = now if first is None else first
+            last = now
+    t.join()
+    return (0.0 if first is None else last - first) / state["span"]
+
+
+@needs_data
+def test_batch_releases_the_gil():
+    m = rlfit.Model("ball")
+    states = np.tile([0.0, 0.0, 500.0, 800.0, 600.0, 900.0, 0.0, 0.0, 0.0], (1000, 1))
+    # The control: a C call through ctypes.PyDLL keeps the GIL (measured ~0.02).
+    libc = ctypes.PyDLL(None)
+    assert _main_thread_share(lambda: libc.usleep(200000)) < 0.5
+    # predict_batch and collide_batch let it run (measured ~0.97).
+    assert _main_thread_share(lambda: m.predict_batch(states, 6.0, threads=1)) > 0.5
+    centers = np.tile([0.0, 0.0, 60.0], (600000, 1))
+    assert _main_thread_share(lambda: rlfit.Arena().collide_batch(centers, 91.25, threads=1)) > 0.5
