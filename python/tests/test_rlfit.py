@@ -355,3 +355,16 @@ def test_batch_releases_the_gil():
     assert _main_thread_share(lambda: m.predict_batch(states, 6.0, threads=1)) > 0.5
     centers = np.tile([0.0, 0.0, 60.0], (600000, 1))
     assert _main_thread_share(lambda: rlfit.Arena().collide_batch(centers, 91.25, threads=1)) > 0.5
+
+
+@needs_data
+def test_readme_example_runs():
+    """The README's Python example (its indented block in the Python section), as written."""
+    text = open(os.path.join(SRC, "README.md")).read()
+    section = text[text.index("## Python\n"):]
+    section = section[:section.index("\n## ", 1)]
+    code = "\n".join(line[4:] for line in section.splitlines() if line.startswith("    "))
+    assert "ball.predict" in code
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
