@@ -284,6 +284,15 @@ class PyModel {
   std::unique_ptr<Predictor> predictor_;
 };
 
+// The contact point reported with a hit: the centre moved back along the contact normal by the
+// distance to the mesh (radius - penetration). For a contact with one triangle that is the
+// closest point of the mesh; with several, the normal is their blend (Contact) and the point
+// lies at the deepest contact's distance along it. NaN without a hit.
+Eigen::Vector3d ContactPoint(const Contact& c, const double* center, double radius) {
+  if (!c.hit) return Eigen::Vector3d::Constant(kNaN);
+  return Eigen::Vector3d(center[0], center[1], center[2]) - (radius - c.penetration) * c.normal;
+}
+
 // The arena mesh of a datasets root, loaded once per process (PitchArena).
 class PyArena {
  public:
@@ -297,8 +306,10 @@ class PyArena {
       throw InputError("center", 0, 0, "expected 3 values x, y, z (uu)");
     const Contact c =
         arena_->Collide({center.data()[0], center.data()[1], center.data()[2]}, radius);
+    const Eigen::Vector3d point = ContactPoint(c, center.data(), radius);
     py::dict d;
     d["hit"] = c.hit;
+    d["point"] = Array(3, point.data());
     d["normal"] = Array(3, c.normal.data());
     d["depth"] = c.penetration;
     d["triangles"] = c.triangles;
@@ -313,10 +324,12 @@ class PyArena {
                        "expected one radius or one per centre (" + std::to_string(r.n) + ")");
     const bool each = radius.ndim() == 1;
     py::array_t<bool> hit(r.n);
+    Array point(std::vector<py::ssize_t>{r.n, 3});
     Array normal(std::vector<py::ssize_t>{r.n, 3});
     Array depth(r.n);
     py::array_t<int> triangles(r.n);
     bool* h = hit.mutable_data();
+    double* pnt = point.mutable_data();
     double* nrm = normal.mutable_data();
     double* dep = depth.mutable_data();
     int* tri = triangles.mutable_data();
@@ -325,8 +338,11 @@ class PyArena {
       py::gil_scoped_release release;
       ParallelFor(r.n, threads, [&](int i) {
         const double* p = r.data + 3 * static_cast<std::size_t>(i);
-        const Contact c = arena_->Collide({p[0], p[1], p[2]}, each ? rad[i] : rad[0]);
+        const double radius = each ? rad[i] : rad[0];
+        const Contact c = arena_->Collide({p[0], p[1], p[2]}, radius);
+        const Eigen::Vector3d q = ContactPoint(c, p, radius);
         h[i] = c.hit;
+        for (int k = 0; k < 3; ++k) pnt[3 * i + k] = q(k);
         for (int k = 0; k < 3; ++k) nrm[3 * i + k] = c.normal(k);
         dep[i] = c.penetration;
         tri[i] = c.triangles;
@@ -334,6 +350,7 @@ class PyArena {
     }
     py::dict d;
     d["hit"] = hit;
+    d["point"] = point;
     d["normal"] = normal;
     d["depth"] = depth;
     d["triangles"] = triangles;
@@ -569,10 +586,11 @@ PYBIND11_MODULE(rlfit, m) {
            "The arena mesh (meshes/pitch.dat of the datasets root), loaded once.")
       .def_property_readonly("triangle_count", &PyArena::TriangleCount)
       .def("collide", &PyArena::Collide, py::arg("center"), py::arg("radius"),
-           "Sphere contact: dict hit, normal (3,), depth (uu), triangles.")
+           "Sphere contact: dict hit, point (3,), normal (3,), depth (uu), triangles.")
       .def("collide_batch", &PyArena::CollideBatch, py::arg("centers"), py::arg("radius"),
            py::arg("threads") = 0,
-           "Contacts of N spheres: dict hit (N,), normal (N, 3), depth (N,), triangles (N,).");
+           "Contacts of N spheres: dict hit (N,), point (N, 3), normal (N, 3), depth (N,), "
+           "triangles (N,).");
 
   m.def("read_recording", &ReadRecordingPy, py::arg("path"), py::arg("data_root") = "",
         "Episodes of a recording file or folder (the tools' reader): a list of dicts.");

@@ -261,7 +261,9 @@ def test_arena_floor_contact_and_batch():
     # The floor is z = 0 there: depth = r - 50, normal up (hand computed).
     assert c["hit"] and c["depth"] == pytest.approx(41.25, abs=1e-9)
     assert np.allclose(c["normal"], [0, 0, 1], atol=1e-9)
-    assert not arena.collide([0.0, 0.0, 1000.0], 91.25)["hit"]
+    assert np.allclose(c["point"], [100, 200, 0], atol=1e-9) and c["triangles"] >= 1
+    miss = arena.collide([0.0, 0.0, 1000.0], 91.25)
+    assert not miss["hit"] and np.isnan(miss["point"]).all()
     rng = np.random.default_rng(3)
     centers = np.column_stack([rng.uniform(-4000, 4000, 500), rng.uniform(-5000, 5000, 500),
                                rng.uniform(0, 2000, 500)])
@@ -272,6 +274,7 @@ def test_arena_floor_contact_and_batch():
         one = arena.collide(centers[i], 91.25)
         assert one["hit"] == b["hit"][i] and one["depth"] == b["depth"][i]
         assert np.array_equal(one["normal"], b["normal"][i])
+        assert np.array_equal(one["point"], b["point"][i], equal_nan=True)
     radii = np.full(500, 91.25)
     assert np.array_equal(arena.collide_batch(centers, radii, threads=1)["depth"], b["depth"])
 
