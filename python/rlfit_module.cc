@@ -236,14 +236,16 @@ class PyModel {
   Array Predict(const Array& states_in, double duration_s, double dt_s, const py::object& controls,
                 int threads, bool batch) const {
     int steps = Steps(duration_s, &dt_s);
+    // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
+    const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;
+    if (static_cast<double>(n_states) * (steps + 1) > kMaxPredictRows)
+      throw InputError("(arguments)", 0, 0,
+                       std::to_string(n_states) + " states x " + std::to_string(steps + 1) +
+                           " rows is more than " + std::to_string(kMaxPredictRows) +
+                           " rows: split the batch");
     const std::vector<InitialState> states =
         StatesFrom(states_in, car(), !batch, batch ? "states" : "state");
     const std::vector<TimedInput> inputs = Controls(controls, dt_s);
-    if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
-      throw InputError("(arguments)", 0, 0,
-                       std::to_string(states.size()) + " states x " + std::to_string(steps + 1) +
-                           " rows is more than " + std::to_string(kMaxPredictRows) +
-                           " rows: split the batch");
     const py::ssize_t n = static_cast<py::ssize_t>(states.size());
     const py::ssize_t rows = steps + 1;
     const py::ssize_t width = car() ? 13 : 10;

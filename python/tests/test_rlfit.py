@@ -311,6 +311,8 @@ def test_bad_arguments_are_input_errors_naming_row_and_column():
         rlfit.load_coefficients("ball", "/nonexistent/coeffs.json")
     with pytest.raises(ValueError):  # InputError is a ValueError
         rlfit.Model("aerial").predict([0, 0, 500, 0, 0, 0], 700.0)
+    with pytest.raises(rlfit.InputError, match="split the batch"):  # rlsim predict's bound
+        a.predict_batch(np.zeros((50000, 6)), 1.0)
 
 
 @needs_data
