@@ -205,12 +205,11 @@ class PyModel {
         throw InputError("values", 0, 0,
                          "expected " + std::to_string(model_->layout->size()) +
                              " coefficients in the layout's order (Model.coefficients['names'])");
-      for (int i = 0; i < model_->layout->size(); ++i) {
-        if (!std::isfinite(a.data()[i]))
-          throw InputError("values", 0, i + 1,
-                           "coefficient " + model_->layout->names[i] + " is not finite");
-        file_.values[i] = a.data()[i];
-      }
+      file_.values.assign(a.data(), a.data() + a.shape(0));
+      file_.std_errors.clear();  // they belonged to the replaced values
+      // Checked by the coefficients file reader (finite, within the layout's bounds).
+      file_ = ParseCoeffFile("values", CoeffFileToJson(file_, *model_->layout).dump(),
+                             model_->name, *model_->layout);
       spec_ = "(values given)";
     }
     predictor_ = model_->make_predictor(file_, data_root_);

@@ -65,6 +65,9 @@ def test_model_values_override_changes_the_prediction():
     assert not np.array_equal(base, rlfit.Model("aerial", values=values).predict(state, 0.5))
     with pytest.raises(rlfit.InputError, match="expected"):
         rlfit.Model("aerial", values=[1.0, 2.0])
+    values[names.index("D_r")] = np.nan
+    with pytest.raises(rlfit.InputError, match="D_r"):
+        rlfit.Model("aerial", values=values)
 
 
 # --- predictions ---------------------------------------------------------------------------
