@@ -208,8 +208,8 @@ class PyModel {
       file_.values.assign(a.data(), a.data() + a.shape(0));
       file_.std_errors.clear();  // they belonged to the replaced values
       // Checked by the coefficients file reader (finite, within the layout's bounds).
-      file_ = ParseCoeffFile("values", CoeffFileToJson(file_, *model_->layout).dump(),
-                             model_->name, *model_->layout);
+      file_ = ParseCoeffFile("values", CoeffFileToJson(file_, *model_->layout).dump(), model_->name,
+                             *model_->layout);
       spec_ = "(values given)";
     }
     predictor_ = model_->make_predictor(file_, data_root_);
