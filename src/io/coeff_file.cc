@@ -140,6 +140,7 @@ class Reader {
 
   // A short rendering of a value for messages.
   static std::string Show(const json& v) {
+    if (v.is_null()) return "null";  // type name and value are the same word
     std::string s = v.dump();
     if (s.size() > 40) s = s.substr(0, 37) + "...";
     return v.type_name() + std::string(" ") + s;
