@@ -2,6 +2,7 @@
 #include "src/replay/replay.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -720,14 +721,24 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
 
 std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
   std::ostringstream out;
-  out.precision(9);
+  // Shortest text that reads back to the same double: the file holds the prediction exactly.
+  auto num = [&](double v) -> std::ostream& {
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof(buf), v);
+    return out.write(buf, res.ptr - buf);
+  };
   out << "source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,"
          "rec_vy,rec_vz,rec_wx,rec_wy,rec_wz";
   if (orientation) out << ",pitch,yaw,roll,rec_pitch,rec_yaw,rec_roll,angle_err_deg";
   const bool with_ref = !r.reference_x.empty();
   if (with_ref) out << ",ref_x,ref_y,ref_z";
   out << "\n";
-  auto vec = [&](const Eigen::Vector3d& v) { out << "," << v(0) << "," << v(1) << "," << v(2); };
+  auto vec = [&](const Eigen::Vector3d& v) {
+    for (int i = 0; i < 3; ++i) {
+      out << ",";
+      num(v(i));
+    }
+  };
   auto empty = [&](int n) {
     for (int i = 0; i < n; ++i) out << ",";
   };
@@ -746,7 +757,8 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
     const PredictedState* p = r.PredictedAt(k);
     const Regime regime = r.regimes.empty() ? Regime::kCovered : r.regimes[k];
     for (int source : sources) {
-      out << source << "," << s.t_s << "," << (regime == Regime::kCovered ? 1 : 0) << ","
+      out << source << ",";
+      num(s.t_s) << "," << (regime == Regime::kCovered ? 1 : 0) << ","
           << RegimeLabel(regime);
       if (p) {
         vec(p->x);
@@ -762,7 +774,10 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
         if (p) vec(MatrixToEuler(p->theta));
         else empty(3);
         vec(MatrixToEuler(s.theta));
-        if (p) out << "," << CompareState(*p, s).angle_deg;
+        if (p) {
+          out << ",";
+          num(CompareState(*p, s).angle_deg);
+        }
         else empty(1);
       }
       if (with_ref) vec(r.reference_x[k]);
