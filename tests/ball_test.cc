@@ -166,38 +166,6 @@ TEST_CASE("AdvanceBallRow: a 1/60.96 s clock row is 1/61 s of game time, in 2 ti
   CheckNear(by_row.v, by_ticks.v);
 }
 
-TEST_CASE("the mesh's flat ceiling moves to the measured 2048 uu; nothing else moves") {
-  std::vector<Triangle> t(3);
-  // pitch.dat's ceiling: one of its two triangles, vertex heights as in the file.
-  t[0].p[0] = {-4096, -5120, 2044.00048828125f};
-  t[0].p[1] = {4096, 5120, 2043.99951171875f};
-  t[0].p[2] = {4096, -5120, 2044.00048828125f};
-  // A sloped triangle of the wall-to-ceiling curve, and the floor.
-  t[1].p[0] = {4096, 0, 2037.6f};
-  t[1].p[1] = {4000, 0, 2070.9f};
-  t[1].p[2] = {4096, 100, 2037.6f};
-  t[2].p[0] = {-4096, -5120, 0};
-  t[2].p[1] = {4096, 5120, 0};
-  t[2].p[2] = {4096, -5120, 0};
-  const std::vector<Triangle> moved = WithMeasuredCeiling(t);
-  for (int i = 0; i < 3; ++i) {
-    CHECK(moved[0].p[i].z() == static_cast<float>(game::kArenaCeilingZ));
-    CHECK(moved[1].p[i] == t[1].p[i]);
-    CHECK(moved[2].p[i] == t[2].p[i]);
-  }
-  // A ball grazing 1 uu below the measured ceiling's reach touches nothing there (it touched
-  // the mesh's 2044 ceiling by 3 uu), and one rising into it bounces down.
-  const Arena arena(moved);
-  const BallCoeffs<double> c = Defaults();
-  const double graze_z = game::kArenaCeilingZ - c.contact_radius - c.contact_margin - 1.0;
-  const BallState<double> graze =
-      StepBall(c, State({2000, 1000, graze_z}, {500, 0, 0}, {0, 0, 0}), kTick, arena);
-  CHECK(std::abs(graze.v.z() - c.gravity_z * kTick * std::exp(c.drag * kTick)) < kHandTolerance);
-  const BallState<double> hit = StepBall(
-      c, State({2000, 1000, graze_z + 1.5}, {0, 0, 300}, {0, 0, 0}), kTick, arena);
-  CHECK(hit.v.z() < 0.0);
-}
-
 TEST_CASE("synthetic ball episodes replay with near-zero error") {
   // datasets/synthetic/ball: recordings' first rows resimulated by the model with its default
   // coefficients on the pitch mesh (rlsim synth ball), written with 10 significant digits.

@@ -58,15 +58,6 @@ inline constexpr double kBallContactMargin = 0.3;
 // at 0.4 at first; set to 0, where the bounce heights put it (rlfit leaves it where it
 // starts, see fit/ball_fit.h).
 inline constexpr double kBallPenetrationRecovery = 0.0;
-// Height of the arena's flat ceiling the ball bounces off, uu. meshes/pitch.dat has it at
-// 2044.0 (two triangles spanning the field); the recordings bounce 4 uu higher. Slow ceiling
-// contacts of ball_trajectories turn at z 1954.7-1955.1 (= 2048 - 93.15 + the contact margin);
-// a ball at z 1953.7 grazes on without any velocity change (episode 270, rows 53-58) where the
-// mesh's ceiling would be 2.9 uu inside it. One-row velocity error over the 1,262 recorded row
-// steps with z > 1850, mean |dv|: 14.5 uu/s at 2044, 12.6 at 2046, 9.1 at 2048, 8.7 at 2048.5,
-// 8.9 at 2049, 10.8 at 2050. The side walls agree with the mesh (slow bounces turn at
-// |x| 4002.5-4003 = 4096 - 93.15 - ~0.5).
-inline constexpr double kArenaCeilingZ = 2048.0;
 
 // Game rotation units to radians: value * pi / 32768 (datasets README).
 inline constexpr double kRadiansPerUnrealUnit = 3.14159265358979323846 / 32768.0;

@@ -9,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <vector>
 
 #include <Eigen/Geometry>
 
@@ -237,27 +236,8 @@ BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s
   return next;
 }
 
-// pitch.dat with its flat ceiling (the triangles whose three vertices lie at one height above
-// kMeshCeilingMinZ, to kMeshFlatToleranceUu; only the ceiling is flat up there) moved to game::kArenaCeilingZ, where the recordings put it:
-// the mesh's 2044.0 is 4 uu low (see the constant). Every other triangle is kept as it is.
-inline constexpr double kMeshCeilingMinZ = 2000.0;  // uu: above every wall and goal triangle's top
-// Vertex heights of one flat triangle differ by up to this, uu: pitch.dat's ceiling vertices are
-// 2044.00049 and 2043.99951 (float rounding of its source).
-inline constexpr float kMeshFlatToleranceUu = 0.01f;
-inline std::vector<Triangle> WithMeasuredCeiling(std::vector<Triangle> triangles) {
-  for (Triangle& t : triangles) {
-    const float z = t.p[0].z();
-    if (!(z > kMeshCeilingMinZ) || std::abs(t.p[1].z() - z) > kMeshFlatToleranceUu ||
-        std::abs(t.p[2].z() - z) > kMeshFlatToleranceUu)
-      continue;
-    for (Eigen::Vector3f& p : t.p) p.z() = static_cast<float>(game::kArenaCeilingZ);
-  }
-  return triangles;
-}
-
-// The arena of a datasets root (<root>/meshes/pitch.dat, ceiling as WithMeasuredCeiling), read
-// once per process and shared by every ball predictor and fit (queries are const and
-// thread-safe). InputError if it is missing.
+// The arena of a datasets root (<root>/meshes/pitch.dat), read once per process and shared by
+// every ball predictor and fit (queries are const and thread-safe). InputError if it is missing.
 inline const Arena& PitchArena(const std::string& data_root) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<Arena>> arenas;
@@ -267,8 +247,7 @@ inline const Arena& PitchArena(const std::string& data_root) {
     if (data_root.empty())
       throw InputError("meshes/pitch.dat", 0, 0,
                        "the ball model needs the arena mesh, but " + MissingDataRootMessage());
-    arena = std::make_unique<Arena>(
-        WithMeasuredCeiling(Arena::Load(data_root + "/meshes/pitch.dat").triangles()));
+    arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
   }
   return *arena;
 }
