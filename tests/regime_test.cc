@@ -156,6 +156,52 @@ TEST_CASE("ball: a velocity jump far from any surface marks both rows of the ste
   CHECK(CountRegimes(ClassifyRows("ball", low, floor))[0] == low.size());
 }
 
+// The floor z = 0 for x <= 0 and a 30 degree ramp rising from the line x = 0: a crease where
+// two flat patches meet at an angle (like the floor and the side ramps of pitch.dat).
+Arena FloorAndRamp() {
+  constexpr float kFar = 1.0e4f;
+  const float rise = kFar * static_cast<float>(std::tan(M_PI / 6.0));
+  std::vector<Triangle> t(4);
+  t[0].p[0] = {-kFar, -kFar, 0};
+  t[0].p[1] = {0, -kFar, 0};
+  t[0].p[2] = {0, kFar, 0};
+  t[1].p[0] = {-kFar, -kFar, 0};
+  t[1].p[1] = {0, kFar, 0};
+  t[1].p[2] = {-kFar, kFar, 0};
+  t[2].p[0] = {0, -kFar, 0};
+  t[2].p[1] = {kFar, -kFar, rise};
+  t[2].p[2] = {kFar, kFar, rise};
+  t[3].p[0] = {0, -kFar, 0};
+  t[3].p[1] = {kFar, kFar, rise};
+  t[3].p[2] = {0, kFar, 0};
+  return Arena(t);
+}
+
+TEST_CASE("ball situation: free flight, a floor bounce, rolling, a seam, the goal") {
+  const Arena arena = FloorAndRamp();
+  const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+  const double r = c.contact_radius;
+  auto one = [&](Eigen::Vector3d x, Eigen::Vector3d v) {
+    Sample s;
+    s.x = x;
+    s.v = v;
+    return Make(EpisodeKind::kBall, {s, s});
+  };
+  CHECK(BallSituation(one({-3000, 0, 500}, {0, 0, -500}), 1, arena, c) == "free flight");
+  CHECK(BallSituation(one({-3000, 0, r}, {0, 0, -500}), 1, arena, c) == "bounce floor");
+  CHECK(BallSituation(one({-3000, 0, r}, {300, 0, 0}), 1, arena, c) == "roll floor");
+  // Touching both patches of the crease, deeper in the ramp: the closest feature (the ramp's
+  // face) and the penetration-weighted average of both differ by more than kBallSeamDeg.
+  const std::string crease = BallSituation(one({5, 0, r - 2}, {0, 0, -500}), 1, arena, c);
+  CHECK(crease.find("at a seam") != std::string::npos);
+  CHECK(BallSituation(one({-3000, kGoalLineY + 200, r}, {0, 400, -500}), 1, arena, c) ==
+        "bounce goal");
+  // A contact on the rows before (or the row after) the one asked about counts.
+  Episode ep = one({-3000, 0, 500}, {0, 0, -500});
+  ep.rows[0].x.z() = r;
+  CHECK(BallSituation(ep, 1, arena, c) == "bounce floor");
+}
+
 TEST_CASE("unknown models and episodes of the wrong kind are input errors") {
   const Arena floor = Floor();
   const Episode car = Make(EpisodeKind::kCar, {Car(500, false), Car(500, false)});

@@ -266,6 +266,24 @@ TEST_CASE("a diverging rollout reports diverged_at_s, no numbers after it, and t
   CHECK(line.find("covered,,,,,,,,,,") != std::string::npos);
 }
 
+TEST_CASE("departure: the first row of kDepartureRows with |dv| above kDepartureDvUuS") {
+  Episode ep;
+  ep.kind = EpisodeKind::kBall;
+  ep.rows.resize(20);
+  std::vector<PredictedState> pred(18);  // rows 2..19
+  for (Sample& r : ep.rows) r.x = r.v = r.omega = Eigen::Vector3d::Zero();
+  for (PredictedState& p : pred) p.x = p.v = p.omega = Eigen::Vector3d::Zero();
+  CHECK(DepartureRow(ep, 2, pred) == -1);
+  // A blip shorter than kDepartureRows (a bounce a tick off) is not a departure...
+  for (int i = 3; i < 3 + kDepartureRows - 1; ++i) pred[i].v.x() = 2 * kDepartureDvUuS;
+  CHECK(DepartureRow(ep, 2, pred) == -1);
+  // ...a lasting error is, from its first row; one that reaches the end of the stretch too.
+  for (int i = 10; i < 18; ++i) pred[i].v.y() = -1.5 * kDepartureDvUuS;
+  CHECK(DepartureRow(ep, 2, pred) == 12);
+  for (int i = 10; i < 16; ++i) pred[i].v.y() = 0.0;
+  CHECK(DepartureRow(ep, 2, pred) == 18);
+}
+
 TEST_CASE("an empty horizon prints n/a and is null in JSON, never 0") {
   const ModelInfo& model = FindModel("aerial");
   ReplayOptions options = QuietOptions();

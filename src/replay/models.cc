@@ -8,6 +8,7 @@
 #include "src/models/ball.h"
 #include "src/models/ground.h"
 #include "src/replay/predictor.h"
+#include "src/replay/regime.h"
 
 namespace rlfit {
 namespace {
@@ -46,18 +47,26 @@ std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& da
               const Integration& integ) { return AdvanceBallRow(c, s, ep, k, integ, *arena); });
 }
 
+std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
+  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const std::vector<double>& d = BallLayout().defaults;
+  return BallSituation(ep, row, arena, BallCoeffs<double>::FromArray(d.data()));
+}
+
 }  // namespace
 
 const std::vector<ModelInfo>& Models() {
   static const std::vector<ModelInfo> models = {
       {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
-       {"car_control/aerial"}, {0.5, 1.0, 2.0}, MakeAerial},
+       {"car_control/aerial"}, {0.5, 1.0, 2.0}, MakeAerial, nullptr},
       {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
-       false, &BallLayout(), {"ball_trajectories"}, {0.5, 1.0, 2.0, 5.0}, MakeBall},
+       false, &BallLayout(), {"ball_trajectories"}, {0.5, 1.0, 2.0, 5.0}, MakeBall,
+       BallSituationAt},
       // The whole folder: episode_*.csv (compared with prediction_*.csv) and the long
       // driving.txt / spiral_*.txt recordings, which the reader cuts into segments.
       {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
-       &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround},
+       &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround,
+       nullptr},
   };
   return models;
 }

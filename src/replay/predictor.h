@@ -76,6 +76,9 @@ struct ModelInfo {
   // coefficients lives (the ball's arena mesh), "" for the default lookup.
   std::function<std::unique_ptr<Predictor>(const CoeffFile&, const std::string& data_root)>
       make_predictor;
+  // What the recorded object was doing around a row (for the worst-episode list: where the
+  // open-loop prediction departs), e.g. "bounce side ramp at a seam"; empty: not labelled.
+  std::function<std::string(const Episode&, int row, const std::string& data_root)> situation;
 };
 
 // Every model of the project, in a fixed order.

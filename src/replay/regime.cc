@@ -1,6 +1,7 @@
 // Row classification per model: which recorded rows the aerial, ground and ball models cover.
 #include "src/replay/regime.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/common/constants.h"
@@ -139,6 +140,42 @@ std::vector<int> CountRegimes(const std::vector<Regime>& rows) {
   std::vector<int> counts(kRegimeCount, 0);
   for (Regime r : rows) ++counts[static_cast<int>(r)];
   return counts;
+}
+
+std::string BallSituation(const Episode& ep, int row, const Arena& arena,
+                          const BallCoeffs<double>& c) {
+  const double reach = c.contact_radius + kBallSituationReachUu;
+  int best = -1;
+  Contact deepest;
+  for (int k = std::max(0, row - kBallSituationRowsBefore); k <= row + 1 && k < ep.size(); ++k) {
+    const Contact ct = arena.Collide(ep.rows[k].x, reach);
+    if (ct.hit && (best < 0 || ct.penetration > deepest.penetration)) {
+      best = k;
+      deepest = ct;
+    }
+  }
+  if (best < 0) return "free flight";
+  const Eigen::Vector3d& x = ep.rows[best].x;
+  const Eigen::Vector3d n = deepest.triangles > 1
+                                ? ClosestFeatureNormal(arena, x, reach, deepest)
+                                : deepest.normal;
+  // The speed into the surface before the contact: the row before the deepest one.
+  const double vn = ep.rows[std::max(0, best - 1)].v.dot(n);
+  std::string label = -vn >= c.restitution_threshold ? "bounce" : "roll";
+  constexpr double kFlatCos = 0.999;   // cos 2.6 degrees
+  constexpr double kUprightSin = 0.045;  // sin 2.6 degrees
+  if (std::abs(x.y()) > kGoalLineY) label += " goal";
+  else if (n.z() > kFlatCos) label += " floor";
+  else if (n.z() < -kFlatCos) label += " ceiling";
+  else if (std::abs(n.z()) < kUprightSin) label += " wall";
+  else if (std::abs(x.x()) > kStraightBackX && std::abs(x.y()) > kStraightSideY)
+    label += " corner curve";
+  else if (std::abs(x.x()) > kStraightBackX) label += " side ramp";
+  else if (std::abs(x.y()) > kStraightSideY) label += " back-wall ramp";
+  else label += " curve";
+  const double seam_cos = std::cos(kBallSeamDeg * M_PI / 180.0);
+  if (deepest.triangles > 1 && n.dot(deepest.normal) < seam_cos) label += " at a seam";
+  return label;
 }
 
 }  // namespace rlfit

@@ -104,6 +104,34 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
                                         const BallCoeffs<double>& c, double min_impulse_uu_s,
                                         double surface_margin_uu);
 
+// Ball: what the ball was doing around recorded row `row` of `ep`, for the worst-episode
+// lists: the surface it touched on the rows row - kBallSituationRowsBefore .. row + 1 (the
+// deepest contact within contact radius + kBallSituationReachUu: a ball at 2000 uu/s moves
+// 33 uu a row and is recorded up to a row before or after its contact), as
+// "<motion> <surface>[ at a seam]":
+//   motion  "bounce" (recorded speed into the surface >= the restitution threshold) or
+//           "roll" (slower: rolling or sliding);
+//   surface "goal" (centre beyond the goal line |y| > kGoalLineY), "floor", "ceiling"
+//           (normal within 2.6 degrees of vertical), "wall" (within 2.6 degrees of
+//           horizontal: the flat side and back walls), else "corner curve" (|x| and |y| both
+//           beyond the straight parts), "side ramp" (|x| beyond), "back-wall ramp" (|y|
+//           beyond), "curve";
+//   seam    the closest feature's normal (what the model uses) and the penetration-weighted
+//           average over the touching triangles differ by more than kBallSeamDeg: the ball
+//           sits where two mesh patches meet at an angle.
+// "free flight" when no row touches anything.
+std::string BallSituation(const Episode& ep, int row, const Arena& arena,
+                          const BallCoeffs<double>& c);
+inline constexpr int kBallSituationRowsBefore = 3;
+inline constexpr double kBallSituationReachUu = 20.0;
+inline constexpr double kBallSeamDeg = 1.0;
+inline constexpr double kGoalLineY = 5120.0;  // uu: the back walls' plane (pitch.dat)
+// Straight parts of the side walls (|y| below) and back walls (|x| below), uu: the curves and
+// ramps of pitch.dat start beyond them (floor ramps rise from |x| ~ 3000, corners ~ 2900 /
+// 4000 from the centre lines).
+inline constexpr double kStraightSideY = 3900.0;
+inline constexpr double kStraightBackX = 2900.0;
+
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);
 

@@ -151,8 +151,11 @@ void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Pred
       const double t = ep.rows[a + diverged].t_s;
       if (!r->diverged_at_s || t < *r->diverged_at_s) r->diverged_at_s = t;
     }
-    if (i == 0)
+    if (i == 0) {
       StretchFigures(ep, a, b, pred, grid, false, &r->open_loop, &r->curve_open_loop);
+      r->departure_row = DepartureRow(ep, a, pred);
+      if (r->departure_row >= 0) r->departure_t_s = ep.rows[r->departure_row].t_s;
+    }
     if (keep) r->predicted.push_back({a, diverged, std::move(pred)});
   }
 
@@ -277,6 +280,17 @@ std::string LeftOutText(const std::map<std::string, int>& counts) {
 // Every file written by replay goes through here (one folder, one name, its contents).
 }  // namespace
 
+int DepartureRow(const Episode& ep, int first, const std::vector<PredictedState>& pred) {
+  int run = 0;
+  const int n = static_cast<int>(pred.size());
+  for (int i = 0; i < n; ++i) {
+    const bool off = IsDiverged(pred[i]) || (pred[i].v - ep.rows[first + i].v).norm() > kDepartureDvUuS;
+    run = off ? run + 1 : 0;
+    if (run == kDepartureRows || (off && i == n - 1)) return first + i - run + 1;
+  }
+  return -1;
+}
+
 bool IsDiverged(const PredictedState& s) {
   if (!s.x.allFinite() || !s.v.allFinite() || !s.omega.allFinite() || !s.theta.allFinite())
     return true;
@@ -371,6 +385,8 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
     r.duration_s = ep.duration_s();
     ReplayOne(ep, regimes[i], predictor, grid, options.window_s, options.keep_predictions, &r,
               &report.curve);
+    if (r.departure_row >= 0 && model.situation)
+      r.departure_situation = model.situation(ep, r.departure_row, options.data_root);
 
     const auto stretches = CoveredStretches(regimes[i]);
     if (!stretches.empty() && report.reference_kind != "none") {
@@ -493,7 +509,12 @@ nlohmann::json ReplayReport::ToJson() const {
                    {"rows", e.rows}, {"rows_scored", e.rows_scored}, {"rows_left_out", left_out},
                    {"duration_s", e.duration_s},
                    {"diverged_at_s", e.diverged_at_s ? nlohmann::json(*e.diverged_at_s) : nullptr},
-                   {"has_reference", e.has_reference}});
+                   {"has_reference", e.has_reference},
+                   {"departure", e.departure_row < 0
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json{{"row", e.departure_row},
+                                                      {"t_s", e.departure_t_s},
+                                                      {"situation", e.departure_situation}}}});
     for (const Quantity& q : quantities)
       for (int h = 0; h < labels; ++h) {
         record(e.name, e.split, "open_loop", q, h, one(e.open_loop[h], q));
@@ -642,6 +663,42 @@ std::string ReplayReport::Table() const {
           out << line;
         }
       }
+    }
+  }
+
+  // The worst episodes by open-loop |dx| at the last row, with where the prediction departs.
+  std::vector<const EpisodeReport*> ranked;
+  const int last_label = static_cast<int>(horizon_labels.size()) - 1;
+  for (const EpisodeReport& e : episodes)
+    if (last_label >= 0 && last_label < static_cast<int>(e.open_loop.size()) &&
+        e.open_loop[last_label])
+      ranked.push_back(&e);
+  auto badness = [&](const EpisodeReport* e) {
+    const ErrorPoint& p = *e->open_loop[last_label];
+    return p.diverged ? std::numeric_limits<double>::infinity() : p.error.dx;
+  };
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const EpisodeReport* a,
+                                                     const EpisodeReport* b) {
+    return badness(a) > badness(b);
+  });
+  if (ranked.size() > static_cast<std::size_t>(kWorstListed)) ranked.resize(kWorstListed);
+  if (!ranked.empty()) {
+    std::snprintf(line, sizeof(line),
+                  "\nworst episodes (open loop |dx| at the last row; departs: first row of %d "
+                  "with |dv| > %g uu/s)\n",
+                  kDepartureRows, kDepartureDvUuS);
+    out << line;
+    std::snprintf(line, sizeof(line), "  %-30s %-8s %10s %10s  %s\n", "episode", "split",
+                  "|dx| last", "departs s", "situation there");
+    out << line;
+    for (const EpisodeReport* e : ranked) {
+      const ErrorPoint& p = *e->open_loop[last_label];
+      const std::string departs = e->departure_row < 0 ? "never" : Fmt(e->departure_t_s);
+      std::snprintf(line, sizeof(line), "  %-30s %-8s %10s %10s  %s\n", e->name.c_str(),
+                    e->split.c_str(), p.diverged ? "diverged" : Fmt(p.error.dx).c_str(),
+                    departs.c_str(),
+                    e->departure_situation.empty() ? "-" : e->departure_situation.c_str());
+      out << line;
     }
   }
 

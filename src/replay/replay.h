@@ -48,6 +48,18 @@ inline constexpr double kDivergedSpeedUuS = 1e5;     // |v|, uu/s (car max 2300,
 inline constexpr double kDivergedOmegaRadS = 1e3;    // |omega|, rad/s (game max 5.5-6)
 bool IsDiverged(const PredictedState& s);
 
+// Where an open-loop prediction departs from its recording: the first row from which the
+// velocity error |dv| stays above kDepartureDvUuS for kDepartureRows rows (or to the end of
+// the stretch). A bounce that the model places a tick off (a recorded row blends the states
+// before and after the game's bounce tick) gives a few rows of large |dv| that then vanish;
+// 4 rows (~66 ms) lets those pass. 20 uu/s: ~40x the median open-loop |dv| at 0.5 s.
+inline constexpr double kDepartureDvUuS = 20.0;
+inline constexpr int kDepartureRows = 4;
+// The departure row of `pred` (states of rows first..), -1 if it never departs.
+int DepartureRow(const Episode& ep, int first, const std::vector<PredictedState>& pred);
+// Worst episodes listed in the table (by open-loop |dx| at the last row).
+inline constexpr int kWorstListed = 10;
+
 // One error figure of one episode: a number, or "diverged" (the rollout diverged at or before
 // the row it is read at, so there is no number).
 struct ErrorPoint {
@@ -70,6 +82,11 @@ struct EpisodeReport {
   std::map<std::string, int> rows_left_out;  // per RegimeLabel (and lone covered rows)
   double duration_s = 0.0;
   std::optional<double> diverged_at_s;  // episode time of the first diverged open-loop row
+  // Where the open-loop prediction of the first stretch departs (DepartureRow), -1 if never,
+  // and what the recorded object was doing there (ModelInfo::situation; empty if none).
+  int departure_row = -1;
+  double departure_t_s = 0.0;  // episode time of departure_row
+  std::string departure_situation;
   bool has_reference = false;
   std::vector<Regime> regimes;          // per row
   // Per horizon label (ReplayReport::horizon_labels) from the first covered stretch; nullopt
