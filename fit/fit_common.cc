@@ -1,7 +1,9 @@
 // Rollout windows and robust losses shared by the model fits.
 #include "fit/fit_common.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -52,6 +54,39 @@ ReducedCost::ReducedCost(ceres::CostFunction* inner) : inner_(inner) {
 
 bool ReducedCost::Evaluate(double const* const* parameters, double* residuals,
                            double** jacobians) const {
+  if (jacobians == nullptr) return EvaluateInner(parameters, residuals, nullptr);
+  const std::vector<int>& sizes = parameter_block_sizes();
+  std::vector<double> flat;
+  flat.reserve(num_parameters_);
+  for (std::size_t b = 0; b < sizes.size(); ++b)
+    flat.insert(flat.end(), parameters[b], parameters[b] + sizes[b]);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  bool hit = !cached_parameters_.empty() &&
+             std::memcmp(flat.data(), cached_parameters_.data(), flat.size() * sizeof(double)) == 0;
+  for (std::size_t b = 0; b < sizes.size() && hit; ++b)
+    hit = (jacobians[b] != nullptr) == !cached_jacobians_[b].empty();
+  if (!hit) {
+    cached_parameters_.clear();  // until this evaluation succeeds
+    cached_residuals_.resize(num_residuals());
+    cached_jacobians_.assign(sizes.size(), {});
+    std::vector<double*> pointers(sizes.size(), nullptr);
+    for (std::size_t b = 0; b < sizes.size(); ++b)
+      if (jacobians[b] != nullptr) {
+        cached_jacobians_[b].resize(static_cast<std::size_t>(num_residuals()) * sizes[b]);
+        pointers[b] = cached_jacobians_[b].data();
+      }
+    if (!EvaluateInner(parameters, cached_residuals_.data(), pointers.data())) return false;
+    cached_parameters_ = flat;
+  }
+  std::copy(cached_residuals_.begin(), cached_residuals_.end(), residuals);
+  for (std::size_t b = 0; b < sizes.size(); ++b)
+    if (jacobians[b] != nullptr)
+      std::copy(cached_jacobians_[b].begin(), cached_jacobians_[b].end(), jacobians[b]);
+  return true;
+}
+
+bool ReducedCost::EvaluateInner(double const* const* parameters, double* residuals,
+                                double** jacobians) const {
   const int m = inner_->num_residuals();
   Eigen::VectorXd r(m);
   if (jacobians == nullptr) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <ceres/ceres.h>
@@ -43,6 +44,9 @@ ceres::LossFunction* MakeLoss(const SolverOptions& solver, int residuals);
 // r' = (|r|, 0, ...): only the norm is used there. Why: a rollout window of the ball fit has
 // 9 x 61 residuals for 7 coefficients; held as is, the ~17k windows made a 9.5M x 7 dense
 // Jacobian that Ceres copies several times (3.5 GB peak); reduced, ~140k x 7.
+// The block keeps its last evaluation with a Jacobian ((p + 1)(p + 1) numbers) and answers a
+// request for the Jacobian at the same coefficients (bit for bit) from it: the standard errors
+// ask twice (episode scores, ceres::Covariance) for the Jacobian at the solver's last point.
 class ReducedCost : public ceres::CostFunction {
  public:
   explicit ReducedCost(ceres::CostFunction* inner);  // takes ownership
@@ -51,8 +55,14 @@ class ReducedCost : public ceres::CostFunction {
   int inner_residuals() const { return inner_->num_residuals(); }
 
  private:
+  bool EvaluateInner(double const* const* parameters, double* residuals,
+                     double** jacobians) const;
   std::unique_ptr<ceres::CostFunction> inner_;
   int num_parameters_ = 0;
+  // The last evaluation with a Jacobian: coefficients, which blocks, residuals, Jacobians.
+  mutable std::mutex mutex_;
+  mutable std::vector<double> cached_parameters_, cached_residuals_;
+  mutable std::vector<std::vector<double>> cached_jacobians_;  // empty = not asked for
 };
 
 // `inner` reduced (ReducedCost) when it has more residuals than coefficients + 1, else itself.

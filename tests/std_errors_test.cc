@@ -208,6 +208,49 @@ TEST_CASE("a reduced block has the cost, gradient and Gauss-Newton matrix of the
   CHECK(kept.get() == small);
 }
 
+// Counts the evaluations of a CurveResidual.
+class CountingCurve : public ceres::CostFunction {
+ public:
+  explicit CountingCurve(int* calls) : inner_(CurveResidual::Create()), calls_(calls) {
+    *mutable_parameter_block_sizes() = inner_->parameter_block_sizes();
+    set_num_residuals(inner_->num_residuals());
+  }
+  bool Evaluate(double const* const* p, double* r, double** j) const override {
+    ++*calls_;
+    return inner_->Evaluate(p, r, j);
+  }
+
+ private:
+  std::unique_ptr<ceres::CostFunction> inner_;
+  int* calls_;
+};
+
+TEST_CASE("a reduced block answers a second Jacobian request at the same point from memory") {
+  int calls = 0;
+  std::unique_ptr<ceres::CostFunction> reduced(Reduced(new CountingCurve(&calls)));
+  double a[2] = {1.7, -0.4}, b[1] = {0.1};
+  const double* params[2] = {a, b};
+  std::vector<double> r1(4), r2(4), ja1(8), jb1(4), ja2(8), jb2(4);
+  double* j1[2] = {ja1.data(), jb1.data()};
+  double* j2[2] = {ja2.data(), jb2.data()};
+  REQUIRE(reduced->Evaluate(params, r1.data(), j1));
+  REQUIRE(reduced->Evaluate(params, r2.data(), j2));
+  CHECK(calls == 1);
+  CHECK(r1 == r2);
+  CHECK(ja1 == ja2);
+  CHECK(jb1 == jb2);
+  // Cost only, another block set, or other coefficients: evaluated again.
+  REQUIRE(reduced->Evaluate(params, r2.data(), nullptr));
+  CHECK(calls == 2);
+  double* only_a[2] = {ja2.data(), nullptr};
+  REQUIRE(reduced->Evaluate(params, r2.data(), only_a));
+  CHECK(calls == 3);
+  b[0] = 0.2;
+  REQUIRE(reduced->Evaluate(params, r2.data(), j2));
+  CHECK(calls == 4);
+  CHECK(r2 != r1);
+}
+
 TEST_CASE("a fit through reduced blocks lands where the full one does, with the same errors") {
   const CoeffLayout layout{{"a0", "a1", "b0"}, {"1", "1", "1"}, {1.0, 0.0, 0.0},
                            {{"a", 0, 2}, {"b", 2, 1}}, {}};
