@@ -5,19 +5,22 @@
 # wall time, CPU time and peak memory (/usr/bin/time), with the time and memory per multiple.
 # Linear growth shows as constant "per x" columns (the fixed start-up cost aside).
 #
-#   scripts/scaling.sh [--model ball] [--build build] [--no-fit] [MULTIPLES...]
+#   scripts/scaling.sh [--model ball] [--build build] [--no-fit] [--first N] [MULTIPLES...]
 #
+# --first N: the first N episodes of the folder as 1x (a smaller base for the slower fits).
 # Recordings: $RLFIT_DATA, else ../shared/datasets/lobot. Runs one command at a time.
 set -euo pipefail
 model=ball
 build=build
 fit=1
+first=0
 multiples=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) model=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --no-fit) fit=0; shift ;;
+    --first) first=$2; shift 2 ;;
     -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) multiples+=("$1"); shift ;;
   esac
@@ -35,6 +38,15 @@ src=$(cd "$data/$folder" && pwd)
 [ -x /usr/bin/time ] || { echo "scaling: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/rlfit_scaling.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+if [ "$first" -gt 0 ]; then  # a folder of links to the first N episodes and their predictions
+  mkdir "$tmp/base"
+  find "$src" -maxdepth 1 -name 'episode_*.csv' | sort | head -n "$first" | while read -r f; do
+    ln -s "$f" "$tmp/base/"
+    p="$src/prediction_${f##*/episode_}"
+    [ -e "$p" ] && ln -s "$p" "$tmp/base/"
+  done
+  src=$tmp/base
+fi
 episodes=$(find "$src" -maxdepth 1 -name 'episode_*.csv' | wc -l)
 
 # measure NAME CMD...: appends "wall user peak_mb" of CMD to $tmp/NAME.
