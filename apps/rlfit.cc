@@ -62,7 +62,7 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")
       ->capture_default_str()
       ->check(rlfit::Between(1, 10000));
-  cmd->add_option("--threads", o->solver.threads, "solver threads")
+  cmd->add_option("--threads", o->solver.threads, "threads evaluating the rollouts (default: every core)")
       ->capture_default_str()
       ->check(rlfit::Between(1, 64));
   rlfit::AddHorizonsOption(cmd, &o->replay.horizons_s,

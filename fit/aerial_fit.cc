@@ -20,7 +20,7 @@ int AddAerialResiduals(ceres::Problem* problem, double* params,
         airborne = airborne && !ep.rows[k].on_ground && !ep.rows[k].input.jump;
       if (!airborne) continue;
       problem->AddResidualBlock(
-          AerialRolloutResidual::Create(&ep, w.start, w.rows, options.integration),
+          Reduced(AerialRolloutResidual::Create(&ep, w.start, w.rows, options.integration)),
           MakeLoss(options.solver, AerialRolloutResidual::kPerRow * w.rows), params + layout.blocks[0].offset,
           params + layout.blocks[1].offset, params + layout.blocks[2].offset,
           params + layout.blocks[3].offset);

@@ -57,10 +57,10 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
     const std::vector<int> contact = ContactRows(ep, start, kContactJumpUuS);
     for (const RolloutWindow& w : RolloutWindows(ep, regimes, options.window_s, options.stride_s)) {
       problem->AddResidualBlock(
-          new SmoothedBallRolloutCost(
+          Reduced(new SmoothedBallRolloutCost(
               new BallRolloutResidual(&ep, w.start, w.rows, options.integration, &arena, {},
                                       contact),
-              w.rows, Scaled(BallSmoothingSteps(), options.smoothing)),
+              w.rows, Scaled(BallSmoothingSteps(), options.smoothing))),
           MakeLoss(options.solver, 9 * w.rows), params + layout.blocks[0].offset,
           params + layout.blocks[1].offset, params + layout.blocks[2].offset,
           params + layout.blocks[3].offset);

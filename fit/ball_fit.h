@@ -35,6 +35,11 @@ struct BallResidualScales {
 // StepBall): the contact normal is constant in the derivative and the penetration linearised.
 class BallRolloutResidual {
  public:
+  template <typename T>
+  struct StatesOf {  // (a non-deduced context: Roll takes nullptr for "no states")
+    using type = std::vector<BallState<T>>;
+  };
+
   BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                       const Arena* arena, const BallResidualScales& scales,
                       std::vector<int> skip_rows)
@@ -45,9 +50,23 @@ class BallRolloutResidual {
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
                   T* residuals) const {
     const BallCoeffs<T> c = BallCoeffs<T>::FromBlocks(bounce, spin, drag, geometry);
-    BallState<T> s = BallState<T>::FromSample(episode_->rows[start_]);
-    for (int j = 1; j <= rows_; ++j) {
+    Roll(c, 0, BallState<T>::FromSample(episode_->rows[start_]), residuals, nullptr);
+    return true;
+  }
+
+  // The rollout from step j0 of the window on, from its state `s` there: writes the residual
+  // rows j0+1..rows (at residuals + 9 (j - 1), as operator() lays them out) and, if `states`
+  // is given, the state at each row j0..rows (states->at(j), resized to rows + 1).
+  template <typename T>
+  void Roll(const BallCoeffs<T>& c, int j0, BallState<T> s, T* residuals,
+            typename StatesOf<T>::type* states) const {
+    if (states != nullptr) {
+      states->resize(rows_ + 1);
+      (*states)[j0] = s;
+    }
+    for (int j = j0 + 1; j <= rows_; ++j) {
       s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
+      if (states != nullptr) (*states)[j] = s;
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + 9 * (j - 1);
       if (std::binary_search(skip_rows_.begin(), skip_rows_.end(), start_ + j)) {
@@ -60,7 +79,31 @@ class BallRolloutResidual {
         r[6 + i] = (s.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
       }
     }
-    return true;
+  }
+
+  // Number of leading steps of the window along `states` (a rollout's states, from Roll) in
+  // which the ball cannot touch the mesh with a contact radius up to `radius`: at the start
+  // of each such step no triangle lies within radius + contact_margin + the distance the ball
+  // can travel during the step. A coefficient that acts only through a contact leaves those
+  // steps bit-identical (SmoothedBallRolloutCost).
+  int StepsClearOfContact(const std::vector<BallState<double>>& states,
+                          const BallCoeffs<double>& c, double radius) const {
+    // Safety on the travel: 10% and 1 uu beyond |v| dt + |g| dt^2 (drag only slows the ball).
+    constexpr double kTravelFactor = 1.1, kTravelPadUu = 1.0;
+    for (int j = 0; j < rows_; ++j) {
+      const double clock_rows =
+          std::round(episode_->step_dt_s[start_ + j] * game::kEpisodeRowRateHz);
+      const double dt = std::max(episode_->step_dt_s[start_ + j],
+                                 clock_rows * integ_.ticks_per_clock_row / integ_.tick_rate_hz);
+      const double travel =
+          kTravelFactor * (states[j].v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
+      if (arena_->Collide(states[j].x, radius + c.contact_margin + travel).hit) return j;
+    }
+    return rows_;
+  }
+
+  BallState<double> StartState() const {
+    return BallState<double>::FromSample(episode_->rows[start_]);
   }
 
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
@@ -93,8 +136,13 @@ class BallRolloutResidual {
 class SmoothedBallRolloutCost : public ceres::CostFunction {
  public:
   // steps: per coefficient in BallLayout order, in the coefficient's unit.
-  SmoothedBallRolloutCost(BallRolloutResidual* residual, int rows, std::vector<double> steps)
-      : residual_(residual), steps_(std::move(steps)) {
+  // share_prefix: the rollouts of a coefficient that acts only through contacts (all but
+  // drag) start from the unperturbed rollout's state at the first step that may touch the mesh
+  // (BallRolloutResidual::StepsClearOfContact); the steps before are the same to the bit, and
+  // so is the Jacobian (tested). false recomputes them (reference for the tests).
+  SmoothedBallRolloutCost(BallRolloutResidual* residual, int rows, std::vector<double> steps,
+                          bool share_prefix = true)
+      : residual_(residual), steps_(std::move(steps)), share_prefix_(share_prefix) {
     set_num_residuals(9 * rows);
     for (const ParamBlock& b : BallLayout().blocks)
       mutable_parameter_block_sizes()->push_back(b.size);
@@ -107,22 +155,34 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
     for (std::size_t bi = 0; bi < blocks.size(); ++bi)
       std::copy(parameters[bi], parameters[bi] + blocks[bi].size,
                 flat.begin() + blocks[bi].offset);
-    if (!Run(flat.data(), residuals)) return false;
-    if (jacobians == nullptr) return true;
+    if (jacobians == nullptr) return Run(flat.data(), residuals);
+    // The unperturbed rollout, with its states.
+    std::vector<BallState<double>> states;
+    const BallCoeffs<double> c = BallCoeffs<double>::FromArray(flat.data());
+    residual_->Roll(c, 0, residual_->StartState(), residuals, &states);
+    const int shared =
+        share_prefix_
+            ? residual_->StepsClearOfContact(
+                  states, c, c.contact_radius + std::abs(steps_[BallCoeffs<double>::kContactRadius]))
+            : 0;
     const int m = num_residuals();
     std::vector<double> plus(m), minus(m);
     for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
       if (jacobians[bi] == nullptr) continue;
       for (int j = 0; j < blocks[bi].size; ++j) {
         const int i = blocks[bi].offset + j;
+        // Every coefficient but drag acts only through a contact (StepBall).
+        const int from = i == BallCoeffs<double>::kDrag ? 0 : shared;
         const double x = flat[i], h = steps_[i];
         flat[i] = x + h;
-        const bool ok = Run(flat.data(), plus.data());
+        residual_->Roll(BallCoeffs<double>::FromArray(flat.data()), from, states[from],
+                        plus.data(), nullptr);
         flat[i] = x - h;
-        const bool ok_minus = Run(flat.data(), minus.data());
+        residual_->Roll(BallCoeffs<double>::FromArray(flat.data()), from, states[from],
+                        minus.data(), nullptr);
         flat[i] = x;
-        if (!ok || !ok_minus) return false;
-        for (int r = 0; r < m; ++r)
+        for (int r = 0; r < 9 * from; ++r) jacobians[bi][r * blocks[bi].size + j] = 0.0;
+        for (int r = 9 * from; r < m; ++r)
           jacobians[bi][r * blocks[bi].size + j] = (plus[r] - minus[r]) / (2.0 * h);
       }
     }
@@ -138,6 +198,7 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
   }
   std::unique_ptr<BallRolloutResidual> residual_;
   std::vector<double> steps_;
+  bool share_prefix_;
 };
 
 // The fit's smoothing steps for SmoothedBallRolloutCost (BallLayout order; see ball_fit.cc).

@@ -17,6 +17,7 @@
 #include "fit/aerial_fit.h"
 #include "fit/ground_fit.h"
 #include "fit/ball_fit.h"
+#include "fit/fit_common.h"
 #include "src/common/error.h"
 #include "src/common/progress.h"
 #include "src/io/files.h"
@@ -188,7 +189,7 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
     return unknown("the covariance could not be computed" + also + ": no standard errors");
   if (!c.allFinite())
     return unknown("the covariance is not finite" + also + ": no standard errors");
-  const int m = problem->NumResiduals();
+  const int m = FullResidualCount(*problem);  // before the windows' reduction
   const double chi2 = m > p ? 2.0 * final_cost / (m - p) : 1.0;
 
   out.clusters = static_cast<int>(by_episode.size());
@@ -410,7 +411,7 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
                               {"cost_final", result.cost_final},
                               {"iterations", iterations},
                               {"residual_blocks", result.residual_blocks},
-                              {"residuals", problem->NumResiduals()},
+                              {"residuals", FullResidualCount(*problem)},
                               {"seconds", result.seconds},
                               {"termination", (result.stopped_at_start
                                                    ? "stopped at its start: "

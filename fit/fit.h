@@ -3,9 +3,11 @@
 // "What to fit" (FitSelection) is kept apart from "how to solve" (SolverOptions).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ceres/ceres.h>
@@ -27,7 +29,11 @@ struct SolverOptions {
   std::string loss;         // "huber", "cauchy" or "none" (plain squares); "" = model default
   double loss_scale = 0.0;  // robust-loss threshold, in per-residual sigmas; 0 = model default
   int max_iterations = 50;
-  int threads = 2;
+  // Threads that evaluate the residual blocks (and the covariance): every core by default.
+  int threads = DefaultThreads();
+  static int DefaultThreads() {
+    return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+  }
   bool Check(std::string* why) const;
 };
 

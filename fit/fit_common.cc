@@ -1,7 +1,12 @@
 // Rollout windows and robust losses shared by the model fits.
 #include "fit/fit_common.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <Eigen/Dense>
 
 #include "src/common/error.h"
 #include "src/replay/metrics.h"
@@ -39,6 +44,113 @@ ceres::LossFunction* MakeLoss(const SolverOptions& solver, int residuals) {
   if (solver.loss == "huber") return new ceres::HuberLoss(a);
   if (solver.loss == "cauchy") return new ceres::CauchyLoss(a);
   return nullptr;
+}
+
+ReducedCost::ReducedCost(ceres::CostFunction* inner) : inner_(inner) {
+  *mutable_parameter_block_sizes() = inner_->parameter_block_sizes();
+  for (int size : inner_->parameter_block_sizes()) num_parameters_ += size;
+  set_num_residuals(num_parameters_ + 1);
+}
+
+bool ReducedCost::Evaluate(double const* const* parameters, double* residuals,
+                           double** jacobians) const {
+  if (jacobians == nullptr) return EvaluateInner(parameters, residuals, nullptr);
+  const std::vector<int>& sizes = parameter_block_sizes();
+  std::vector<double> flat;
+  flat.reserve(num_parameters_);
+  for (std::size_t b = 0; b < sizes.size(); ++b)
+    flat.insert(flat.end(), parameters[b], parameters[b] + sizes[b]);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  bool hit = !cached_parameters_.empty() &&
+             std::memcmp(flat.data(), cached_parameters_.data(), flat.size() * sizeof(double)) == 0;
+  for (std::size_t b = 0; b < sizes.size() && hit; ++b)
+    hit = (jacobians[b] != nullptr) == !cached_jacobians_[b].empty();
+  if (!hit) {
+    cached_parameters_.clear();  // until this evaluation succeeds
+    cached_residuals_.resize(num_residuals());
+    cached_jacobians_.assign(sizes.size(), {});
+    std::vector<double*> pointers(sizes.size(), nullptr);
+    for (std::size_t b = 0; b < sizes.size(); ++b)
+      if (jacobians[b] != nullptr) {
+        cached_jacobians_[b].resize(static_cast<std::size_t>(num_residuals()) * sizes[b]);
+        pointers[b] = cached_jacobians_[b].data();
+      }
+    if (!EvaluateInner(parameters, cached_residuals_.data(), pointers.data())) return false;
+    cached_parameters_ = flat;
+  }
+  std::copy(cached_residuals_.begin(), cached_residuals_.end(), residuals);
+  for (std::size_t b = 0; b < sizes.size(); ++b)
+    if (jacobians[b] != nullptr)
+      std::copy(cached_jacobians_[b].begin(), cached_jacobians_[b].end(), jacobians[b]);
+  return true;
+}
+
+bool ReducedCost::EvaluateInner(double const* const* parameters, double* residuals,
+                                double** jacobians) const {
+  const int m = inner_->num_residuals();
+  Eigen::VectorXd r(m);
+  if (jacobians == nullptr) {
+    if (!inner_->Evaluate(parameters, r.data(), nullptr)) return false;
+    residuals[0] = r.norm();
+    std::fill(residuals + 1, residuals + num_residuals(), 0.0);
+    return true;
+  }
+  const std::vector<int>& sizes = parameter_block_sizes();
+  // The inner Jacobian of each requested block (row-major m x size, as Ceres lays it out).
+  std::vector<std::vector<double>> inner_jacobians(sizes.size());
+  std::vector<double*> inner_pointers(sizes.size(), nullptr);
+  int q = 0;  // columns asked for
+  for (std::size_t b = 0; b < sizes.size(); ++b)
+    if (jacobians[b] != nullptr) {
+      inner_jacobians[b].resize(static_cast<std::size_t>(m) * sizes[b]);
+      inner_pointers[b] = inner_jacobians[b].data();
+      q += sizes[b];
+    }
+  if (!inner_->Evaluate(parameters, r.data(), inner_pointers.data())) return false;
+  Eigen::MatrixXd a(m, q);
+  for (std::size_t b = 0, col = 0; b < sizes.size(); ++b) {
+    if (inner_pointers[b] == nullptr) continue;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < sizes[b]; ++j) a(i, col + j) = inner_pointers[b][i * sizes[b] + j];
+    col += sizes[b];
+  }
+  std::fill(residuals, residuals + num_residuals(), 0.0);
+  Eigen::MatrixXd upper = Eigen::MatrixXd::Zero(q, q);
+  if (q > 0) {
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(a);
+    const Eigen::VectorXd qtr = qr.householderQ().adjoint() * r;
+    for (int i = 0; i < q; ++i) residuals[i] = qtr(i);
+    residuals[q] = qtr.tail(m - q).norm();
+    upper = qr.matrixQR().topRows(q).triangularView<Eigen::Upper>();
+  } else {
+    residuals[0] = r.norm();
+  }
+  for (std::size_t b = 0, col = 0; b < sizes.size(); ++b) {
+    if (jacobians[b] == nullptr) continue;
+    for (int i = 0; i < num_residuals(); ++i)
+      for (int j = 0; j < sizes[b]; ++j)
+        jacobians[b][i * sizes[b] + j] = i < q ? upper(i, col + j) : 0.0;
+    col += sizes[b];
+  }
+  return true;
+}
+
+ceres::CostFunction* Reduced(ceres::CostFunction* inner) {
+  int parameters = 0;
+  for (int size : inner->parameter_block_sizes()) parameters += size;
+  return inner->num_residuals() > parameters + 1 ? new ReducedCost(inner) : inner;
+}
+
+int FullResidualCount(const ceres::Problem& problem) {
+  std::vector<ceres::ResidualBlockId> ids;
+  problem.GetResidualBlocks(&ids);
+  int count = 0;
+  for (ceres::ResidualBlockId id : ids) {
+    const ceres::CostFunction* cost = problem.GetCostFunctionForResidualBlock(id);
+    const auto* reduced = dynamic_cast<const ReducedCost*>(cost);
+    count += reduced != nullptr ? reduced->inner_residuals() : cost->num_residuals();
+  }
+  return count;
 }
 
 }  // namespace rlfit

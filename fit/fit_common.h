@@ -1,6 +1,8 @@
 // Pieces every model's fit shares: rollout windows over an episode and the robust loss.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include <ceres/ceres.h>
@@ -30,5 +32,43 @@ std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<R
 // scales with sqrt(residuals) so a block whose residuals are all about loss_scale sits at the
 // knee. nullptr (plain squares) for loss "none". Ceres takes ownership.
 ceres::LossFunction* MakeLoss(const SolverOptions& solver, int residuals);
+
+// A residual block of m residuals over p coefficients, handed to Ceres as p + 1 residuals
+// with the same cost, gradient and Gauss-Newton matrix. With the thin QR J = Q R of the
+// block's Jacobian (over the varying blocks Ceres asks for):
+//   r' = (Q^T r, |r - Q Q^T r|),   J' = (R; 0),
+// so |r'|^2 = |r|^2, J'^T J' = J^T J and J'^T r' = J^T r: the robust loss (a function of
+// |r|^2), its correction of r and J, Jacobi scaling (the column norms of J), the
+// Levenberg-Marquardt step, the covariance and the per-episode scores s_g = J^T r are all the
+// ones of the full block, up to round-off. Ceres' cost-only evaluations (trial steps) get
+// r' = (|r|, 0, ...): only the norm is used there. Why: a rollout window of the ball fit has
+// 9 x 61 residuals for 7 coefficients; held as is, the ~17k windows made a 9.5M x 7 dense
+// Jacobian that Ceres copies several times (3.5 GB peak); reduced, ~140k x 7.
+// The block keeps its last evaluation with a Jacobian ((p + 1)(p + 1) numbers) and answers a
+// request for the Jacobian at the same coefficients (bit for bit) from it: the standard errors
+// ask twice (episode scores, ceres::Covariance) for the Jacobian at the solver's last point.
+class ReducedCost : public ceres::CostFunction {
+ public:
+  explicit ReducedCost(ceres::CostFunction* inner);  // takes ownership
+  bool Evaluate(double const* const* parameters, double* residuals,
+                double** jacobians) const override;
+  int inner_residuals() const { return inner_->num_residuals(); }
+
+ private:
+  bool EvaluateInner(double const* const* parameters, double* residuals,
+                     double** jacobians) const;
+  std::unique_ptr<ceres::CostFunction> inner_;
+  int num_parameters_ = 0;
+  // The last evaluation with a Jacobian: coefficients, which blocks, residuals, Jacobians.
+  mutable std::mutex mutex_;
+  mutable std::vector<double> cached_parameters_, cached_residuals_;
+  mutable std::vector<std::vector<double>> cached_jacobians_;  // empty = not asked for
+};
+
+// `inner` reduced (ReducedCost) when it has more residuals than coefficients + 1, else itself.
+ceres::CostFunction* Reduced(ceres::CostFunction* inner);
+
+// Residuals of `problem` before reduction: a ReducedCost block counts its inner residuals.
+int FullResidualCount(const ceres::Problem& problem);
 
 }  // namespace rlfit

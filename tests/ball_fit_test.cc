@@ -86,6 +86,69 @@ TEST_CASE("GradientChecker: autodiff of the rollout residual through bounces") {
   testing::CheckJacobianBlocks(*cost, blocks, numeric, kBlockRelativePrecision, true);
 }
 
+TEST_CASE("smoothed derivative: sharing the steps clear of contact changes no bit") {
+  const Arena arena = FloorAndWall();
+  std::vector<double> params = BallLayout().defaults;
+  params[BallCoeffs<double>::kRestitution] = 0.57;  // away from the simulating coefficients
+  params[BallCoeffs<double>::kContactRadius] = 93.4;
+  // Flight into the wall, bounces on the floor, then rolling: windows before, across and after
+  // the first contact.
+  const Episode ep = Simulate(BallLayout().defaults, arena,
+                              Start({1500, 0, 700}, {1200, 300, 300}, {2, -3, 1}), 400, "share.csv");
+  const std::vector<int> skip = ContactRows(ep, BallCoeffs<double>::FromArray(params.data()), 20.0);
+  const double* blocks[] = {params.data(), params.data() + 3, params.data() + 4,
+                            params.data() + 5};
+  const int rows = 61;
+  int partly = 0, clear = 0, touching = 0;
+  for (int start = 0; start + rows < ep.size(); start += 2) {
+    BallRolloutResidual probe(&ep, start, rows, Integration{}, &arena, {}, skip);
+    std::vector<BallState<double>> states;
+    std::vector<double> r0(9 * rows);
+    const BallCoeffs<double> c = BallCoeffs<double>::FromArray(params.data());
+    probe.Roll(c, 0, probe.StartState(), r0.data(), &states);
+    const int steps = probe.StepsClearOfContact(states, c, c.contact_radius + 1.0);
+    (steps == rows ? clear : steps == 0 ? touching : partly) += 1;
+
+    std::vector<std::vector<double>> r(2, std::vector<double>(9 * rows));
+    std::vector<std::vector<std::vector<double>>> jac(2);
+    for (int share = 0; share < 2; ++share) {
+      SmoothedBallRolloutCost cost(
+          new BallRolloutResidual(&ep, start, rows, Integration{}, &arena, {}, skip), rows,
+          BallSmoothingSteps(), share == 1);
+      jac[share] = {std::vector<double>(9 * rows * 3), std::vector<double>(9 * rows),
+                    std::vector<double>(9 * rows), std::vector<double>(9 * rows * 2)};
+      double* jacobians[] = {jac[share][0].data(), jac[share][1].data(), jac[share][2].data(),
+                             jac[share][3].data()};
+      REQUIRE(cost.Evaluate(blocks, r[share].data(), jacobians));
+    }
+    CHECK(r[0] == r[1]);
+    for (int b = 0; b < 4; ++b) CHECK(jac[0][b] == jac[1][b]);
+  }
+  // The episode has windows of each kind.
+  CHECK(clear > 0);
+  CHECK(partly > 0);
+  CHECK(touching > 0);
+
+  // Drops onto the floor from heights 0.1 uu apart: the first contact falls on every tick of a
+  // row and at every distance from the row's start (the travel within a row counts).
+  for (int k = 0; k < 100; ++k) {
+    const Episode drop = Simulate(BallLayout().defaults, arena,
+                                  Start({0, 0, 250 + 0.1 * k}, {300, 0, -900}, {0, 1, 0}), 40,
+                                  "drop.csv");
+    std::vector<std::vector<double>> r(2, std::vector<double>(9 * 30));
+    std::vector<std::vector<double>> jac(2);
+    for (int share = 0; share < 2; ++share) {
+      SmoothedBallRolloutCost cost(
+          new BallRolloutResidual(&drop, 0, 30, Integration{}, &arena, {}, {}), 30,
+          BallSmoothingSteps(), share == 1);
+      jac[share].assign(9 * 30 * 3, 0.0);
+      double* jacobians[] = {jac[share].data(), nullptr, nullptr, nullptr};
+      REQUIRE(cost.Evaluate(blocks, r[share].data(), jacobians));
+    }
+    CHECK(jac[0] == jac[1]);
+  }
+}
+
 TEST_CASE("smoothed derivative: the trend of the cost across contact-tick jumps") {
   const Arena arena = FloorAndWall();
   const std::vector<double> params = BallLayout().defaults;

@@ -92,11 +92,12 @@ void StretchFigures(const Episode& ep, int a, int b, const std::vector<Predicted
 // A shipped prediction_*.csv as predicted states on the episode's rows (merged source rows
 // dropped), or nullopt with one warning line when it cannot be compared.
 std::optional<std::vector<PredictedState>> LoadShipped(const Episode& ep,
-                                                       const std::string& program) {
+                                                       const std::string& program,
+                                                       std::ostream& warnings = std::cerr) {
   const std::optional<std::string> path = FindBaselineFor(ep.path);
   if (!path || ep.rows.empty()) return std::nullopt;
   auto warn = [&](const std::string& why) {
-    std::cerr << program << ": warning: " << *path << ": " << why << "; compared without it\n";
+    warnings << program << ": warning: " << *path << ": " << why << "; compared without it\n";
     return std::nullopt;
   };
   BaselinePrediction b;
@@ -357,20 +358,24 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
       regimes.push_back(ClassifyRows(model.name, ep, options.data_root));
 
   // The earlier model: shipped predictions when every scored episode has a usable one
-  // (predicted from row 0, so its first covered stretch must start there).
-  std::vector<std::optional<std::vector<PredictedState>>> shipped(episodes.size());
-  bool all_shipped = true;
-  int scored = 0;
-  for (std::size_t i = 0; i < episodes.size(); ++i) {
-    const auto stretches = CoveredStretches(regimes[i]);
-    shipped[i] = LoadShipped(episodes[i], options.program);
-    if (stretches.empty()) continue;
-    ++scored;
-    if (!shipped[i] || stretches.front().first != 0) all_shipped = false;
+  // (predicted from row 0, so its first covered stretch must start there). Each is read
+  // again when its episode is replayed, so that they are not all held at once.
+  if (!extras.reference_kind.empty()) {
+    report.reference_kind = extras.reference_kind;
+  } else {
+    bool all_shipped = true;
+    int scored = 0;
+    for (std::size_t i = 0; i < episodes.size(); ++i) {
+      const auto stretches = CoveredStretches(regimes[i]);
+      const bool usable = LoadShipped(episodes[i], options.program).has_value();
+      if (stretches.empty()) continue;
+      ++scored;
+      if (!usable || stretches.front().first != 0) all_shipped = false;
+    }
+    if (scored > 0 && all_shipped) report.reference_kind = "shipped_predictions";
+    else if (extras.reference != nullptr) report.reference_kind = "seed_coefficients";
+    else report.reference_kind = "none";
   }
-  if (scored > 0 && all_shipped) report.reference_kind = "shipped_predictions";
-  else if (extras.reference != nullptr) report.reference_kind = "seed_coefficients";
-  else report.reference_kind = "none";
   report.reference_label = ReferenceLabel(report.reference_kind);
 
   Progress progress("replay " + model.name, static_cast<int>(episodes.size()), options.quiet);
@@ -392,16 +397,19 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
     if (!stretches.empty() && report.reference_kind != "none") {
       const auto [a, b] = stretches.front();
       if (report.reference_kind == "shipped_predictions") {
-        std::vector<PredictedState> pred(shipped[i]->begin() + a, shipped[i]->begin() + b + 1);
+        const std::optional<std::vector<PredictedState>> shipped =
+            LoadShipped(ep, options.program);
+        RLFIT_CHECK(shipped.has_value(), "a shipped prediction for every scored episode");
+        std::vector<PredictedState> pred(shipped->begin() + a, shipped->begin() + b + 1);
         StretchFigures(ep, a, b, pred, grid, true, &r.reference, &r.curve_reference);
-        for (const PredictedState& s : *shipped[i]) r.reference_x.push_back(s.x);
+        if (options.keep_predictions)
+          for (const PredictedState& s : *shipped) r.reference_x.push_back(s.x);
       } else {
         StretchFigures(ep, a, b, extras.reference->Rollout(ep, a, b), grid, false, &r.reference,
                        &r.curve_reference);
       }
       r.has_reference = true;
     }
-    shipped[i].reset();
     report.episodes.push_back(std::move(r));
     progress.Tick();
   }
@@ -746,6 +754,26 @@ std::string ReplayReport::Table() const {
 std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<std::string>& paths,
                                      const std::string& data_root,
                                      std::vector<SkippedInput>* skipped) {
+  std::vector<Episode> episodes;
+  for (const std::string& file : RecordingFilesFor(model, paths, data_root, skipped))
+    for (Episode& e : ReadRecording(file)) episodes.push_back(std::move(e));
+  CheckEpisodeKinds(model, episodes);
+  return episodes;
+}
+
+void CheckEpisodeKinds(const ModelInfo& model, const std::vector<Episode>& episodes) {
+  for (const Episode& ep : episodes)
+    if (ep.kind != model.kind)
+      throw InputError(ep.path, 0, 0,
+                       std::string("is a ") + (ep.kind == EpisodeKind::kBall ? "ball" : "car") +
+                           " recording; model " + model.name + " replays " +
+                           (model.kind == EpisodeKind::kBall ? "ball" : "car") + " recordings");
+}
+
+std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
+                                           const std::vector<std::string>& paths,
+                                           const std::string& data_root,
+                                           std::vector<SkippedInput>* skipped) {
   std::vector<std::string> resolved;
   if (paths.empty()) {
     if (data_root.empty())
@@ -766,14 +794,7 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
       for (const std::string& s : subs)
         skipped->push_back({s, "sub-folder: not searched (name it to replay it)"});
     }
-  std::vector<Episode> episodes = ReadRecordings(resolved);
-  for (const Episode& ep : episodes)
-    if (ep.kind != model.kind)
-      throw InputError(ep.path, 0, 0,
-                       std::string("is a ") + (ep.kind == EpisodeKind::kBall ? "ball" : "car") +
-                           " recording; model " + model.name + " replays " +
-                           (model.kind == EpisodeKind::kBall ? "ball" : "car") + " recordings");
-  return episodes;
+  return ExpandRecordingPaths(resolved);
 }
 
 std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
@@ -908,6 +929,94 @@ void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
   *regimes = std::move(kept_regimes);
 }
 
+namespace {
+
+// RunReplay without per-row outputs, one recording file at a time: read, classify, replay,
+// keep the per-episode figures, drop the rows. Peak memory is one file plus the figures, not
+// the whole corpus. Two passes over the files: the first classifies every row (kept: one
+// label per row), decides which files are covered (SelectCovered) and which reference every
+// scored episode can be compared with; the second replays. The report is the one
+// ReplayEpisodes gives on all episodes at once (tested).
+ReplayReport StreamReplay(const ModelInfo& model, const ReplayOptions& options,
+                          const ReplayExtras& given_extras, const Predictor& predictor,
+                          const std::vector<std::string>& files, bool single_file) {
+  std::vector<Episode> outlines;  // path and name only
+  std::vector<std::vector<Regime>> regimes;
+  std::vector<bool> shipped_usable;
+  std::vector<std::string> shipped_warnings;  // printed for the episodes replayed
+  // Every file is read before any is refused for its kind, as LoadEpisodesFor does.
+  for (const std::string& file : files)
+    for (Episode& ep : ReadRecording(file)) {
+      const bool kind = ep.kind == model.kind;
+      regimes.push_back(kind ? ClassifyRows(model.name, ep, options.data_root)
+                             : std::vector<Regime>());
+      std::ostringstream warnings;
+      shipped_usable.push_back(kind && LoadShipped(ep, options.program, warnings).has_value());
+      shipped_warnings.push_back(warnings.str());
+      Episode outline;
+      outline.path = ep.path;
+      outline.name = ep.name;
+      outline.kind = ep.kind;
+      outlines.push_back(std::move(outline));
+    }
+  CheckEpisodeKinds(model, outlines);
+  std::vector<std::pair<std::string, std::string>> keys;  // (path, name) of every episode
+  for (const Episode& ep : outlines) keys.emplace_back(ep.path, ep.name);
+  std::map<std::pair<std::string, std::string>, bool> usable;
+  std::map<std::pair<std::string, std::string>, std::string> warned;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    usable[keys[i]] = shipped_usable[i];
+    warned[keys[i]] = shipped_warnings[i];
+  }
+  std::vector<SkippedInput> skipped;
+  SelectCovered(model.name, &outlines, &regimes, single_file, options.program, std::cerr,
+                &skipped);
+  for (const Episode& ep : outlines) std::cerr << warned[{ep.path, ep.name}];
+
+  ReplayExtras extras = given_extras;
+  bool all_shipped = true;
+  for (std::size_t i = 0; i < outlines.size(); ++i) {
+    const auto stretches = CoveredStretches(regimes[i]);
+    if (stretches.empty()) continue;  // SelectCovered kept at least one scored episode
+    if (!usable[{outlines[i].path, outlines[i].name}] || stretches.front().first != 0)
+      all_shipped = false;
+  }
+  extras.reference_kind = all_shipped                      ? "shipped_predictions"
+                          : extras.reference != nullptr ? "seed_coefficients"
+                                                        : "none";
+
+  ReplayOptions quiet = options;
+  quiet.quiet = true;
+  ReplayReport report;
+  Progress progress("replay " + model.name, static_cast<int>(outlines.size()), options.quiet);
+  std::size_t next = 0;  // index into outlines / regimes
+  for (const std::string& file : files) {
+    if (next == outlines.size()) break;
+    if (outlines[next].path != file) continue;  // skipped by SelectCovered, or no episode
+    std::vector<Episode> episodes = ReadRecording(file);
+    extras.regimes.clear();
+    for (const Episode& ep : episodes) {
+      RLFIT_CHECK(next < outlines.size() && outlines[next].name == ep.name,
+                  "the same episodes on the second reading of " + file);
+      extras.regimes.push_back(std::move(regimes[next++]));
+    }
+    ReplayReport part = ReplayEpisodes(episodes, predictor, model, quiet, extras);
+    if (report.model.empty()) {
+      report = std::move(part);
+    } else {
+      for (EpisodeReport& e : part.episodes) report.episodes.push_back(std::move(e));
+      for (std::size_t c = 0; c < part.curve.size(); ++c)
+        report.curve[c].insert(report.curve[c].end(), part.curve[c].begin(),
+                               part.curve[c].end());
+    }
+    for (std::size_t i = 0; i < episodes.size(); ++i) progress.Tick();
+  }
+  report.skipped = skipped;
+  return report;
+}
+
+}  // namespace
+
 ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
                          std::vector<Episode>* episodes, CoeffFile* coeffs) {
   const ModelInfo& model = FindModel(options.model);
@@ -939,6 +1048,34 @@ ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
 }
 
 ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
+  if (options.out_dir.empty() && options.stream) {
+    const ModelInfo& model = FindModel(options.model);
+    const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
+    std::vector<SkippedInput> skipped;
+    const std::vector<std::string> files =
+        RecordingFilesFor(model, options.paths, options.data_root, &skipped);
+    for (const SkippedInput& s : skipped)
+      std::cerr << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
+    const bool single_file =
+        options.paths.size() == 1 &&
+        fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
+    const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
+    std::unique_ptr<Predictor> seed;
+    ReplayExtras extras;
+    if (options.coeffs_path != kSeedCoeffs) {
+      seed = model.make_predictor(LoadCoefficients(model, kSeedCoeffs), options.data_root);
+      extras.reference = seed.get();
+    }
+    extras.provenance = coeffs.provenance;
+    extras.coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
+    ReplayOptions effective = options;
+    effective.keep_predictions = false;
+    ReplayReport report =
+        StreamReplay(model, effective, extras, *predictor, files, single_file);
+    report.skipped.insert(report.skipped.begin(), skipped.begin(), skipped.end());
+    out << report.Table();
+    return report;
+  }
   ReplayOptions effective = options;
   effective.keep_predictions = !options.out_dir.empty();
   std::vector<Episode> episodes;

@@ -34,6 +34,9 @@ struct ReplayOptions {
   double window_s = 0.5;               // spacing of windowed restarts, s
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
+  // Without out_dir, RunReplay reads and replays one file at a time (peak memory: one file);
+  // false reads them all first (the reference the tests compare the streamed report with).
+  bool stream = true;
   bool force = false;                  // replace an out_dir rlfit did not write (StagedDir)
   bool plots = false;                  // also draw OUT/index.html (scripts/plot_replay.py)
   bool keep_predictions = true;        // keep open-loop rollouts for TrajectoryCsv (memory)
@@ -153,6 +156,9 @@ struct ReplayExtras {
   std::string coefficients_source;
   // Per episode; empty = ClassifyRows(model, episode, options.data_root).
   std::vector<std::vector<Regime>> regimes;
+  // The reference the caller decided over a larger set of episodes (a streamed replay);
+  // empty = decided here (shipped predictions when every scored episode has a usable one).
+  std::string reference_kind;
 };
 
 // Replays `episodes` (no file output). Used by `rlsim replay` and by `rlfit` for held-out
@@ -171,6 +177,13 @@ nlohmann::json AggregateJson(const ReplayReport& report);
 std::string SplitOf(const Episode& ep, const nlohmann::json& provenance,
                     const std::string& data_root);
 
+// The recording files LoadEpisodesFor reads, in its order (the same `skipped`).
+std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
+                                           const std::vector<std::string>& paths,
+                                           const std::string& data_root,
+                                           std::vector<SkippedInput>* skipped = nullptr);
+// InputError naming the first episode that is not of the model's kind (ball or car).
+void CheckEpisodeKinds(const ModelInfo& model, const std::vector<Episode>& episodes);
 // Reads the episodes named by the paths (or the model's defaults under the data root).
 // Folders are searched for recordings directly inside them; their sub-folders are not
 // searched and are listed in `skipped` when given.
