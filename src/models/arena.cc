@@ -625,23 +625,17 @@ Contact Arena::CollideBvh(const Vector3d& center, double radius) const {
 }
 
 Contact Arena::Collide(const Vector3d& center, double radius) const {
-  // Within the grid (false for a NaN centre or radius): one list, often empty.
-  if (radius <= kGridRadius && radius >= 0.0 && !grid_cells_.empty()) {
-    const double fx = (center.x() - grid_origin_[0]) * grid_inv_cell_;
-    const double fy = (center.y() - grid_origin_[1]) * grid_inv_cell_;
-    const double fz = (center.z() - grid_origin_[2]) * grid_inv_cell_;
-    if (fx >= 0.0 && fx < grid_dims_[0] && fy >= 0.0 && fy < grid_dims_[1] && fz >= 0.0 &&
-        fz < grid_dims_[2]) {
-      const std::int64_t cell = static_cast<std::int64_t>(fx) +
-                                static_cast<std::int64_t>(fy) * grid_stride_[0] +
-                                static_cast<std::int64_t>(fz) * grid_stride_[1];
-      const std::uint32_t begin = grid_cells_[cell], end = grid_cells_[cell + 1];
-      if (begin == end) return Contact{};
-      return CollideList(center, radius, grid_candidates_.data() + begin,
-                         grid_candidates_.data() + end);
-    }
-  }
-  return CollideBvh(center, radius);
+  const std::int64_t cell = GridCell(center, radius);
+  if (cell < 0) return CollideBvh(center, radius);
+  const std::uint32_t begin = grid_cells_[cell], end = grid_cells_[cell + 1];
+  if (begin == end) return Contact{};  // most of the arena: nothing within kGridRadius
+  return CollideList(center, radius, grid_candidates_.data() + begin,
+                     grid_candidates_.data() + end);
+}
+
+int Arena::GridListSize(const Vector3d& center, double radius) const {
+  const std::int64_t cell = GridCell(center, radius);
+  return cell < 0 ? -1 : static_cast<int>(grid_cells_[cell + 1] - grid_cells_[cell]);
 }
 
 Contact Arena::CollideList(const Vector3d& center, double radius, const std::uint32_t* begin,

@@ -78,6 +78,9 @@ class Arena {
   Contact Collide(const Eigen::Vector3d& center, double radius) const;
   // Same answer, bit for bit, through the BVH alone (reference for tests and benchmarks).
   Contact CollideBvh(const Eigen::Vector3d& center, double radius) const;
+  // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
+  // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
+  int GridListSize(const Eigen::Vector3d& center, double radius) const;
   // Same answer from testing every triangle (reference for tests and benchmarks).
   Contact CollideNaive(const Eigen::Vector3d& center, double radius) const;
 
@@ -124,6 +127,19 @@ class Arena {
   // Adds the listed triangles of leaf entries [begin, end) touching the sphere, see Collide.
   Contact CollideList(const Eigen::Vector3d& center, double radius, const std::uint32_t* begin,
                       const std::uint32_t* end) const;
+  // Index of the grid cell answering the query, or -1 (see GridListSize).
+  std::int64_t GridCell(const Eigen::Vector3d& center, double radius) const {
+    // False for a NaN centre or radius.
+    if (!(radius <= kGridRadius && radius >= 0.0) || grid_cells_.empty()) return -1;
+    const double fx = (center.x() - grid_origin_[0]) * grid_inv_cell_;
+    const double fy = (center.y() - grid_origin_[1]) * grid_inv_cell_;
+    const double fz = (center.z() - grid_origin_[2]) * grid_inv_cell_;
+    if (!(fx >= 0.0 && fx < grid_dims_[0] && fy >= 0.0 && fy < grid_dims_[1] && fz >= 0.0 &&
+          fz < grid_dims_[2]))
+      return -1;
+    return static_cast<std::int64_t>(fx) + static_cast<std::int64_t>(fy) * grid_stride_[0] +
+           static_cast<std::int64_t>(fz) * grid_stride_[1];
+  }
 
   std::vector<Triangle> triangles_;
   std::vector<Node> nodes_;
