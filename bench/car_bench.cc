@@ -39,7 +39,9 @@ const Scene& GetScene() {
     s.ground = GroundCoeffs<double>::FromArray(GroundLayout().defaults.data());
     std::mt19937_64 rng(kSeed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    auto random_vec = [&](double scale) { return Vec3<double>(u(rng), u(rng), u(rng)) * scale; };
+    auto random_vec = [&](double scale) -> Vec3<double> {
+      return Vec3<double>(u(rng), u(rng), u(rng)) * scale;
+    };
     for (int i = 0; i < kStarts; ++i) {
       // In the air: anywhere, any orientation, speed and spin below the caps.
       CarState<double> a;

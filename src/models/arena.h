@@ -43,7 +43,7 @@ struct Contact {
 // triangles, in the order the BVH visits them, with the same float plane cull and the same
 // double contact: Collide returns bit for bit what CollideBvh returns. Spheres outside the grid
 // or larger than kGridRadius go to the BVH. A mesh whose grid would exceed kGridMaxCells cells
-// (e.g. a floor 10^5 uu wide) has no grid. Pitch: 2.15 M cells, 19.9 MB (bench/README.md).
+// (e.g. a floor 10^5 uu wide) has no grid. Pitch: 0.91 M cells, 9.1 MB (bench/README.md).
 //
 // The BVH: a binary tree split by surface area (SAH), leaves of up to 4 triangles, collapsed
 // into 4-wide nodes of 128 bytes (float boxes of the four children, structure of arrays) laid
@@ -69,7 +69,7 @@ class Arena {
   // (100) plus the contact margin (0.3) and ClosestFeatureNormal's pad (1), with room.
   static constexpr double kGridRadius = 101.5;
   // Edge of a grid cell, uu: smaller cells list fewer triangles but take more memory.
-  static constexpr double kGridCellUu = 48.0;
+  static constexpr double kGridCellUu = 64.0;
   // Most cells a grid may have (4 bytes each); beyond it the mesh has no grid.
   static constexpr std::int64_t kGridMaxCells = 8 << 20;
 
