@@ -500,11 +500,14 @@ TEST_CASE("a query outside the grid, too large for it or not finite falls back t
 }
 
 TEST_CASE("a mesh too large for the grid has none and still answers") {
+  // kGridMinTriangles copies of a floor triangle 2 x 10^5 uu wide: too many cells.
   constexpr float kFar = 1.0e5f;
-  std::vector<Triangle> t(1);
-  t[0].p[0] = {-kFar, -kFar, 0.0f};
-  t[0].p[1] = {kFar, -kFar, 0.0f};
-  t[0].p[2] = {0.0f, kFar, 0.0f};
+  std::vector<Triangle> t(Arena::kGridMinTriangles);
+  for (Triangle& triangle : t) {
+    triangle.p[0] = {-kFar, -kFar, 0.0f};
+    triangle.p[1] = {kFar, -kFar, 0.0f};
+    triangle.p[2] = {0.0f, kFar, 0.0f};
+  }
   const Arena arena(t);
   CHECK(arena.grid_cells() == 0);
   const Contact c = arena.Collide(Vector3d(0, 0, 90), 92.75);

@@ -340,7 +340,7 @@ void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
   const int n = static_cast<int>(planes_.size());
-  if (n == 0) return;
+  if (n < kGridMinTriangles) return;
 
   // Leaf entries in the order CollideBvh visits them: a node's leaf children (k ascending),
   // then its inner children's subtrees (k descending, the last pushed is popped first).

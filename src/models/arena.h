@@ -44,7 +44,7 @@ struct Contact {
 // triangles, in the order the BVH visits them, with the same float plane cull and the same
 // double contact: Collide returns bit for bit what CollideBvh returns. Spheres outside the grid
 // or larger than kGridRadius go to the BVH. A mesh whose grid would exceed kGridMaxCells cells
-// (e.g. a floor 10^5 uu wide) has no grid. Pitch: 0.91 M cells, 9.1 MB (bench/README.md).
+// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid. Pitch: 0.91 M cells, 9.1 MB (bench/README.md).
 //
 // The BVH: a binary tree split by surface area (SAH), leaves of up to 4 triangles, collapsed
 // into 4-wide nodes of 128 bytes (float boxes of the four children, structure of arrays) laid
@@ -73,6 +73,9 @@ class Arena {
   static constexpr double kGridCellUu = 64.0;
   // Most cells a grid may have (4 bytes each); beyond it the mesh has no grid.
   static constexpr std::int64_t kGridMaxCells = 8 << 20;
+  // Fewest triangles for a grid: a smaller mesh (the tests' floors) is answered as fast by its
+  // BVH, and its grid would cost more to build than it saves.
+  static constexpr int kGridMinTriangles = 64;
 
   // Contact of a sphere with the mesh, through the grid, else the BVH. A centre or radius that
   // is not finite (or beyond 1e30 uu), or a negative radius, gives no hit.
