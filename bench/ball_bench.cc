@@ -1,9 +1,13 @@
-// Benchmarks of the ball model with arena collision: one 120 Hz step over the states of
-// 6 s predictions started from recorded ball episodes, and a whole 6 s prediction.
-// `--callgrind_steps=N` instead runs N steps for instruction counts under callgrind.
+// Benchmarks of the ball model with arena collision: one 120 Hz step of real predictions (each
+// step feeds the next) from random in-arena starts, a whole 6 s prediction from those starts and
+// from recorded first rows, and (for comparison with earlier figures) one step over a
+// precomputed list of prediction states. `--callgrind_steps=N` instead runs N steps of the
+// chained predictions for instruction counts under callgrind (`--callgrind_list_steps=N`: the
+// precomputed list).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,13 +23,43 @@ namespace {
 constexpr double kTickS = 1.0 / 120.0;
 constexpr int kTicks6s = 720;
 constexpr int kStarts = 64;  // recorded episodes the predictions start from
+constexpr int kRandomStarts = 256;
+constexpr unsigned kSeed = 20261123;
 
 struct Scene {
   const Arena* arena = nullptr;
   BallCoeffs<double> coeffs;
   std::vector<BallState<double>> starts;  // first rows of recorded episodes
   std::vector<BallState<double>> states;  // every tick of their 6 s predictions
+  std::vector<BallState<double>> random_starts;  // random in-arena starts, see RandomStarts
+  double contact_fraction = 0.0;  // of the ticks of the random-start predictions
 };
+
+// Starts uniform in the mesh's bounding box, kept when Arena::Contains puts the centre inside
+// the arena and the ball touches nothing; velocity uniform in [-2000, 2000]^3 uu/s, angular
+// velocity in [-3, 3]^3 rad/s. Fixed seed. Predictions from them fall, bounce off floor, walls
+// and ceiling, and roll.
+std::vector<BallState<double>> RandomStarts(const Arena& arena, const BallCoeffs<double>& c) {
+  Eigen::Vector3f lo = arena.triangles()[0].p[0], hi = lo;
+  for (const Triangle& t : arena.triangles())
+    for (const auto& p : t.p) {
+      lo = lo.cwiseMin(p);
+      hi = hi.cwiseMax(p);
+    }
+  std::mt19937_64 rng(kSeed);
+  std::uniform_real_distribution<double> u(0.0, 1.0), sym(-1.0, 1.0);
+  std::vector<BallState<double>> starts;
+  while (static_cast<int>(starts.size()) < kRandomStarts) {
+    BallState<double> b;
+    b.x = Eigen::Vector3d(lo.x() + u(rng) * (hi.x() - lo.x()), lo.y() + u(rng) * (hi.y() - lo.y()),
+                          lo.z() + u(rng) * (hi.z() - lo.z()));
+    b.v = Eigen::Vector3d(sym(rng), sym(rng), sym(rng)) * 2000.0;
+    b.omega = Eigen::Vector3d(sym(rng), sym(rng), sym(rng)) * 3.0;
+    if (arena.Contains(b.x) && !arena.Collide(b.x, c.contact_radius + c.contact_margin).hit)
+      starts.push_back(b);
+  }
+  return starts;
+}
 
 const Scene& GetScene() {
   static const Scene scene = [] {
@@ -39,6 +73,16 @@ const Scene& GetScene() {
         ExpandRecordingPaths({root + "/ball_trajectories"});
     for (int i = 0; i < kStarts && i < static_cast<int>(files.size()); ++i)
       s.starts.push_back(BallState<double>::FromSample(ReadRecording(files[i]).front().rows[0]));
+    s.random_starts = RandomStarts(*s.arena, s.coeffs);
+    long contacts = 0;
+    for (const BallState<double>& start : s.random_starts) {
+      BallState<double> b = start;
+      for (int t = 0; t < kTicks6s; ++t) {
+        contacts += s.arena->Collide(b.x, s.coeffs.contact_radius + s.coeffs.contact_margin).hit;
+        b = StepBall(s.coeffs, b, kTickS, *s.arena);
+      }
+    }
+    s.contact_fraction = static_cast<double>(contacts) / (kRandomStarts * kTicks6s);
     for (const BallState<double>& start : s.starts) {
       BallState<double> b = start;
       for (int t = 0; t < kTicks6s; ++t) {
@@ -51,22 +95,43 @@ const Scene& GetScene() {
   return scene;
 }
 
-// One step with collision, cycling through the states of the predictions (airborne,
-// bouncing and rolling in the proportions real episodes have).
+// One step with collision in a real prediction: each step feeds the next, and the chain
+// restarts from the next random start every 720 ticks (6 s).
 void BM_BallStep(benchmark::State& state) {
   const Scene& s = GetScene();
-  std::size_t i = 0;
+  BallState<double> b = s.random_starts[0];
+  int tick = 0;
+  std::size_t start = 0;
   for (auto _ : state) {
-    BallState<double> next = StepBall(s.coeffs, s.states[i], kTickS, *s.arena);
-    benchmark::DoNotOptimize(next);
-    if (++i == s.states.size()) i = 0;
+    b = StepBall(s.coeffs, b, kTickS, *s.arena);
+    benchmark::DoNotOptimize(b);
+    if (++tick == kTicks6s) {
+      tick = 0;
+      if (++start == s.random_starts.size()) start = 0;
+      b = s.random_starts[start];
+    }
   }
   state.SetItemsProcessed(state.iterations());
+  state.counters["contact_fraction"] = s.contact_fraction;
 }
 BENCHMARK(BM_BallStep);
 
-// A 6 s prediction (720 ticks) from a recorded first row.
+// A 6 s prediction (720 ticks) from a random in-arena start.
 void BM_Prediction6s(benchmark::State& state) {
+  const Scene& s = GetScene();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    BallState<double> b = s.random_starts[i];
+    for (int t = 0; t < kTicks6s; ++t) b = StepBall(s.coeffs, b, kTickS, *s.arena);
+    benchmark::DoNotOptimize(b);
+    if (++i == s.random_starts.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations() * kTicks6s);
+}
+BENCHMARK(BM_Prediction6s)->Unit(benchmark::kMicrosecond);
+
+// A 6 s prediction from a recorded first row (mostly slow balls near the floor).
+void BM_Prediction6sRecorded(benchmark::State& state) {
   const Scene& s = GetScene();
   std::size_t i = 0;
   for (auto _ : state) {
@@ -77,7 +142,21 @@ void BM_Prediction6s(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kTicks6s);
 }
-BENCHMARK(BM_Prediction6s)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prediction6sRecorded)->Unit(benchmark::kMicrosecond);
+
+// The earlier figure: one step from each state of the recorded-start predictions in turn (no
+// step depends on the one before, so it is easier than a real prediction).
+void BM_BallStepList(benchmark::State& state) {
+  const Scene& s = GetScene();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    BallState<double> next = StepBall(s.coeffs, s.states[i], kTickS, *s.arena);
+    benchmark::DoNotOptimize(next);
+    if (++i == s.states.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BallStepList);
 
 }  // namespace
 }  // namespace rlfit
@@ -87,16 +166,35 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--callgrind_steps=", 18) == 0) {
       const long n = std::atol(argv[i] + 18);
       const auto& s = rlfit::GetScene();
+      rlfit::BallState<double> b = s.random_starts[0];
+      double sink = 0.0;
+      std::size_t start = 0;
+      for (long k = 0, tick = 0; k < n; ++k) {
+        b = rlfit::StepBall(s.coeffs, b, rlfit::kTickS, *s.arena);
+        if (++tick == rlfit::kTicks6s) {
+          sink += b.x.z();
+          tick = 0;
+          if (++start == s.random_starts.size()) start = 0;
+          b = s.random_starts[start];
+        }
+      }
+      std::printf("%ld steps, checksum %.17g\n", n, sink + b.x.z());
+      return 0;
+    }
+    if (std::strncmp(argv[i], "--callgrind_list_steps=", 23) == 0) {
+      const long n = std::atol(argv[i] + 23);
+      const auto& s = rlfit::GetScene();
       double sink = 0.0;
       for (long k = 0; k < n; ++k)
         sink += rlfit::StepBall(s.coeffs, s.states[k % s.states.size()], rlfit::kTickS, *s.arena)
                     .x.z();
-      std::printf("%ld steps, checksum %g\n", n, sink);
+      std::printf("%ld steps, checksum %.17g\n", n, sink);
       return 0;
     }
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  rlfit::GetScene();  // load, sample and predict before timing
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

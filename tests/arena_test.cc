@@ -374,7 +374,7 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
         center = q + 1.2 * radius * u(rng) * dir;
       }
     }
-    const Contact bvh = arena.Collide(center, radius);
+    const Contact bvh = arena.CollideBvh(center, radius);
     const Contact naive = arena.CollideNaive(center, radius);
     hits += naive.hit;
     multi += naive.triangles > 1;
@@ -395,6 +395,124 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
   // The mix must exercise contacts: about half of the spheres are placed at a surface.
   CHECK(hits > kSpheres / 3);
   CHECK(multi > kSpheres / 10);
+}
+
+TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  REQUIRE(arena.grid_cells() > 0);
+  // The pitch's grid stays modest (bench/README.md: 9.1 MB).
+  CHECK(arena.grid_bytes() < 50 * 1000 * 1000);
+  const auto& triangles = arena.triangles();
+  std::mt19937_64 rng(20261123);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+
+  constexpr int kSpheres = testing::kSanitized ? 20000 : 200000;
+  int hits = 0, multi = 0, mismatches = 0;
+  for (int k = 0; k < kSpheres; ++k) {
+    // Mostly radii the grid answers (the ball's, the grid's largest, any below it); one in
+    // eight larger, which the BVH answers.
+    double radius;
+    switch (k % 8) {
+      case 0: radius = kBallRadius; break;
+      case 1: radius = kRestRadius + 0.3 + 1.0; break;  // ClosestFeatureNormal's probes
+      case 2: radius = Arena::kGridRadius; break;
+      case 3: radius = 150.0 * u(rng); break;
+      case 4: radius = Arena::kGridRadius + 50.0 * u(rng); break;
+      default: radius = 80.0 + 21.5 * u(rng); break;
+    }
+    Vector3d center;
+    const int where = (k / 8) % 4;
+    if (where == 0) {
+      center = SampleInside(arena, rng);
+    } else {
+      // At a random point of a random triangle's face (where 1), edge (2, the seams between
+      // facets) or vertex (3), then along the normal (face) or a random direction at the radius
+      // +- 2 uu: touching, just missing, or between neighbouring facets.
+      const Triangle& t = triangles[pick(rng)];
+      const Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
+                     p2 = t.p[2].cast<double>();
+      Vector3d q;
+      if (where == 1) {
+        double a = u(rng), b = u(rng);
+        if (a + b > 1.0) {
+          a = 1.0 - a;
+          b = 1.0 - b;
+        }
+        q = p0 + a * (p1 - p0) + b * (p2 - p0);
+      } else if (where == 2) {
+        q = p0 + u(rng) * (p1 - p0);
+      } else {
+        q = p2;
+      }
+      const Vector3d dir = where == 1 && k % 3 == 0
+                               ? FaceNormal(t)
+                               : Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      center = q + (radius + 4.0 * u(rng) - 2.0) * dir;
+    }
+    const Contact grid = arena.Collide(center, radius);
+    const Contact bvh = arena.CollideBvh(center, radius);
+    hits += bvh.hit;
+    multi += bvh.triangles > 1;
+    // The same triangles in the same order through the same double routine: every field is
+    // bit for bit the same.
+    const bool same = grid.hit == bvh.hit && grid.triangles == bvh.triangles &&
+                      grid.penetration == bvh.penetration && grid.normal == bvh.normal;
+    if (!same && ++mismatches <= 5)
+      MESSAGE("sphere " << k << " at " << center.transpose() << " r " << radius << ": grid "
+                        << grid.hit << "/" << grid.triangles << "/" << grid.penetration
+                        << ", bvh " << bvh.hit << "/" << bvh.triangles << "/" << bvh.penetration
+                        << ", normal difference " << (grid.normal - bvh.normal).norm());
+  }
+  MESSAGE(hits << " of " << kSpheres << " spheres touch the mesh, " << multi
+               << " touch several triangles");
+  CHECK(mismatches == 0);
+  CHECK(hits > kSpheres / 3);
+  CHECK(multi > kSpheres / 10);
+}
+
+TEST_CASE("a query outside the grid, too large for it or not finite falls back to the BVH") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  // Far outside the grid, a sphere that reaches back into the arena: hits, through the BVH.
+  const Contact big = arena.Collide(Vector3d(0, 0, 3000), 1000.0);
+  CHECK(big.hit);
+  CHECK(big.penetration == arena.CollideBvh(Vector3d(0, 0, 3000), 1000.0).penetration);
+  CHECK_FALSE(arena.Collide(Vector3d(0, 0, 1.0e6), kBallRadius).hit);
+  CHECK_FALSE(arena.Collide(Vector3d(nan, 0, 50), kBallRadius).hit);
+  CHECK_FALSE(arena.Collide(Vector3d(0, 0, 50), nan).hit);
+  CHECK_FALSE(arena.Collide(Vector3d(0, 0, 50), -1.0).hit);
+  CHECK_FALSE(arena.Collide(Vector3d(inf, 0, 50), kBallRadius).hit);
+  // On the floor, in the grid: the same answer as the BVH.
+  const Contact floor = arena.Collide(Vector3d(10, 20, 80), kBallRadius);
+  CHECK(floor.hit);
+  CHECK(floor.normal == arena.CollideBvh(Vector3d(10, 20, 80), kBallRadius).normal);
+}
+
+TEST_CASE("a mesh too large for the grid has none and still answers") {
+  // kGridMinTriangles copies of a floor triangle 2 x 10^5 uu wide: too many cells.
+  constexpr float kFar = 1.0e5f;
+  std::vector<Triangle> t(Arena::kGridMinTriangles);
+  for (Triangle& triangle : t) {
+    triangle.p[0] = {-kFar, -kFar, 0.0f};
+    triangle.p[1] = {kFar, -kFar, 0.0f};
+    triangle.p[2] = {0.0f, kFar, 0.0f};
+  }
+  const Arena arena(t);
+  CHECK(arena.grid_cells() == 0);
+  const Contact c = arena.Collide(Vector3d(0, 0, 90), 92.75);
+  CHECK(c.hit);
+  CHECK(c.penetration == doctest::Approx(2.75).epsilon(1e-12));
 }
 
 TEST_CASE("Contains tells the arena from the space around it") {

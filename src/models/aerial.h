@@ -127,9 +127,10 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
   // capped angular velocity says (README "Orientation update").
   const Vec3<T> omega_uncapped = s.omega + s.theta * tau_body * dt;
   next.omega = ClampNorm<T>(omega_uncapped, c.max_omega);
-  const Vec3<T> omega_rot =
-      (rotate_with_new_omega ? omega_uncapped : Vec3<T>(T(0.5) * (s.omega + omega_uncapped))) +
-      EulerRateDrift(c.drift, s.theta);
+  Vec3<T> omega_rot =
+      rotate_with_new_omega ? omega_uncapped : Vec3<T>(T(0.5) * (s.omega + omega_uncapped));
+  // No drift (the default) adds nothing: skip it (for double; a Jet carries derivatives).
+  if (!IsExactlyZero(c.drift)) omega_rot += EulerRateDrift(c.drift, s.theta);
   next.theta = ExpSo3<T>(omega_rot * dt) * s.theta;
 
   // Boost implies full throttle in the air; both push along the nose. u.boost is the fraction

@@ -334,6 +334,108 @@ void Arena::Build() {
   RLFIT_CHECK(max_depth <= kMaxDepth, "BVH deeper than the traversal stack allows");
 }
 
+// --- grid construction -------------------------------------------------------------------
+
+void Arena::BuildGrid() {
+  grid_cells_.clear();
+  grid_candidates_.clear();
+  const int n = static_cast<int>(planes_.size());
+  if (n < kGridMinTriangles) return;
+
+  // Leaf entries in the order CollideBvh visits them: a node's leaf children (k ascending),
+  // then its inner children's subtrees (k descending, the last pushed is popped first).
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  auto visit = [&](auto&& self, std::uint32_t index) -> void {
+    const Node& node = nodes_[index];
+    for (int k = 0; k < 4; ++k)
+      for (std::uint32_t t = node.index[k]; t < node.index[k] + node.count[k]; ++t)
+        order.push_back(t);
+    for (int k = 3; k >= 0; --k)
+      if (node.count[k] == 0 && node.lo[0][k] <= node.hi[0][k]) self(self, node.index[k]);
+  };
+  visit(visit, 0);
+  RLFIT_CHECK(static_cast<int>(order.size()) == n, "BVH visit order misses leaf entries");
+
+  // Box of the mesh grown by the grid radius.
+  Vector3d lo = Vector3d::Constant(std::numeric_limits<double>::infinity());
+  Vector3d hi = -lo;
+  for (const LeafVertices& v : leaf_vertices_)
+    for (const auto& p : v.p)
+      for (int axis = 0; axis < 3; ++axis) {
+        lo[axis] = std::min(lo[axis], p[axis]);
+        hi[axis] = std::max(hi[axis], p[axis]);
+      }
+  lo.array() -= kGridRadius;
+  hi.array() += kGridRadius;
+  std::int64_t dims[3];
+  std::int64_t cells = 1;
+  for (int axis = 0; axis < 3; ++axis) {
+    dims[axis] = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(std::ceil((hi[axis] - lo[axis]) / kGridCellUu)));
+    cells *= dims[axis];
+    if (cells > kGridMaxCells) return;  // too large a mesh: BVH only
+  }
+  // Slack of the candidate tests, uu: far above the rounding of the query's cell index and of
+  // the double contact test at these magnitudes (1e-12 uu), so no touching triangle is missed.
+  const double extent = std::max(std::abs(lo.x()), std::abs(hi.x())) +
+                        std::max(std::abs(lo.y()), std::abs(hi.y())) +
+                        std::max(std::abs(lo.z()), std::abs(hi.z())) + kGridRadius;
+  const double slack = 1e-3 + 1e-5 * extent;
+  const double half = 0.5 * kGridCellUu;
+  const double half_diagonal = half * std::sqrt(3.0);
+  const double reach = kGridRadius + slack;
+
+  // (cell, leaf entry) pairs, triangles in visit order. A triangle is listed in a cell when
+  // both necessary conditions for a point of the cell within kGridRadius of it hold: its plane
+  // comes within reach of the cell's box, and the triangle within reach + half diagonal of the
+  // cell's centre.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (const std::uint32_t t : order) {
+    const auto& v = leaf_vertices_[t].p;
+    const Vector3d a(v[0][0], v[0][1], v[0][2]), b(v[1][0], v[1][1], v[1][2]),
+        c(v[2][0], v[2][1], v[2][2]);
+    const Vector3d normal = (b - a).cross(c - a).normalized();
+    const double box_reach = half * normal.cwiseAbs().sum();
+    std::int64_t first[3], last[3];
+    for (int axis = 0; axis < 3; ++axis) {
+      const double tlo = std::min({a[axis], b[axis], c[axis]}) - reach - lo[axis];
+      const double thi = std::max({a[axis], b[axis], c[axis]}) + reach - lo[axis];
+      first[axis] = std::clamp<std::int64_t>(
+          static_cast<std::int64_t>(std::floor(tlo / kGridCellUu)), 0, dims[axis] - 1);
+      last[axis] = std::clamp<std::int64_t>(
+          static_cast<std::int64_t>(std::floor(thi / kGridCellUu)), 0, dims[axis] - 1);
+    }
+    for (std::int64_t k = first[2]; k <= last[2]; ++k)
+      for (std::int64_t j = first[1]; j <= last[1]; ++j)
+        for (std::int64_t i = first[0]; i <= last[0]; ++i) {
+          const Vector3d center = lo + kGridCellUu * Vector3d(i + 0.5, j + 0.5, k + 0.5);
+          if (std::abs(normal.dot(center - a)) - box_reach > reach) continue;
+          const Vector3d q = ClosestPointOnTriangle(center, a, b, c);
+          if ((center - q).norm() > reach + half_diagonal) continue;
+          pairs.emplace_back(static_cast<std::uint32_t>(i + dims[0] * (j + dims[1] * k)), t);
+        }
+    if (static_cast<std::int64_t>(pairs.size()) > 4 * kGridMaxCells) return;  // BVH only
+  }
+
+  // Counting sort by cell, stable: each cell's list stays in visit order.
+  grid_cells_.assign(static_cast<std::size_t>(cells) + 1, 0);
+  for (const auto& pair : pairs) ++grid_cells_[pair.first + 1];
+  for (std::int64_t cell = 0; cell < cells; ++cell) grid_cells_[cell + 1] += grid_cells_[cell];
+  grid_candidates_.resize(pairs.size());
+  std::vector<std::uint32_t> cursor(grid_cells_.begin(), grid_cells_.end() - 1);
+  for (const auto& pair : pairs) grid_candidates_[cursor[pair.first]++] = pair.second;
+
+  for (int axis = 0; axis < 3; ++axis) {
+    grid_origin_[axis] = lo[axis];
+    grid_dims_[axis] = static_cast<double>(dims[axis]);
+  }
+  grid_inv_cell_ = 1.0 / kGridCellUu;
+  grid_stride_[0] = dims[0];
+  grid_stride_[1] = dims[0] * dims[1];
+  grid_margin_ = static_cast<float>(slack);
+}
+
 namespace {
 
 // --- loading -----------------------------------------------------------------------------
@@ -416,6 +518,7 @@ Arena Arena::Load(const std::string& path) {
 Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles)) {
   CheckTriangles(triangles_, "triangle list");
   Build();
+  BuildGrid();
 }
 
 // --- queries -----------------------------------------------------------------------------
@@ -481,7 +584,7 @@ inline int LowestBit(int mask) {
 
 }  // namespace
 
-Contact Arena::Collide(const Vector3d& center, double radius) const {
+Contact Arena::CollideBvh(const Vector3d& center, double radius) const {
   const double extent = QueryExtent(center, radius);
   if (nodes_.empty() || !ValidQuery(extent, radius)) return Contact{};
   ContactSum sum(center, radius);
@@ -517,6 +620,40 @@ Contact Arena::Collide(const Vector3d& center, double radius) const {
     }
     if (top == 0) break;
     n = stack[--top];
+  }
+  return sum.Finish();
+}
+
+Contact Arena::Collide(const Vector3d& center, double radius) const {
+  const std::int64_t cell = GridCell(center, radius);
+  if (cell < 0) return CollideBvh(center, radius);
+  const std::uint32_t begin = grid_cells_[cell], end = grid_cells_[cell + 1];
+  if (begin == end) return Contact{};  // most of the arena: nothing within kGridRadius
+  return CollideList(center, radius, grid_candidates_.data() + begin,
+                     grid_candidates_.data() + end);
+}
+
+int Arena::GridListSize(const Vector3d& center, double radius) const {
+  const std::int64_t cell = GridCell(center, radius);
+  return cell < 0 ? -1 : static_cast<int>(grid_cells_[cell + 1] - grid_cells_[cell]);
+}
+
+Contact Arena::CollideList(const Vector3d& center, double radius, const std::uint32_t* begin,
+                           const std::uint32_t* end) const {
+  ContactSum sum(center, radius);
+  // The same float plane cull as CollideBvh, with one margin for every sphere in the grid.
+  const float cx = static_cast<float>(center.x());
+  const float cy = static_cast<float>(center.y());
+  const float cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(radius) + grid_margin_;
+  for (const std::uint32_t* it = begin; it != end; ++it) {
+    const std::uint32_t t = *it;
+    const Plane& p = planes_[t];
+    const float s = p.normal[0] * cx + p.normal[1] * cy + p.normal[2] * cz - p.offset;
+    if (std::abs(s) > r) continue;
+    const auto& v = leaf_vertices_[t].p;
+    sum.Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
+            Vector3d(v[2][0], v[2][1], v[2][2]));
   }
   return sum.Finish();
 }

@@ -189,7 +189,7 @@ BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s
   BallState<T> next;
   Vec3<T> v = s.v;
   v(2) += T(c.gravity_z) * dt;
-  v *= exp(c.drag * dt);
+  v *= RepeatedExp<2>(T(c.drag * dt));
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
 
