@@ -20,6 +20,21 @@ struct CarInputs {
   bool jump = false;
   bool boost = false;
   bool handbrake = false;
+
+  // From the eight values in the recordings' column order: throttle, steer, pitch, yaw, roll,
+  // jump, boost, handbrake (the last three pressed when nonzero).
+  static CarInputs FromColumns(const double* u) {
+    CarInputs in;
+    in.throttle = u[0];
+    in.steer = u[1];
+    in.pitch = u[2];
+    in.yaw = u[3];
+    in.roll = u[4];
+    in.jump = u[5] != 0.0;
+    in.boost = u[6] != 0.0;
+    in.handbrake = u[7] != 0.0;
+    return in;
+  }
 };
 
 // One recorded row, in SI-like game units: uu, uu/s, rad/s, all in the world frame.

@@ -193,14 +193,7 @@ Sample SampleFromCells(const double* c, const Layout& layout, int source_row) {
   s.double_jumped = c[14] != 0.0;
   s.on_ground = c[15] != 0.0;
   s.boost_amount = c[16];
-  s.input.throttle = c[17];
-  s.input.steer = c[18];
-  s.input.pitch = c[19];
-  s.input.yaw = c[20];
-  s.input.roll = c[21];
-  s.input.jump = c[22] != 0.0;
-  s.input.boost = c[23] != 0.0;
-  s.input.handbrake = c[24] != 0.0;
+  s.input = CarInputs::FromColumns(&c[17]);
   return s;
 }
 

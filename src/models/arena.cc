@@ -109,6 +109,19 @@ class ContactSum {
   int count_ = 0;
 };
 
+// The leaf test shared by CollideBvh and CollideList: the float plane cull of the sphere
+// (centre c, radius r grown by the caller's margin), then the exact test of the triangle.
+template <class PlaneT, class VerticesT>
+inline void AddLeafTriangle(const PlaneT& plane, const VerticesT& vertices, float cx, float cy,
+                            float cz, float r, ContactSum* sum) {
+  const float s =
+      plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
+  if (std::abs(s) > r) return;
+  const auto& v = vertices.p;
+  sum->Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
+           Vector3d(v[2][0], v[2][1], v[2][2]));
+}
+
 // Largest |x| + |y| + |z| + radius of a query, uu. Beyond it, for a NaN or infinity, or for a
 // negative radius, a query touches nothing (this keeps the BVH's float conversions defined).
 constexpr double kMaxQueryExtent = 1e30;
@@ -610,12 +623,7 @@ Contact Arena::CollideBvh(const Vector3d& center, double radius) const {
         continue;
       }
       for (std::uint32_t t = node.index[k], e = t + node.count[k]; t < e; ++t) {
-        const Plane& p = planes_[t];
-        const float s = p.normal[0] * cx + p.normal[1] * cy + p.normal[2] * cz - p.offset;
-        if (std::abs(s) > r) continue;
-        const auto& v = leaf_vertices_[t].p;
-        sum.Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
-                Vector3d(v[2][0], v[2][1], v[2][2]));
+        AddLeafTriangle(planes_[t], leaf_vertices_[t], cx, cy, cz, r, &sum);
       }
     }
     if (top == 0) break;
@@ -647,13 +655,7 @@ Contact Arena::CollideList(const Vector3d& center, double radius, const std::uin
   const float cz = static_cast<float>(center.z());
   const float r = static_cast<float>(radius) + grid_margin_;
   for (const std::uint32_t* it = begin; it != end; ++it) {
-    const std::uint32_t t = *it;
-    const Plane& p = planes_[t];
-    const float s = p.normal[0] * cx + p.normal[1] * cy + p.normal[2] * cz - p.offset;
-    if (std::abs(s) > r) continue;
-    const auto& v = leaf_vertices_[t].p;
-    sum.Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
-            Vector3d(v[2][0], v[2][1], v[2][2]));
+    AddLeafTriangle(planes_[*it], leaf_vertices_[*it], cx, cy, cz, r, &sum);
   }
   return sum.Finish();
 }

@@ -414,14 +414,7 @@ bool ControlRowFromValues(const double values[9], bool timed,
   if (timed && t.t_s < 0.0) return *column = 0, *why = "t_s must not be negative", false;
   if (timed && !previous.empty() && t.t_s <= previous.back().t_s)
     return *column = 0, *why = "t_s does not increase", false;
-  t.input.throttle = v[1];
-  t.input.steer = v[2];
-  t.input.pitch = v[3];
-  t.input.yaw = v[4];
-  t.input.roll = v[5];
-  t.input.jump = v[6] != 0.0;
-  t.input.boost = v[7] != 0.0;
-  t.input.handbrake = v[8] != 0.0;
+  t.input = CarInputs::FromColumns(&v[1]);
   *out = t;
   return true;
 }
