@@ -285,7 +285,8 @@ int DepartureRow(const Episode& ep, int first, const std::vector<PredictedState>
   int run = 0;
   const int n = static_cast<int>(pred.size());
   for (int i = 0; i < n; ++i) {
-    const bool off = IsDiverged(pred[i]) || (pred[i].v - ep.rows[first + i].v).norm() > kDepartureDvUuS;
+    const bool off =
+        IsDiverged(pred[i]) || (pred[i].v - ep.rows[first + i].v).norm() > kDepartureDvUuS;
     run = off ? run + 1 : 0;
     if (run == kDepartureRows || (off && i == n - 1)) return first + i - run + 1;
   }
@@ -931,15 +932,49 @@ void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
 
 namespace {
 
+// Whether the command names exactly one file (SelectCovered refuses it when nothing is covered).
+bool NamesOneFile(const ReplayOptions& options) {
+  return options.paths.size() == 1 &&
+         fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
+}
+
+void WarnSkipped(const ReplayOptions& options, const std::vector<SkippedInput>& skipped,
+                 std::ostream& warnings) {
+  for (const SkippedInput& s : skipped)
+    warnings << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
+}
+
+// The seed coefficients' predictor as the reference (none when the coefficients are the
+// seed's), and what the report says of the coefficients. Returns the reference's owner.
+std::unique_ptr<Predictor> SetUpReference(const ModelInfo& model, const CoeffFile& coeffs,
+                                          const ReplayOptions& options, ReplayExtras* extras) {
+  std::unique_ptr<Predictor> seed;
+  if (options.coeffs_path != kSeedCoeffs) {
+    seed = model.make_predictor(LoadCoefficients(model, kSeedCoeffs), options.data_root);
+    extras->reference = seed.get();
+  }
+  extras->provenance = coeffs.provenance;
+  extras->coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
+  return seed;
+}
+
 // RunReplay without per-row outputs, one recording file at a time: read, classify, replay,
 // keep the per-episode figures, drop the rows. Peak memory is one file plus the figures, not
 // the whole corpus. Two passes over the files: the first classifies every row (kept: one
 // label per row), decides which files are covered (SelectCovered) and which reference every
 // scored episode can be compared with; the second replays. The report is the one
 // ReplayEpisodes gives on all episodes at once (tested).
-ReplayReport StreamReplay(const ModelInfo& model, const ReplayOptions& options,
-                          const ReplayExtras& given_extras, const Predictor& predictor,
-                          const std::vector<std::string>& files, bool single_file) {
+ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) {
+  const ModelInfo& model = FindModel(options.model);
+  const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
+  std::vector<SkippedInput> skipped;
+  const std::vector<std::string> files =
+      RecordingFilesFor(model, options.paths, options.data_root, &skipped);
+  WarnSkipped(options, skipped, warnings);
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
+  ReplayExtras extras;
+  const std::unique_ptr<Predictor> seed = SetUpReference(model, coeffs, options, &extras);
+
   std::vector<Episode> outlines;  // path and name only
   std::vector<std::vector<Regime>> regimes;
   std::vector<bool> shipped_usable;
@@ -968,12 +1003,10 @@ ReplayReport StreamReplay(const ModelInfo& model, const ReplayOptions& options,
     usable[keys[i]] = shipped_usable[i];
     warned[keys[i]] = shipped_warnings[i];
   }
-  std::vector<SkippedInput> skipped;
-  SelectCovered(model.name, &outlines, &regimes, single_file, options.program, std::cerr,
-                &skipped);
-  for (const Episode& ep : outlines) std::cerr << warned[{ep.path, ep.name}];
+  SelectCovered(model.name, &outlines, &regimes, NamesOneFile(options), options.program,
+                warnings, &skipped);
+  for (const Episode& ep : outlines) warnings << warned[{ep.path, ep.name}];
 
-  ReplayExtras extras = given_extras;
   bool all_shipped = true;
   for (std::size_t i = 0; i < outlines.size(); ++i) {
     const auto stretches = CoveredStretches(regimes[i]);
@@ -987,6 +1020,7 @@ ReplayReport StreamReplay(const ModelInfo& model, const ReplayOptions& options,
 
   ReplayOptions quiet = options;
   quiet.quiet = true;
+  quiet.keep_predictions = false;
   ReplayReport report;
   Progress progress("replay " + model.name, static_cast<int>(outlines.size()), options.quiet);
   std::size_t next = 0;  // index into outlines / regimes
@@ -1000,7 +1034,7 @@ ReplayReport StreamReplay(const ModelInfo& model, const ReplayOptions& options,
                   "the same episodes on the second reading of " + file);
       extras.regimes.push_back(std::move(regimes[next++]));
     }
-    ReplayReport part = ReplayEpisodes(episodes, predictor, model, quiet, extras);
+    ReplayReport part = ReplayEpisodes(episodes, *predictor, model, quiet, extras);
     if (report.model.empty()) {
       report = std::move(part);
     } else {
@@ -1023,25 +1057,15 @@ ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
   *coeffs = LoadCoefficients(model, options.coeffs_path);
   std::vector<SkippedInput> skipped;
   *episodes = LoadEpisodesFor(model, options.paths, options.data_root, &skipped);
-  for (const SkippedInput& s : skipped)
-    warnings << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
-  const bool single_file =
-      options.paths.size() == 1 &&
-      fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
+  WarnSkipped(options, skipped, warnings);
   ReplayExtras extras;
   for (const Episode& ep : *episodes)
     extras.regimes.push_back(ClassifyRows(model.name, ep, options.data_root));
-  SelectCovered(model.name, episodes, &extras.regimes, single_file, options.program, warnings,
-                &skipped);
+  SelectCovered(model.name, episodes, &extras.regimes, NamesOneFile(options), options.program,
+                warnings, &skipped);
 
   const std::unique_ptr<Predictor> predictor = model.make_predictor(*coeffs, options.data_root);
-  std::unique_ptr<Predictor> seed;
-  if (options.coeffs_path != kSeedCoeffs) {
-    seed = model.make_predictor(LoadCoefficients(model, kSeedCoeffs), options.data_root);
-    extras.reference = seed.get();
-  }
-  extras.provenance = coeffs->provenance;
-  extras.coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
+  const std::unique_ptr<Predictor> seed = SetUpReference(model, *coeffs, options, &extras);
   ReplayReport report = ReplayEpisodes(*episodes, *predictor, model, options, extras);
   report.skipped = skipped;
   return report;
@@ -1049,30 +1073,7 @@ ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
 
 ReplayReport RunReplay(const ReplayOptions& options, std::ostream& out) {
   if (options.out_dir.empty() && options.stream) {
-    const ModelInfo& model = FindModel(options.model);
-    const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
-    std::vector<SkippedInput> skipped;
-    const std::vector<std::string> files =
-        RecordingFilesFor(model, options.paths, options.data_root, &skipped);
-    for (const SkippedInput& s : skipped)
-      std::cerr << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
-    const bool single_file =
-        options.paths.size() == 1 &&
-        fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
-    const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
-    std::unique_ptr<Predictor> seed;
-    ReplayExtras extras;
-    if (options.coeffs_path != kSeedCoeffs) {
-      seed = model.make_predictor(LoadCoefficients(model, kSeedCoeffs), options.data_root);
-      extras.reference = seed.get();
-    }
-    extras.provenance = coeffs.provenance;
-    extras.coefficients_source = DescribeCoefficients(model.name, options.coeffs_path);
-    ReplayOptions effective = options;
-    effective.keep_predictions = false;
-    ReplayReport report =
-        StreamReplay(model, effective, extras, *predictor, files, single_file);
-    report.skipped.insert(report.skipped.begin(), skipped.begin(), skipped.end());
+    ReplayReport report = StreamReplay(options, std::cerr);
     out << report.Table();
     return report;
   }
