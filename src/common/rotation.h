@@ -55,24 +55,29 @@ inline constexpr double kExpSo3SeriesMaxAngle2 = 0.01;
 // without the square root, sine, cosine and divisions (it may differ from them in the last bit,
 // as libm's own rounding does). The series also keeps derivatives finite at 0 for autodiff.
 template <typename T>
-Mat3<T> ExpSo3(const Vec3<T>& phi) {
+void ExpSo3Coefficients(const T& a2, T* c1, T* c2) {
   using std::cos;
   using std::sin;
   using std::sqrt;
+  if (a2 < T(kExpSo3SeriesMaxAngle2)) {
+    *c1 = T(1) - a2 * (T(1.0 / 6.0) -
+                       a2 * (T(1.0 / 120.0) - a2 * (T(1.0 / 5040.0) - a2 * T(1.0 / 362880.0))));
+    *c2 = T(0.5) - a2 * (T(1.0 / 24.0) -
+                         a2 * (T(1.0 / 720.0) - a2 * (T(1.0 / 40320.0) - a2 * T(1.0 / 3628800.0))));
+  } else {
+    const T a = sqrt(a2);
+    *c1 = sin(a) / a;
+    *c2 = (T(1) - cos(a)) / a2;
+  }
+}
+
+template <typename T>
+Mat3<T> ExpSo3(const Vec3<T>& phi) {
   const T x = phi(0), y = phi(1), z = phi(2);
   const T xx = x * x, yy = y * y, zz = z * z;
   const T a2 = xx + yy + zz;
   T c1, c2;  // sin(a)/a and (1 - cos(a))/a^2
-  if (a2 < T(kExpSo3SeriesMaxAngle2)) {
-    c1 = T(1) - a2 * (T(1.0 / 6.0) -
-                      a2 * (T(1.0 / 120.0) - a2 * (T(1.0 / 5040.0) - a2 * T(1.0 / 362880.0))));
-    c2 = T(0.5) - a2 * (T(1.0 / 24.0) -
-                        a2 * (T(1.0 / 720.0) - a2 * (T(1.0 / 40320.0) - a2 * T(1.0 / 3628800.0))));
-  } else {
-    const T a = sqrt(a2);
-    c1 = sin(a) / a;
-    c2 = (T(1) - cos(a)) / a2;
-  }
+  ExpSo3Coefficients(a2, &c1, &c2);
   const T c2xy = c2 * (x * y), c2xz = c2 * (x * z), c2yz = c2 * (y * z);
   const T c1x = c1 * x, c1y = c1 * y, c1z = c1 * z;
   Mat3<T> r;
@@ -89,27 +94,14 @@ Mat3<T> ExpSo3(const Vec3<T>& phi) {
 }
 
 // ExpSo3((0, 0, angle)) * m, rotating m about the world z axis, without the zero terms: the
-// same coefficients, so the same values as the general product.
+// same coefficients, so the same values as the general product (there x = y = 0 makes
+// r(0, 0) = 1 - c2 a^2 and r(1, 0) = c1 angle exactly).
 template <typename T>
 Mat3<T> RotateAboutZ(const T& angle, const Mat3<T>& m) {
-  using std::cos;
-  using std::sin;
-  using std::sqrt;
   const T a2 = angle * angle;
-  T c, s;  // cos(angle) and sin(angle) as ExpSo3 forms them: 1 - c2 a^2, c1 angle
-  if (a2 < T(kExpSo3SeriesMaxAngle2)) {
-    const T c1 = T(1) - a2 * (T(1.0 / 6.0) - a2 * (T(1.0 / 120.0) -
-                                                   a2 * (T(1.0 / 5040.0) - a2 * T(1.0 / 362880.0))));
-    const T c2 = T(0.5) - a2 * (T(1.0 / 24.0) -
-                                a2 * (T(1.0 / 720.0) -
-                                      a2 * (T(1.0 / 40320.0) - a2 * T(1.0 / 3628800.0))));
-    c = T(1) - c2 * a2;
-    s = c1 * angle;
-  } else {
-    const Mat3<T> r = ExpSo3(Vec3<T>(T(0), T(0), angle));
-    c = r(0, 0);
-    s = r(1, 0);
-  }
+  T c1, c2;
+  ExpSo3Coefficients(a2, &c1, &c2);
+  const T c = T(1) - c2 * a2, s = c1 * angle;  // cos(angle) and sin(angle) as ExpSo3 forms them
   Mat3<T> out;
   out.row(0) = c * m.row(0) - s * m.row(1);
   out.row(1) = s * m.row(0) + c * m.row(1);

@@ -305,7 +305,8 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
   const T steer_kappa = T(u.steer) * GroundCurvature(c, speed_f);
   T target = steer_kappa * v_f;
   if (v_f < T(0)) target *= c.backward_curvature_scale;
-  const T w_z = s.omega(2) + (target - s.omega(2)) * (T(1) - RepeatedExp<0>(T(-c.yaw_rate_response * dt)));
+  const T w_z =
+      s.omega(2) + (target - s.omega(2)) * (T(1) - RepeatedExp<0>(T(-c.yaw_rate_response * dt)));
   next.omega = Vec3<T>(T(0), T(0), w_z);
   const T turn = (rotate_with_new_omega ? w_z : T(0.5) * (s.omega(2) + w_z)) * dt;
   next.theta = RotateAboutZ<T>(turn, s.theta);
@@ -322,7 +323,8 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
     v_fwd = T(u.boost) * boosted + T(1.0 - u.boost) * v_fwd;
   }
   const T v_side_target = c.lateral_lever_arm * w_z;
-  const T v_side = v_side_target + (v_l1 - v_side_target) * RepeatedExp<1>(T(-c.lateral_friction_rate * dt));
+  const T v_side = v_side_target +
+                   (v_l1 - v_side_target) * RepeatedExp<1>(T(-c.lateral_friction_rate * dt));
   Vec3<T> v_plane = ClampNorm<T>(f1 * v_fwd + l1 * v_side, c.max_speed);
 
   // The position moves with the velocity before the step (see the comment above).
