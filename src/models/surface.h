@@ -19,15 +19,26 @@ namespace rlfit {
 // unchanged: the wall model takes them from results/ground/coeffs.json). Flat layout (JSON
 // names in brackets):
 //   block surface [surface_gravity_scale (1): multiplies the along-surface part of gravity;
-//                  wall_lateral_friction_scale (1): the sideways friction rate on a vertical
-//                  surface is lateral_friction_rate times this, blended linearly in |n_z| to
-//                  lateral_friction_rate on the floor or ceiling]
+//                  coast_wall_grip (1): while coasting (throttle released) the tires grip a
+//                  surface of normal n with the factor WallGrip(|n_z|), piecewise linear
+//                  through (0, coast_wall_grip), (0.707, 0.5), (1, 1): the game's
+//                  WallFrictionCurve (Wheel_Friction_Curves.txt, 0.1 at 0) and RocketSim's
+//                  non-sticky friction factor; it scales the sideways friction rate and the
+//                  yaw-rate response (both are the tires' grip). Measured: a car coasting across
+//                  a wall (wall_driving episode 32, rows 0-48) slides sideways at 490-620 uu/s
+//                  and keeps turning nose-up under gravity; with throttle back (row 54) the
+//                  slide is gone within 6 rows;
+//                  surface_follow_rate (1/s): the reported angular velocity of the car turning
+//                  with the surface follows the surface's turn rate with this first-order rate
+//                  (the closest mesh feature turns in jumps of a few degrees where the curves'
+//                  facets meet; the recorded angular velocity turns smoothly)]
 // Not fitted (the recordings never leave a surface, see the members below).
 template <typename T>
 struct SurfaceCoeffs {
-  enum Index { kGravityScale, kWallLateralFrictionScale, kSize };
+  enum Index { kGravityScale, kCoastWallGrip, kFollowRate, kSize };
   T gravity_scale;
-  T wall_lateral_friction_scale;
+  T coast_wall_grip;
+  T follow_rate;
   double gravity_z = game::kGravityZ;  // uu/s^2
   // Sticky force (RocketSim; the game's StickyForce, parameters/car.md): an acceleration
   // sticky_base * |g| into the surface, plus (1 - |n_z|) * |g| more while the car "sticks
@@ -48,7 +59,8 @@ struct SurfaceCoeffs {
   static SurfaceCoeffs FromBlocks(const T* surface) {
     SurfaceCoeffs c;
     c.gravity_scale = surface[0];
-    c.wall_lateral_friction_scale = surface[1];
+    c.coast_wall_grip = surface[1];
+    c.follow_rate = surface[2];
     return c;
   }
   static SurfaceCoeffs FromArray(const T* flat) { return FromBlocks(flat + kGravityScale); }
@@ -56,14 +68,15 @@ struct SurfaceCoeffs {
 
 inline const CoeffLayout& SurfaceLayout() {
   static const CoeffLayout layout{
-      {"surface_gravity_scale", "wall_lateral_friction_scale"},
-      {"1", "1"},
-      {1.0, 1.0},
-      {{"surface", 0, 2}},
+      {"surface_gravity_scale", "coast_wall_grip", "surface_follow_rate"},
+      {"1", "1", "1/s"},
+      {1.0, 0.1, 30.0},
+      {{"surface", 0, 3}},
       // Bounds. Gravity along the surface is the game's gravity: within a factor of 2 either
-      // way it would be another game. The wall's sideways friction: 0 is ice; 10x the
-      // floor's would stop a slide within a tick.
-      {{0.5, 2.0}, {0.0, 10.0}}};
+      // way it would be another game. The coasting grip on a wall: 0 is ice, 1 the floor's
+      // grip (the curve reaches 0.5 at 45 degrees). The follow rate: a time constant between
+      // a tick (120 1/s; 500 is the instantaneous turn) and half a second.
+      {{0.5, 2.0}, {0.0, 1.0}, {2.0, 500.0}}};
   return layout;
 }
 
@@ -123,6 +136,15 @@ Mat3<T> RotationBetween(const Eigen::Vector3d& a, const Eigen::Vector3d& b, Eige
   return ExpSo3<double>(*phi).cast<T>();
 }
 
+// The tires' grip on a surface whose normal has |z component| nz, as a fraction of the floor's,
+// while coasting (see SurfaceCoeffs::coast_wall_grip).
+template <typename T>
+T WallGrip(const SurfaceCoeffs<T>& c, double nz) {
+  constexpr double kMidNz = 0.707, kMidGrip = 0.5;
+  if (nz < kMidNz) return c.coast_wall_grip + (T(kMidGrip) - c.coast_wall_grip) * T(nz / kMidNz);
+  return T(kMidGrip + (1.0 - kMidGrip) * (nz - kMidNz) / (1.0 - kMidNz));
+}
+
 // Acceleration holding the car on a surface of normal n, uu/s^2 (>= 0): the sticky force
 // (see SurfaceCoeffs), with full stick while the throttle is held or the car rolls faster
 // than sticky_full_speed.
@@ -150,16 +172,17 @@ bool StaysOnSurface(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double 
 //      state is returned unchanged (the caller hands it to StepAerial);
 //   2. StepGround in the surface's frame B = (e1, e2, n0) (SurfaceFrame), centred on the point
 //      under the car: heading about n0, forward/sideways speeds with the along-surface part of
-//      gravity_scale * g added (StepGround's plane_accel), sideways friction rate scaled toward
-//      wall_lateral_friction_scale on steep surfaces, centre at rest_height above the plane and
+//      gravity_scale * g added (StepGround's plane_accel), sideways friction rate and yaw-rate
+//      response times WallGrip while coasting, centre at rest_height above the plane and
 //      the reported normal speed rest_reported_vz (as recorded on walls too: median v.n 8.29
 //      uu/s over 3,716 wall rows, 8.28 on the floor). On the floor (n0 = +z) B is the identity:
 //      this is StepGround itself;
 //   3. the car follows the surface: at the new centre the surface has normal n1 and distance
 //      d1; the centre moves along n1 to rest_height above it, and the orientation and velocity
 //      turn with the surface by the smallest rotation Q taking n0 to n1 (so the car keeps its
-//      attitude and speed relative to the surface across a curve); the angular velocity gains
-//      Q's rotation vector / dt (the recorded angular velocity includes that turn).
+//      attitude and speed relative to the surface across a curve); the angular velocity about
+//      the axes in the surface, w_perp (the recorded one includes the turn with the surface),
+//      relaxes toward Q's rotation vector / dt by the factor exp(-follow_rate dt).
 // *on_surface (if given) is false when no surface lies within drive_reach of the new centre
 // or the car does not stay on it (StaysOnSurface).
 template <typename T>
@@ -167,6 +190,7 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
                         const Controls& u, double dt_s, bool rotate_with_new_omega,
                         const Arena& arena, bool* on_surface = nullptr) {
   using std::abs;
+  using std::exp;
   const SurfaceUnder under = FindSurface(arena, ScalarPart(s.x), c.surface_reach);
   if (!under.found) {
     if (on_surface) *on_surface = false;
@@ -183,10 +207,10 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
   local.theta = b.transpose() * s.theta;
   Vec3<T> gravity_local = b.row(2).transpose() * (T(c.gravity_z) * c.gravity_scale);
   GroundCoeffs<T> gs = g;
-  if (n0(2) < 1.0) {
-    const T steep(1.0 - abs(n0(2)));
-    gs.lateral_friction_rate =
-        g.lateral_friction_rate * (T(1) + (c.wall_lateral_friction_scale - T(1)) * steep);
+  if (std::abs(u.throttle) < g.throttle_deadzone && std::abs(n0(2)) < 1.0) {
+    const T grip = WallGrip(c, std::abs(n0(2)));
+    gs.lateral_friction_rate = g.lateral_friction_rate * grip;
+    gs.yaw_rate_response = g.yaw_rate_response * grip;
   }
   const CarState<T> stepped =
       StepGround(gs, local, u, dt_s, rotate_with_new_omega, gravity_local);
@@ -207,7 +231,13 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
     if (!phi.isZero(0.0)) {
       next.theta = q * next.theta;
       next.v = q * next.v;
-      next.omega = q * next.omega + (phi / dt_s).cast<T>();
+      next.omega = q * next.omega;
+    }
+    // The turn with the surface: none on the floor's plane (nothing turns, nothing reported).
+    const Vec3<T> w_perp = s.omega - b.col(2) * s.omega.dot(b.col(2));
+    if (!phi.isZero(0.0) || !IsExactlyZero(w_perp)) {
+      const Vec3<T> target = (phi / dt_s).cast<T>();
+      next.omega += target + (w_perp - target) * exp(-c.follow_rate * T(dt_s));
     }
     const double v_forward = ScalarPart(next.v).dot(ScalarPart(Vec3<T>(next.theta.col(0))));
     stays = stays && StaysOnSurface(c, n1, u.throttle, v_forward);
