@@ -23,8 +23,11 @@ namespace rlfit {
 //                  surface of normal n with the factor WallGrip(|n_z|), piecewise linear
 //                  through (0, coast_wall_grip), (0.707, 0.5), (1, 1): the game's
 //                  WallFrictionCurve (Wheel_Friction_Curves.txt, 0.1 at 0) and RocketSim's
-//                  non-sticky friction factor; it scales the sideways friction rate and the
-//                  yaw-rate response (both are the tires' grip). Measured: a car coasting across
+//                  non-sticky friction factor; it scales the sideways friction rate, the
+//                  yaw-rate response and the braking that holds a car below stop_speed (all
+//                  the tires' grip), so a slow coasting car slides down a wall and off it.
+//                  Coasting deceleration itself is kept: episode 32 slows along its nose by
+//                  ~345 uu/s^2 beyond gravity while coasting across the wall (floor: 530). Measured: a car coasting across
 //                  a wall (wall_driving episode 32, rows 0-48) slides sideways at 490-620 uu/s
 //                  and keeps turning nose-up under gravity; with throttle back (row 54) the
 //                  slide is gone within 6 rows;
@@ -211,6 +214,7 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
     const T grip = WallGrip(c, std::abs(n0(2)));
     gs.lateral_friction_rate = g.lateral_friction_rate * grip;
     gs.yaw_rate_response = g.yaw_rate_response * grip;
+    gs.brake_accel = g.brake_accel * grip;  // what holds a coasting car below stop_speed
   }
   const CarState<T> stepped =
       StepGround(gs, local, u, dt_s, rotate_with_new_omega, gravity_local);
