@@ -76,7 +76,8 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
     for (int k : UnexplainedImpulseRows(ep, *arena, c, kBallMinImpulseUuS, kBallSurfaceMarginUu))
       rows[k] = rows[k + 1] = Regime::kCarTouch;
   } else {
-    throw InputError("model", 0, 0, "unknown model '" + model + "' (known: aerial, ground, ball, wall)");
+    throw InputError("model", 0, 0,
+                     "unknown model '" + model + "' (known: aerial, ground, ball, wall)");
   }
   return rows;
 }
