@@ -26,7 +26,7 @@ struct WallResidualScales {
 // each row j in 1..rows the 9 residuals
 //   (omega_pred - omega_rec) / s_omega, (v_pred - v_rec) / s_v, (x_pred - x_rec) / s_x,
 // world frame, units rad/s, uu/s, uu divided by the scales (all three axes: on a wall the
-// vertical one is in the surface). Parameter block: surface[3] (SurfaceLayout()). The
+// vertical one is in the surface). Parameter block: surface[4] (SurfaceLayout()). The
 // surface under the car is found from the rollout's own position (its value part): the
 // derivatives treat the mesh's normal as fixed within a tick.
 class WallRolloutResidual {
@@ -62,7 +62,7 @@ class WallRolloutResidual {
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const std::vector<double>& ground,
                                      const Arena* arena, const WallResidualScales& scales = {}) {
-    return new ceres::AutoDiffCostFunction<WallRolloutResidual, ceres::DYNAMIC, 3>(
+    return new ceres::AutoDiffCostFunction<WallRolloutResidual, ceres::DYNAMIC, 4>(
         new WallRolloutResidual(episode, start, rows, integ, ground, arena, scales),
         kPerRow * rows);
   }

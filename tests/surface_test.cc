@@ -90,6 +90,25 @@ TEST_CASE("a car drives from the floor up a ramp onto a wall, and the wall's gra
   CHECK(s.x.x() < 0.0);
 }
 
+TEST_CASE("crossing the ramp's creases costs speed with curve_friction, only across them") {
+  const Arena arena = FloorRampWall();
+  const GroundCoeffs<double> g = Ground();
+  SurfaceCoeffs<double> c = Surface();
+  auto run = [&](double friction, double yaw) {
+    c.curve_friction = friction;
+    CarState<double> s = OnFloor(-300.0, 0.0, yaw, 1200.0);
+    for (int i = 0; i < 48; ++i) s = StepSurface(g, c, s, Inputs(0.0), kDt, true, arena);
+    return s;
+  };
+  // Coasting across the floor-ramp crease (45 degrees): friction 0.5 takes about
+  // 1 - exp(-0.5 pi / 4) = 32% of the speed across it, and nothing from a car driving along it.
+  const CarState<double> free = run(0.0, 0.0), rough = run(0.5, 0.0);
+  REQUIRE(free.x.z() > 100.0);  // both are on the ramp
+  REQUIRE(rough.x.z() > 50.0);
+  CHECK(rough.v.norm() < 0.8 * free.v.norm());
+  CHECK(run(0.5, M_PI / 2).v.norm() == doctest::Approx(run(0.0, M_PI / 2).v.norm()));
+}
+
 TEST_CASE("on a wall, coasting lets gravity slide the car sideways; throttle grips") {
   const Arena arena = FloorWall();
   // On the wall x = 300 facing -x, heading along +y (horizontal), at z = 1000.

@@ -12,7 +12,7 @@ TEST_CASE("synthetic round trip: perturbed surface coefficients are recovered") 
   const Arena arena = testing::FloorRampWall();
   const std::vector<double> ground = GroundLayout().defaults;
   const GroundCoeffs<double> g = GroundCoeffs<double>::FromArray(ground.data());
-  const double truth[3] = {0.93, 0.06, 18.0};
+  const double truth[4] = {0.93, 0.06, 18.0, 0.1};
   const SurfaceCoeffs<double> c = SurfaceCoeffs<double>::FromArray(truth);
   // Up the ramp onto the wall at an angle (gravity along and across the car), coast across
   // the wall (the coasting grip), throttle again, then steer (the turn with the surface).
@@ -29,7 +29,7 @@ TEST_CASE("synthetic round trip: perturbed surface coefficients are recovered") 
                                              160, input));
   REQUIRE(episodes[0].rows.back().x.z() > 400.0);  // it reached the wall
 
-  double params[3] = {1.0, 0.1, 30.0};  // the seed values
+  double params[4] = {1.0, 0.1, 30.0, 0.0};  // the seed values
   ceres::Problem problem;
   for (const Episode& ep : episodes)
     for (int start = 0; start + 30 < ep.size(); start += 15)
@@ -37,7 +37,7 @@ TEST_CASE("synthetic round trip: perturbed surface coefficients are recovered") 
           WallRolloutResidual::Create(&ep, start, 30, Integration{}, ground, &arena), nullptr,
           params);
   const CoeffLayout& layout = SurfaceLayout();
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     problem.SetParameterLowerBound(params, i, layout.bounds[i].lower);
     problem.SetParameterUpperBound(params, i, layout.bounds[i].upper);
   }
@@ -51,7 +51,7 @@ TEST_CASE("synthetic round trip: perturbed surface coefficients are recovered") 
   // Noise-free data from the same step: the truth up to the solver's tolerance and the
   // mesh-normal jumps a changed coefficient can move by a tick (1e-3 relative).
   constexpr double kRecoveryRelative = 1e-3;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     INFO(layout.names[i] << " fitted " << params[i] << " truth " << truth[i]);
     CHECK(std::abs(params[i] - truth[i]) < kRecoveryRelative * truth[i]);
   }
