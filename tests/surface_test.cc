@@ -152,6 +152,14 @@ TEST_CASE("leaving a surface: the ceiling does not hold a car, a wall does") {
       StepSurface(Ground(), c, s, Inputs(1.0), kDt, true, arena, &on);
   CHECK_FALSE(on);
   CHECK(t.x == s.x);
+  // On the floor on its wheels: on a surface; on its roof at the same place: not.
+  const CarState<double> wheels = OnFloor(-1000.0, 0.0, 0.0, 0.0);
+  CHECK(IsOnSurface(c, arena, wheels.x, wheels.theta.col(2)));
+  CHECK_FALSE(IsOnSurface(c, arena, wheels.x, Eigen::Vector3d(-wheels.theta.col(2))));
+  CHECK_FALSE(IsOnSurface(c, arena, Eigen::Vector3d(-1000.0, 0.0, 60.0), Eigen::Vector3d::UnitZ()));
+  // On the wall facing it: on a surface.
+  CHECK(IsOnSurface(c, arena, Eigen::Vector3d(testing::kRampTopUu - 17.01, 0.0, 1000.0),
+                    Eigen::Vector3d(-1, 0, 0)));
 }
 
 }  // namespace

@@ -67,6 +67,11 @@ struct SurfaceCoeffs {
   // Farthest a surface may be from the centre for the car to drive on it, uu: the largest
   // recorded distance (24.7, a car on the curve at speed) with a margin.
   double drive_reach = 30.0;
+  // Smallest cosine between the car's up axis and the surface's normal for the car to be on
+  // its wheels there: cos 30 degrees. The recorded up axis is at most 11 degrees from the
+  // closest feature's normal on the curves of wall_driving (5.3 on walls, 9.0 on the floor,
+  // landing); a car on its roof or side is not driving.
+  double wheels_min_cos = 0.86602540378443865;
 
   static SurfaceCoeffs FromBlocks(const T* surface) {
     SurfaceCoeffs c;
@@ -180,6 +185,17 @@ bool StaysOnSurface(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double 
   return c.gravity_z * n(2) <= StickyAccel(c, n, throttle, forward_speed);
 }
 
+// Whether a car with centre x and up axis `up` is on a surface it can drive: the mesh within
+// drive_reach of the centre and the up axis within acos(wheels_min_cos) of the surface's
+// normal. What a regime switch asks of a state (the step answers it for its own result).
+template <typename T>
+bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vector3d& x,
+                 const Eigen::Vector3d& up) {
+  const SurfaceUnder under = FindSurface(arena, x, c.surface_reach);
+  return under.found && under.distance <= c.drive_reach &&
+         up.dot(under.normal) >= c.wheels_min_cos;
+}
+
 // One physics step of dt_s seconds on the surface under the car (arena mesh), inputs u.
 //   1. the surface under the centre: closest feature within surface_reach, normal n0, distance
 //      d0 (FindSurface); none found: the car is not on a surface, *on_surface = false and the
@@ -199,8 +215,9 @@ bool StaysOnSurface(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double 
 //      relaxes toward Q's rotation vector / dt by the factor exp(-follow_rate dt); the
 //      velocity along the surface loses curve_friction |phi| |v . d| along itself, d the
 //      direction from n0 to n1 (see SurfaceCoeffs::curve_friction).
-// *on_surface (if given) is false when no surface lies within drive_reach of the new centre
-// or the car does not stay on it (StaysOnSurface).
+// *on_surface (if given) is false when no surface lies within drive_reach of the new centre,
+// the car's up axis is more than acos(wheels_min_cos) from its normal, or the car does not
+// stay on it (StaysOnSurface): the caller then hands the state to StepAerial.
 template <typename T>
 CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, const CarState<T>& s,
                         const Controls& u, double dt_s, bool rotate_with_new_omega,
@@ -268,7 +285,8 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
       next.omega += target + (w_perp - target) * exp(-c.follow_rate * T(dt_s));
     }
     const double v_forward = ScalarPart(next.v).dot(ScalarPart(Vec3<T>(next.theta.col(0))));
-    stays = stays && StaysOnSurface(c, n1, u.throttle, v_forward);
+    stays = stays && StaysOnSurface(c, n1, u.throttle, v_forward) &&
+            ScalarPart(Vec3<T>(next.theta.col(2))).dot(n1) >= c.wheels_min_cos;
   }
   if (on_surface) *on_surface = stays;
   return next;
