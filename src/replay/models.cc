@@ -94,6 +94,15 @@ std::map<std::string, int> CarChecks(const Episode& ep, const std::vector<Regime
   return out;
 }
 
+// The step the car's switch picks on each recorded row.
+std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data_root) {
+  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  std::vector<std::string> out;
+  for (const CarStepChoice& c : CarChoicesOnRecorded(ep, arena))
+    out.push_back(c.regime == CarRegime::kSurface ? "on a surface" : "in the air");
+  return out;
+}
+
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
   const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
   const std::vector<double>& d = BallLayout().defaults;
@@ -105,22 +114,22 @@ std::string BallSituationAt(const Episode& ep, int row, const std::string& data_
 const std::vector<ModelInfo>& Models() {
   static const std::vector<ModelInfo> models = {
       {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
-       {"car_control/aerial"}, {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr},
+       {"car_control/aerial"}, {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
       {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
        false, &BallLayout(), {"ball_trajectories"}, {0.5, 1.0, 2.0, 5.0}, MakeBall,
-       BallSituationAt, nullptr},
+       BallSituationAt, nullptr, nullptr},
       // The whole folder: episode_*.csv (compared with prediction_*.csv) and the long
       // driving.txt / spiral_*.txt recordings, which the reader cuts into segments.
       {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
        &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround,
-       nullptr, nullptr},
+       nullptr, nullptr, nullptr},
       // The mixed recordings: freestyling.txt (floor, ramps, walls, jumps, flight, 61 Hz) and
       // data.txt (flat-floor driving, 120 Hz). Rows no sub-model covers yet are labelled
       // (ClassifyRows "car") and left out of the scores.
       {"car", "one car across regimes: surface (flat floor) and air, switched per tick",
        EpisodeKind::kCar, true, &CarLayout(),
        {"car_control/freestyling.txt", "car_control/data.txt"}, {0.5, 1.0, 2.0}, MakeCar, nullptr,
-       CarChecks},
+       CarChecks, CarRowLabels},
   };
   return models;
 }

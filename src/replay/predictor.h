@@ -92,6 +92,11 @@ struct ModelInfo {
                                            const Predictor&, double window_s,
                                            const std::string& data_root)>
       checks;
+  // What the model does at each row it covers, for the trajectory CSV's regime column and the
+  // figures (the car: the step its switch picks on the recorded state, "on a surface" or "in
+  // the air"); one label per row, read only where the row is covered. Null: "covered".
+  std::function<std::vector<std::string>(const Episode&, const std::string& data_root)>
+      row_labels;
 };
 
 // Every model of the project, in a fixed order.

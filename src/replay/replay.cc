@@ -417,6 +417,8 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
       r.departure_situation = model.situation(ep, r.departure_row, options.data_root);
     if (model.checks)
       r.checks = model.checks(ep, regimes[i], predictor, options.window_s, options.data_root);
+    if (model.row_labels && options.keep_predictions)
+      r.covered_labels = model.row_labels(ep, options.data_root);
 
     const auto stretches = CoveredStretches(regimes[i]);
     if (!stretches.empty() && report.reference_kind != "none") {
@@ -874,7 +876,9 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
     for (int source : sources) {
       out << source << ",";
       // A label holding a comma ("on a wall, curve or ramp") is quoted (RFC 4180).
-      const std::string label = RegimeLabel(regime);
+      const std::string label = regime == Regime::kCovered && !r.covered_labels.empty()
+                                    ? r.covered_labels[k]
+                                    : std::string(RegimeLabel(regime));
       num(s.t_s) << "," << (regime == Regime::kCovered ? 1 : 0) << ","
                  << (label.find(',') == std::string::npos ? label : '"' + label + '"');
       if (p) {

@@ -93,6 +93,9 @@ struct EpisodeReport {
   std::map<std::string, int> checks;  // ModelInfo::checks; empty if the model has none
   bool has_reference = false;
   std::vector<Regime> regimes;          // per row
+  // Per row, what the model does where it covers the row (ModelInfo::row_labels; kept with
+  // the predictions); empty: "covered".
+  std::vector<std::string> covered_labels;
   // Per horizon label (ReplayReport::horizon_labels) from the first covered stretch; nullopt
   // where the stretch is too short (or there is none).
   std::vector<std::optional<ErrorPoint>> open_loop;
