@@ -110,17 +110,19 @@ TEST_CASE("a car driving off a ledge flies and falls") {
       Car({-400.0, 0.0, game::kCarRestHeight}, {1000.0, 0.0, game::kCarRestReportedVz});
   Controls u;
   u.throttle = 1.0;
-  CarRegime before = CarRegime::kUnknown;
+  bool was_on_floor = false;
   int took_off_at = -1;
   for (int i = 0; i < 90; ++i) {
     s = StepCar(c, ledge, s, u, kTickS, true);
-    if (s.body.x.x() < -kCarWheelContactUu) CHECK(s.regime == CarRegime::kSurface);
-    if (before == CarRegime::kSurface && s.regime == CarRegime::kAir) {
+    if (s.body.x.x() < -kCarWheelContactUu) CHECK(s.on_floor);
+    // Over the edge the wheels still touch it for a few ticks (kSurface), but the closest
+    // feature is the edge, not the flat floor: the car flies from the first of them on.
+    if (was_on_floor && !s.on_floor) {
       took_off_at = i;
       // The ground step's reported rest vz is not motion: the car leaves level, then falls.
       CHECK(s.body.v.z() == doctest::Approx(game::kGravityZ * kTickS).epsilon(1e-9));
     }
-    before = s.regime;
+    was_on_floor = s.on_floor;
   }
   REQUIRE(took_off_at > 0);
   CHECK(s.regime == CarRegime::kAir);
@@ -128,6 +130,36 @@ TEST_CASE("a car driving off a ledge flies and falls") {
   const double t_air = (90 - took_off_at) * kTickS;
   CHECK(s.body.x.z() < game::kCarRestHeight - 0.4 * -game::kGravityZ * t_air * t_air);
   CHECK(s.body.x.x() > 0.0);
+}
+
+TEST_CASE("a car touching a wall with its wheels is on a surface, but not put on the floor") {
+  // The floor and a wall at x = 500 facing -x; no wall step yet: the car keeps flying.
+  std::vector<Triangle> t;
+  AddRectangle(-5000.0, 500.0, 5000.0, 0.0, &t);
+  Triangle a, b;
+  a.p[0] = {500.0f, -5000.0f, 0.0f};
+  a.p[1] = {500.0f, 5000.0f, 2000.0f};
+  a.p[2] = {500.0f, 5000.0f, 0.0f};
+  b.p[0] = {500.0f, -5000.0f, 0.0f};
+  b.p[1] = {500.0f, -5000.0f, 2000.0f};
+  b.p[2] = {500.0f, 5000.0f, 2000.0f};
+  t.push_back(a);
+  t.push_back(b);
+  const Arena arena(t);
+  // Nose up, wheels (up axis) toward the wall: forward +z, left +y, up -x.
+  Eigen::Matrix3d theta;
+  theta.col(0) = Eigen::Vector3d::UnitZ();
+  theta.col(1) = Eigen::Vector3d::UnitY();
+  theta.col(2) = -Eigen::Vector3d::UnitX();
+  CarModelState<double> s = Car({500.0 - game::kCarRestHeight - 5.0, 0.0, 300.0}, {0, 0, 0}, theta);
+  const CarCoeffs<double> c = Defaults();
+  for (int i = 0; i < 6; ++i) {
+    s = StepCar(c, arena, s, Controls{}, kTickS, true);
+    CHECK(s.regime == CarRegime::kSurface);
+    CHECK(!s.on_floor);
+  }
+  // Free fall for 6 ticks: 300 - 650 (0.05)^2 / 2 ~ 299.
+  CHECK(s.body.x.z() == doctest::Approx(300.0 + 0.5 * game::kGravityZ * 0.05 * 0.05).epsilon(1e-3));
 }
 
 TEST_CASE("the switch is deterministic: the same inputs give the same states and regimes") {

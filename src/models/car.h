@@ -58,6 +58,7 @@ struct CarModelState {
   CarState<T> body;
   CarRegime regime = CarRegime::kUnknown;
   int regime_ticks = 0;  // ticks spent in `regime`, counting the last one
+  bool on_floor = false;  // the last tick ran the flat-floor step (StepGround)
 
   static CarModelState FromSample(const Sample& s) {
     CarModelState out;
@@ -167,11 +168,12 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 }
 
 // One physics tick of the car: ChooseCarStep, then that regime's step.
-//   kSurface: on landing (previous regime kAir) AlignToSurface(contact normal); then the surface
-//     step. Today that is StepGround, the flat floor at z = rest_height, for every surface: the
-//     row labels (ClassifyRows "car") leave out rows on any other surface until the wall
-//     helper's step replaces it there (contact.flat_floor() false).
-//   kAir: on take-off (previous regime kSurface) the ground step's reported rest vz
+//   kSurface on the flat floor (contact.flat_floor()): on landing (the last tick was not on the
+//     floor) AlignToSurface(contact normal); then StepGround, the floor at z = rest_height.
+//   kSurface on any other surface (a ramp, curve, wall, the ceiling): there is no step for it
+//     yet, so the car keeps flying (StepAerial) rather than being put on the floor; the row
+//     labels (ClassifyRows "car") leave such rows out. The wall helper's surface step goes here.
+//   kAir: on take-off (the last tick ran the floor step) the ground step's reported rest vz
 //     (rest_reported_vz, a reporting convention of the recordings, not motion) is removed
 //     along the up axis; then StepAerial.
 template <typename T>
@@ -180,18 +182,18 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
   const CarStepChoice choice = ChooseCarStep(s, u, arena);
   CarModelState<T> next;
   CarState<T> body = s.body;
-  switch (choice.regime) {
-    case CarRegime::kSurface:
-      if (s.regime == CarRegime::kAir) body.theta = AlignToSurface(body.theta, choice.contact.normal);
-      next.body = StepGround(c.ground, body, u, dt_s, rotate_with_new_omega);
-      break;
-    case CarRegime::kAir:
-    case CarRegime::kUnknown:  // not returned by ChooseCarStep
-      if (s.regime == CarRegime::kSurface)
-        body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);
-      next.body = StepAerial(c.air, body, u, dt_s, rotate_with_new_omega);
-      break;
+  const bool on_floor = choice.regime == CarRegime::kSurface && choice.contact.flat_floor();
+  if (on_floor) {
+    // Landing: the last tick did not run the floor step (a rollout's first tick did no tick).
+    if (s.regime != CarRegime::kUnknown && !s.on_floor)
+      body.theta = AlignToSurface(body.theta, choice.contact.normal);
+    next.body = StepGround(c.ground, body, u, dt_s, rotate_with_new_omega);
+  } else {
+    // In the air, or on a surface no step models yet (see above).
+    if (s.on_floor) body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);  // take-off
+    next.body = StepAerial(c.air, body, u, dt_s, rotate_with_new_omega);
   }
+  next.on_floor = on_floor;
   next.regime = choice.regime;
   next.regime_ticks = choice.regime == s.regime ? s.regime_ticks + 1 : 1;
   return next;
