@@ -53,10 +53,10 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--hold", o->selection.constant_blocks,
                   "parameter blocks held at their starting values (e.g. air_damping)");
   cmd->add_option("--loss", o->solver.loss,
-                  "robust loss (default: huber for aerial and ground, cauchy for ball)")
+                  "robust loss (default: huber for aerial, ground and car, cauchy for ball)")
       ->check(CLI::IsMember({"huber", "cauchy", "none"}));
   cmd->add_option("--loss-scale", o->solver.loss_scale,
-                  "robust-loss threshold, in sigmas (default: 3 for aerial and ground, 0.3 for "
+                  "robust-loss threshold, in sigmas (default: 3 for aerial, ground and car, 0.3 for "
                   "ball)")
       ->check(rlfit::Positive());
   cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")

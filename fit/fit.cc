@@ -18,6 +18,7 @@
 #include "fit/ground_fit.h"
 #include "fit/ball_fit.h"
 #include "fit/wall_fit.h"
+#include "fit/car_fit.h"
 #include "fit/fit_common.h"
 #include "src/common/error.h"
 #include "src/common/progress.h"
@@ -41,6 +42,8 @@ const std::vector<FitterInfo>& Fitters() {
       // Two passes: the first differentiates over steps that span many contact-tick jumps and
       // finds the trend, the second over steps 10x smaller to settle (ball_fit.h).
       {"ball", AddBallResiduals, {"cauchy", 0.3}, {1.0, 0.1}},
+      // The car: the aerial and ground sub-models through the switch, Huber as both of them.
+      {"car", AddCarResiduals, {"huber", 3.0}},
   };
   return fitters;
 }

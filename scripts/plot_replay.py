@@ -35,6 +35,9 @@ MODEL_COLOUR = "#1f77b4"
 REFERENCE_COLOUR = "#ff7f0e"
 # Shading of rows the model does not cover, one colour per regime label.
 REGIME_COLOURS = ("#bbbbbb", "#e6c88a", "#b9a6d9", "#9fd3c7")
+# Strip along the top of each panel for what the model does on the rows it covers, when the
+# trajectory CSV says (the car: "on a surface", "in the air"; other models write "covered").
+COVERED_COLOURS = ("#6b8e23", "#4682b4", "#cd853f", "#8b008b")
 
 
 # ---- reading ----------------------------------------------------------------------------
@@ -214,16 +217,17 @@ PANELS = [("position", "uu", ("x", "y", "z")),
 ANGLES = ("pitch", "yaw", "roll")
 
 
-def uncovered_spans(data):
-    """[(t_start, t_end, regime)] of consecutive rows with covered = 0."""
+def uncovered_spans(data, covered=0):
+    """[(t_start, t_end, regime)] of consecutive rows with covered = `covered` (0: the rows
+    the model leaves out; 1: the rows it covers, labelled by what it does there)."""
     t, cov, reg = data["t_s"], data["covered"], data["regime"]
     spans = []
     i = 0
     half = (t[1] - t[0]) / 2 if len(t) > 1 else 0.0
     while i < len(t):
-        if cov[i] == 0:
+        if cov[i] == covered:
             j = i
-            while j + 1 < len(t) and cov[j + 1] == 0 and reg[j + 1] == reg[i]:
+            while j + 1 < len(t) and cov[j + 1] == covered and reg[j + 1] == reg[i]:
                 j += 1
             spans.append((t[i] - half, t[j] + half, reg[i] or "not covered"))
             i = j + 1
@@ -287,10 +291,15 @@ def draw_episode(plt, summary, e, data, role, path):
         ax.set_ylim(bottom=0)
     spans = uncovered_spans(data)
     regimes = list(dict.fromkeys(r for _, _, r in spans))
+    doing = [x for x in uncovered_spans(data, covered=1) if x[2] != "covered"]
+    covered_regimes = list(dict.fromkeys(r for _, _, r in doing))
     for ax in axes:
         for a, b, r in spans:
             ax.axvspan(a, b, color=REGIME_COLOURS[regimes.index(r) % len(REGIME_COLOURS)],
                        alpha=0.35, linewidth=0)
+        for a, b, r in doing:
+            ax.axvspan(a, b, ymin=0.95, ymax=1.0, linewidth=0,
+                       color=COVERED_COLOURS[covered_regimes.index(r) % len(COVERED_COLOURS)])
         if e.get("diverged_at_s") is not None:
             ax.axvline(e["diverged_at_s"], color="#d62728", linewidth=1.2)
         ax.grid(alpha=0.3)
@@ -309,11 +318,16 @@ def draw_episode(plt, summary, e, data, role, path):
         handles.append(Patch(color=REGIME_COLOURS[regimes.index(r) % len(REGIME_COLOURS)],
                              alpha=0.35))
         names.append(f"not covered: {r}")
+    for r in covered_regimes:
+        handles.append(Patch(color=COVERED_COLOURS[covered_regimes.index(r) % len(COVERED_COLOURS)]))
+        names.append(f"covered: {r}")
     if e.get("diverged_at_s") is not None:
         handles.append(Line2D([], [], color="#d62728"))
         names.append(f"diverged at {e['diverged_at_s']:g} s")
     height = fig.get_figheight()
-    fig.legend(handles, names, loc="upper center", ncol=min(len(names), 8), fontsize=8,
+    # Up to 8 entries on one line; more (the car's regimes) on lines of 6.
+    fig.legend(handles, names, loc="upper center",
+               ncol=len(names) if len(names) <= 8 else 6, fontsize=8,
                frameon=False, bbox_to_anchor=(0.5, 1.0 - 0.28 / height),
                handlelength=1.8, columnspacing=1.2)
     last = summary.episode_value(e, "open_loop", "dx", None)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,8 +13,10 @@
 #include "src/io/coeff_file.h"
 #include "src/io/episode.h"
 #include "src/models/ball.h"
+#include "src/models/car.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
+#include "src/replay/regime.h"
 
 namespace rlfit {
 
@@ -25,6 +28,8 @@ struct PredictedState {
 inline PredictedState ToPredicted(const CarState<double>& s) {
   return {s.x, s.v, s.omega, s.theta};
 }
+
+inline PredictedState ToPredicted(const CarModelState<double>& s) { return ToPredicted(s.body); }
 
 // The ball carries no orientation: theta stays the identity (not reported).
 inline PredictedState ToPredicted(const BallState<double>& s) {
@@ -65,7 +70,7 @@ class RowPredictor : public Predictor {
 };
 
 struct ModelInfo {
-  std::string name;            // "aerial", "ball", "ground"
+  std::string name;            // "aerial", "ball", "car", "ground"
   std::string description;
   EpisodeKind kind;            // which recordings it replays
   bool has_orientation;        // orientation error is reported
@@ -79,6 +84,19 @@ struct ModelInfo {
   // What the recorded object was doing around a row (for the worst-episode list: where the
   // open-loop prediction departs), e.g. "bounce side ramp at a seam"; empty: not labelled.
   std::function<std::string(const Episode&, int row, const std::string& data_root)> situation;
+  // Checks of the model's own decisions against recorded flags, as named counts per episode
+  // that replay sums over episodes and reports ("<check>.rows", "<check>.agree", and the
+  // disagreements by kind "<check>.<kind>"), e.g. the car's regime against on_ground; null:
+  // none. Given the episode, its row labels, the predictor and the replay window, s.
+  std::function<std::map<std::string, int>(const Episode&, const std::vector<Regime>&,
+                                           const Predictor&, double window_s,
+                                           const std::string& data_root)>
+      checks;
+  // What the model does at each row it covers, for the trajectory CSV's regime column and the
+  // figures (the car: the step its switch picks on the recorded state, "on a surface" or "in
+  // the air"); one label per row, read only where the row is covered. Null: "covered".
+  std::function<std::vector<std::string>(const Episode&, const std::string& data_root)>
+      row_labels;
 };
 
 // Every model of the project, in a fixed order.

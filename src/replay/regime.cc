@@ -7,6 +7,7 @@
 #include "src/common/constants.h"
 #include "src/common/error.h"
 #include "src/io/recording.h"
+#include "src/models/car.h"
 
 namespace rlfit {
 namespace {
@@ -32,6 +33,29 @@ Regime WallRegime(const Sample& s, const Arena& arena) {
   if (!arena.Collide(s.x, kWallDriveReachUu).hit) return Regime::kAirborne;
   if (s.input.handbrake) return Regime::kHandbrake;
   return Regime::kCovered;
+}
+
+// Row labels of the car model (see ClassifyRows).
+std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
+  const std::vector<CarStepChoice> choices = CarChoicesOnRecorded(ep, arena);
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  for (int k = 0; k < ep.size(); ++k) {
+    const Sample& s = ep.rows[k];
+    const Sample& before = ep.rows[k > 0 ? k - 1 : 0];
+    if (s.input.jump || before.input.jump) {
+      rows[k] = Regime::kJumping;
+    } else if (s.input.handbrake || before.input.handbrake) {
+      rows[k] = Regime::kHandbrake;
+    } else if (choices[k].regime == CarRegime::kSurface) {
+      const bool on_floor = choices[k].contact.flat_floor() &&
+                            std::abs(s.x.z() - game::kCarRestHeight) <= kGroundHeightBandUu &&
+                            s.theta(2, 2) >= kGroundUprightMinCos;
+      if (!on_floor) rows[k] = Regime::kOffFlatFloor;
+    } else if (arena.Collide(s.x, kCarSurfaceReachUu).hit) {
+      rows[k] = Regime::kTouchingSurface;
+    }
+  }
+  return rows;
 }
 
 void CheckKind(const std::string& model, const Episode& ep, EpisodeKind kind) {
@@ -70,6 +94,9 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
   } else if (model == "wall") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = WallRegime(ep.rows[k], *arena);
+  } else if (model == "car") {
+    CheckKind(model, ep, EpisodeKind::kCar);
+    rows = CarRegimes(ep, *arena);
   } else if (model == "ball") {
     CheckKind(model, ep, EpisodeKind::kBall);
     const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
@@ -77,7 +104,7 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
       rows[k] = rows[k + 1] = Regime::kCarTouch;
   } else {
     throw InputError("model", 0, 0,
-                     "unknown model '" + model + "' (known: aerial, ground, ball, wall)");
+                     "unknown model '" + model + "' (known: aerial, ground, ball, wall, car)");
   }
   return rows;
 }
@@ -93,18 +120,22 @@ const char* RegimeLabel(Regime regime) {
     case Regime::kOffFlatFloor: return "on a wall, curve or ramp";
     case Regime::kHandbrake: return "handbrake held";
     case Regime::kCarTouch: return "touched by a car";
+    case Regime::kJumping: return "jumping";
   }
   return "unknown";
 }
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
-  if (model != "aerial" && model != "ground" && model != "ball" && model != "wall")
+  if (model != "aerial" && model != "ground" && model != "ball" && model != "wall" &&
+      model != "car")
     return Classify(model, ep, nullptr);
   // The ground test needs no mesh: do not require one.
   if (model == "ground") return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
-  if (model == "aerial" && root.empty()) return Classify(model, ep, &FloorOnlyArena());
+  // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
+  if ((model == "aerial" || model == "car") && root.empty())
+    return Classify(model, ep, &FloorOnlyArena());
   return Classify(model, ep, &PitchArena(root));
 }
 
@@ -147,6 +178,28 @@ std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& row
     }
   }
   return out;
+}
+
+OnGroundAgreement& OnGroundAgreement::operator+=(const OnGroundAgreement& o) {
+  rows += o.rows;
+  agree += o.agree;
+  surface_not_flagged += o.surface_not_flagged;
+  flagged_in_air += o.flagged_in_air;
+  return *this;
+}
+
+OnGroundAgreement CompareOnGround(const Episode& ep, const std::vector<signed char>& decision) {
+  RLFIT_CHECK(decision.size() == ep.rows.size(), "one decision per row");
+  OnGroundAgreement a;
+  for (int k = 0; k < ep.size(); ++k) {
+    if (decision[k] < 0) continue;
+    ++a.rows;
+    const bool surface = decision[k] != 0;
+    if (surface == ep.rows[k].on_ground) ++a.agree;
+    else if (surface) ++a.surface_not_flagged;
+    else ++a.flagged_in_air;
+  }
+  return a;
 }
 
 std::vector<int> CountRegimes(const std::vector<Regime>& rows) {

@@ -29,8 +29,9 @@ enum class Regime : std::uint8_t {
   kOffFlatFloor,      // on a wall, curve or ramp (ground model)
   kHandbrake,         // handbrake held: powerslide, not modelled (ground model)
   kCarTouch,          // velocity change no surface explains (ball model)
+  kJumping,           // jump input acting: no jump step yet (car model)
 };
-inline constexpr int kRegimeCount = 7;
+inline constexpr int kRegimeCount = 8;
 
 // Short label for tables and JSON, e.g. "on the ground".
 const char* RegimeLabel(Regime regime);
@@ -53,6 +54,15 @@ const char* RegimeLabel(Regime regime);
 //   (powerslides are modelled apart); else kCovered: floor, curves, ramps, walls alike. A jump
 //   pressed on the ground is not left out (none in wall_driving); the car leaves the surface
 //   on the next rows, which the on_ground flag then leaves out.
+// car: the switch of the car model (ChooseCarStep, src/models/car.h) on the recorded state,
+//   then what the sub-models cover: kJumping when the jump input is held at row k or k-1 (the
+//   input of row k-1 still acts for input_delay_s, ~1 row, into step k -> k+1); kHandbrake
+//   when the handbrake is held at row k or k-1 (powerslide on a surface, air roll in the air);
+//   on a surface: kOffFlatFloor unless the surface under the wheels is the flat floor
+//   (WheelContact::flat_floor) and the car lies on it as the ground model's rows do (the
+//   ground model's height band and upright test); in the air: kTouchingSurface when the centre
+//   is within kCarSurfaceReachUu of the mesh (the aerial model's rule); else kCovered. The
+//   recorded on_ground flag is not read: it checks the switch (CompareOnGround).
 // ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
 //   coefficients, kBallMinImpulseUuS, kBallSurfaceMarginUu); else kCovered.
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
@@ -141,6 +151,19 @@ inline constexpr double kGoalLineY = 5120.0;  // uu: the back walls' plane (pitc
 // 4000 from the centre lines).
 inline constexpr double kStraightSideY = 3900.0;
 inline constexpr double kStraightBackX = 2900.0;
+
+// The recorded on_ground flag against a regime decision, per row: decision[k] is 1 where the
+// decision puts row k's state on a surface, 0 in the air, -1 where there is no decision (a row
+// no prediction reaches); rows with -1 are not counted.
+struct OnGroundAgreement {
+  int rows = 0;               // rows with a decision
+  int agree = 0;              // decision == on_ground
+  int surface_not_flagged = 0;  // decision on a surface, flag off
+  int flagged_in_air = 0;       // decision in the air, flag on
+  double Percent() const { return rows > 0 ? 100.0 * agree / rows : 0.0; }
+  OnGroundAgreement& operator+=(const OnGroundAgreement& o);
+};
+OnGroundAgreement CompareOnGround(const Episode& ep, const std::vector<signed char>& decision);
 
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);

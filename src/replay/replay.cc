@@ -278,6 +278,28 @@ std::string LeftOutText(const std::map<std::string, int>& counts) {
   return s;
 }
 
+// One line per check of ModelInfo::checks: "check <name>: <agree> of <rows> rows agree
+// (<pct>%); <n> <kind>, ..." ("" when there is none).
+std::string ChecksText(const std::map<std::string, int>& checks) {
+  std::map<std::string, std::map<std::string, int>> by_check;
+  for (const auto& [key, n] : checks) {
+    const std::size_t dot = key.rfind('.');
+    by_check[key.substr(0, dot)][dot == std::string::npos ? "" : key.substr(dot + 1)] = n;
+  }
+  std::string out;
+  for (auto& [name, counts] : by_check) {
+    const int rows = counts["rows"], agree = counts["agree"];
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "check %s: %d of %d rows agree (%.2f%%)", name.c_str(), agree,
+                  rows, rows > 0 ? 100.0 * agree / rows : 0.0);
+    out += buf;
+    for (const auto& [kind, n] : counts)
+      if (kind != "rows" && kind != "agree") out += "; " + std::to_string(n) + " " + kind;
+    out += "\n";
+  }
+  return out;
+}
+
 // Every file written by replay goes through here (one folder, one name, its contents).
 }  // namespace
 
@@ -393,6 +415,10 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
               &report.curve);
     if (r.departure_row >= 0 && model.situation)
       r.departure_situation = model.situation(ep, r.departure_row, options.data_root);
+    if (model.checks)
+      r.checks = model.checks(ep, regimes[i], predictor, options.window_s, options.data_root);
+    if (model.row_labels && options.keep_predictions)
+      r.covered_labels = model.row_labels(ep, options.data_root);
 
     const auto stretches = CoveredStretches(regimes[i]);
     if (!stretches.empty() && report.reference_kind != "none") {
@@ -415,6 +441,14 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
     progress.Tick();
   }
   return report;
+}
+
+std::map<std::string, int> ReplayReport::Checks(const std::string& split) const {
+  std::map<std::string, int> sum;
+  for (const EpisodeReport& e : episodes)
+    if (InSplit(e, split))
+      for (const auto& [key, n] : e.checks) sum[key] += n;
+  return sum;
 }
 
 const PredictedState* EpisodeReport::PredictedAt(int row) const {
@@ -493,6 +527,8 @@ nlohmann::json ReplayReport::ToJson() const {
   j["skipped"] = nlohmann::json::array();
   for (const SkippedInput& s : skipped) j["skipped"].push_back({{"path", s.path}, {"reason", s.reason}});
 
+  if (!Checks().empty()) j["checks"] = Checks();
+
   const int labels = static_cast<int>(horizon_labels.size());
   auto horizon_json = [&](int h) {
     return h < static_cast<int>(horizons_s.size()) ? nlohmann::json(horizons_s[h]) : nullptr;
@@ -524,6 +560,7 @@ nlohmann::json ReplayReport::ToJson() const {
                                      : nlohmann::json{{"row", e.departure_row},
                                                       {"t_s", e.departure_t_s},
                                                       {"situation", e.departure_situation}}}});
+    if (!e.checks.empty()) eps.back()["checks"] = e.checks;
     for (const Quantity& q : quantities)
       for (int h = 0; h < labels; ++h) {
         record(e.name, e.split, "open_loop", q, h, one(e.open_loop[h], q));
@@ -630,6 +667,7 @@ std::string ReplayReport::Table() const {
   out << "diverged (open loop): " << EpisodesDiverged() << " of " << episodes.size()
       << " episodes\n";
   out << "reference: " << reference_label << "\n";
+  out << ChecksText(Checks());
 
   for (const char* split : kSplits) {
     const int n = EpisodesIn(split);
@@ -837,8 +875,12 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
     const Regime regime = r.regimes.empty() ? Regime::kCovered : r.regimes[k];
     for (int source : sources) {
       out << source << ",";
+      // A label holding a comma ("on a wall, curve or ramp") is quoted (RFC 4180).
+      const std::string label = regime == Regime::kCovered && !r.covered_labels.empty()
+                                    ? r.covered_labels[k]
+                                    : std::string(RegimeLabel(regime));
       num(s.t_s) << "," << (regime == Regime::kCovered ? 1 : 0) << ","
-          << RegimeLabel(regime);
+                 << (label.find(',') == std::string::npos ? label : '"' + label + '"');
       if (p) {
         vec(p->x);
         vec(p->v);

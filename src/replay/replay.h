@@ -90,8 +90,12 @@ struct EpisodeReport {
   int departure_row = -1;
   double departure_t_s = 0.0;  // episode time of departure_row
   std::string departure_situation;
+  std::map<std::string, int> checks;  // ModelInfo::checks; empty if the model has none
   bool has_reference = false;
   std::vector<Regime> regimes;          // per row
+  // Per row, what the model does where it covers the row (ModelInfo::row_labels; kept with
+  // the predictions); empty: "covered".
+  std::vector<std::string> covered_labels;
   // Per horizon label (ReplayReport::horizon_labels) from the first covered stretch; nullopt
   // where the stretch is too short (or there is none).
   std::vector<std::optional<ErrorPoint>> open_loop;
@@ -143,6 +147,8 @@ struct ReplayReport {
   int EpisodesIn(const std::string& split) const;
   int EpisodesWithReference() const;
   int EpisodesDiverged() const;
+  // ModelInfo::checks summed over the episodes of `split`.
+  std::map<std::string, int> Checks(const std::string& split = "all") const;
 };
 
 // What ReplayEpisodes needs beyond the predictor; every field has a default.

@@ -1,0 +1,31 @@
+// Rollout windows of the car fit.
+#include "fit/car_fit.h"
+
+#include "fit/fit_common.h"
+#include "src/io/recording.h"
+
+namespace rlfit {
+
+int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
+                    const FitOptions& options, std::vector<int>* block_episodes) {
+  const CoeffLayout& layout = CarLayout();
+  const std::string root = options.data_root.empty() ? ResolveDataRoot("") : options.data_root;
+  const Arena* arena = &PitchArena(root);
+  int blocks = 0;
+  for (std::size_t e = 0; e < episodes.size(); ++e) {
+    const Episode& ep = episodes[e];
+    for (const RolloutWindow& w : RolloutWindows(ep, ClassifyRows("car", ep, root),
+                                                 options.window_s, options.stride_s)) {
+      std::vector<double*> blocks_of_window;
+      for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
+      problem->AddResidualBlock(
+          Reduced(CarRolloutResidual::Create(&ep, arena, w.start, w.rows, options.integration)),
+          MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows), blocks_of_window);
+      block_episodes->push_back(static_cast<int>(e));
+      ++blocks;
+    }
+  }
+  return blocks;
+}
+
+}  // namespace rlfit

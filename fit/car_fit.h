@@ -1,0 +1,83 @@
+// Residuals of the car fit: open-loop rollouts of StepCar (the function replay runs: the
+// regime switch, then StepGround or StepAerial) over the mixed recordings, compared with the
+// recorded angular velocity, velocity, position and orientation.
+#pragma once
+
+#include <ceres/ceres.h>
+
+#include <vector>
+
+#include "fit/aerial_fit.h"
+#include "fit/fit.h"
+#include "src/io/episode.h"
+#include "src/models/car.h"
+
+namespace rlfit {
+
+// Rollout over rows start..start+rows of an episode from the recorded state at `start`, through
+// StepCar on `arena`: for each row j in 1..rows the 12 residuals of AerialRolloutResidual
+// (omega, v, x and the rotation-vector error, divided by the aerial scales), whichever regime
+// the switch chose. On the floor the ground step holds z, vz, omega_x, omega_y at their rest
+// values, which the recorded floor rows share, so those residuals carry no information there
+// (and do no harm). Parameter blocks: the 4 aerial blocks, then the 8 ground blocks
+// (CarLayout()), sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2, 2, 2.
+class CarRolloutResidual {
+ public:
+  static constexpr int kPerRow = 12;
+
+  CarRolloutResidual(const Episode* episode, const Arena* arena, int start, int rows,
+                     const Integration& integ, const AerialResidualScales& scales)
+      : episode_(episode), arena_(arena), start_(start), rows_(rows), integ_(integ),
+        scales_(scales) {}
+
+  template <typename T>
+  bool operator()(const T* torque, const T* damping, const T* thrust, const T* drift,
+                  const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
+                  const T* steer_response, const T* lateral, const T* backward,
+                  const T* turn_drag, T* residuals) const {
+    CarCoeffs<T> c;
+    c.air = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
+    c.ground = GroundCoeffs<T>::FromBlocks(throttle, brake_coast, boost, curvature,
+                                           steer_response, lateral, backward, turn_drag);
+    CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
+    for (int j = 1; j <= rows_; ++j) {
+      s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_);
+      const Sample& rec = episode_->rows[start_ + j];
+      T* r = residuals + kPerRow * (j - 1);
+      for (int i = 0; i < 3; ++i) {
+        r[i] = (s.body.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
+        r[3 + i] = (s.body.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
+        r[6 + i] = (s.body.x(i) - T(rec.x(i))) / T(scales_.x_uu);
+      }
+      const Mat3<T> e = rec.theta.transpose().cast<T>() * s.body.theta;
+      const T half_inv_scale = T(0.5 / scales_.angle_rad);
+      r[9] = (e(2, 1) - e(1, 2)) * half_inv_scale;
+      r[10] = (e(0, 2) - e(2, 0)) * half_inv_scale;
+      r[11] = (e(1, 0) - e(0, 1)) * half_inv_scale;
+    }
+    return true;
+  }
+
+  static ceres::CostFunction* Create(const Episode* episode, const Arena* arena, int start,
+                                     int rows, const Integration& integ,
+                                     const AerialResidualScales& scales = {}) {
+    return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
+                                           2, kCurvatureKnots, 1, 2, 2, 2>(
+        new CarRolloutResidual(episode, arena, start, rows, integ, scales), kPerRow * rows);
+  }
+
+ private:
+  const Episode* episode_;
+  const Arena* arena_;
+  int start_;
+  int rows_;
+  Integration integ_;
+  AerialResidualScales scales_;
+};
+
+// Adds one CarRolloutResidual per window (options.window_s long, options.stride_s apart) inside
+// the rows the car model covers (ClassifyRows "car"). Returns the number of residual blocks.
+int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
+                    const FitOptions& options, std::vector<int>* block_episodes);
+
+}  // namespace rlfit

@@ -1,0 +1,158 @@
+// Tests of the car fit on a hand-made floor: a synthetic episode (falling, landing, driving)
+// made by StepCar has zero residuals at its coefficients, autodiff matches finite differences
+// within each regime, and perturbed coefficients of both sub-models are recovered.
+#include "fit/car_fit.h"
+
+#include <memory>
+#include <random>
+
+#include "tests/fit_test_util.h"
+
+namespace rlfit {
+namespace {
+
+constexpr double kRowS = 1.0 / 60.96;  // one ~61 Hz row, s
+
+Arena Floor() {
+  constexpr float kFar = 1.0e5f;
+  std::vector<Triangle> t(2);
+  t[0].p[0] = {-kFar, -kFar, 0};
+  t[0].p[1] = {kFar, -kFar, 0};
+  t[0].p[2] = {kFar, kFar, 0};
+  t[1].p[0] = {-kFar, -kFar, 0};
+  t[1].p[1] = {kFar, kFar, 0};
+  t[1].p[2] = {-kFar, kFar, 0};
+  return Arena(t);
+}
+
+// A car dropped from 400 uu with random piecewise-constant inputs (held 10-40 rows), landing
+// after about 0.8 s and driving on, simulated by StepCar with `c` on `arena`.
+Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int rows) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> level(-2, 2), hold(10, 40);
+  Episode ep;
+  ep.path = ep.name = "mixed_" + std::to_string(seed) + ".csv";
+  ep.rows.resize(rows);
+  CarInputs u;
+  for (int k = 0, next = 0; k < rows; ++k) {
+    if (k == next) {
+      u.throttle = 0.5 * level(rng);
+      u.steer = 0.5 * level(rng);
+      u.pitch = 0.5 * level(rng);
+      u.yaw = 0.5 * level(rng);
+      u.roll = 0.5 * level(rng);
+      u.boost = level(rng) == 2;
+      next = k + hold(rng);
+    }
+    ep.rows[k].t_s = k * kRowS;
+    ep.rows[k].input = u;
+  }
+  ep.step_dt_s.assign(rows - 1, kRowS);
+  ep.step_ticks.assign(rows - 1, 2);
+  ep.rows[0].x = Eigen::Vector3d(0, 0, 400);
+  ep.rows[0].v = Eigen::Vector3d(600, 100, 0);
+  const Integration integ;
+  CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[0]);
+  for (int k = 0; k + 1 < rows; ++k) {
+    s = AdvanceCarModelRow(c, arena, s, ep, k, integ);
+    Sample& r = ep.rows[k + 1];
+    r.x = s.body.x;
+    r.v = s.body.v;
+    r.omega = s.body.omega;
+    r.theta = s.body.theta;
+    r.on_ground = s.regime == CarRegime::kSurface;
+  }
+  return ep;
+}
+
+CarCoeffs<double> Defaults() { return CarCoeffs<double>::FromArray(CarLayout().defaults.data()); }
+
+std::vector<const double*> Blocks(const std::vector<double>& params) {
+  std::vector<const double*> blocks;
+  for (const ParamBlock& b : CarLayout().blocks) blocks.push_back(params.data() + b.offset);
+  return blocks;
+}
+
+TEST_CASE("car rollout residual: zero at the simulating coefficients, across the landing") {
+  const Arena floor = Floor();
+  const Episode ep = Mixed(Defaults(), floor, 3, 200);
+  int first_surface = -1;
+  for (int k = 0; k < ep.size() && first_surface < 0; ++k)
+    if (ep.rows[k].on_ground) first_surface = k;
+  REQUIRE(first_surface > 20);  // it flew first
+  REQUIRE(first_surface < 150);  // then drove
+  const std::vector<double> params = CarLayout().defaults;
+  std::unique_ptr<ceres::CostFunction> cost(
+      CarRolloutResidual::Create(&ep, &floor, 0, 199, Integration{}));
+  std::vector<double> r(cost->num_residuals());
+  REQUIRE(cost->Evaluate(Blocks(params).data(), r.data(), nullptr));
+  double worst = 0.0;
+  for (double v : r) worst = std::max(worst, std::abs(v));
+  CHECK(worst == 0.0);  // the same StepCar, the same arithmetic
+}
+
+TEST_CASE("GradientChecker: the car rollout residual in the air and on the floor") {
+  const Arena floor = Floor();
+  const Episode ep = Mixed(Defaults(), floor, 3, 200);
+  std::vector<double> params = CarLayout().defaults;
+  for (double& p : params) p *= 1.03;
+  ceres::NumericDiffOptions numeric;
+  numeric.ridders_relative_initial_step_size = 1e-6;  // inside one branch (see ground_fit_test)
+  int first_surface = 0;
+  while (!ep.rows[first_surface].on_ground) ++first_surface;
+  // A window in the air (ending 8 rows before the landing: the perturbed car lands elsewhere)
+  // and one on the floor after it; a window across the landing has a switch in it.
+  for (int start : {2, first_surface + 10}) {
+    std::unique_ptr<ceres::CostFunction> cost(
+        CarRolloutResidual::Create(&ep, &floor, start, 12, Integration{}));
+    INFO("window " << start);
+    testing::CheckJacobianBlocks(*cost, Blocks(params).data(), numeric, 1e-6, false);
+  }
+}
+
+TEST_CASE("synthetic round trip: perturbed car coefficients of both sub-models are recovered") {
+  const Arena floor = Floor();
+  const CarCoeffs<double> truth = Defaults();
+  std::vector<Episode> eps;
+  for (unsigned seed : {11u, 12u}) eps.push_back(Mixed(truth, floor, seed, 240));
+  const CoeffLayout& layout = CarLayout();
+  std::vector<double> params = layout.defaults;
+  // Vary the air torque and the ground yaw-rate response, 5% off; hold the rest at the truth.
+  const std::vector<std::string> varied = {"aerial.air_torque", "ground.steer_response"};
+  for (const ParamBlock& b : layout.blocks)
+    for (const std::string& v : varied)
+      if (b.name == v)
+        for (int i = 0; i < b.size; ++i) params[b.offset + i] *= 1.05;
+  ceres::Problem problem;
+  for (const Episode& ep : eps)
+    for (int start = 0; start + 30 < ep.size(); start += 15) {
+      std::vector<double*> blocks;
+      for (const ParamBlock& b : layout.blocks) blocks.push_back(params.data() + b.offset);
+      problem.AddResidualBlock(CarRolloutResidual::Create(&ep, &floor, start, 30, Integration{}),
+                               nullptr, blocks);
+    }
+  for (const ParamBlock& b : layout.blocks) {
+    bool vary = false;
+    for (const std::string& v : varied) vary = vary || b.name == v;
+    if (!vary) problem.SetParameterBlockConstant(params.data() + b.offset);
+  }
+  ceres::Solver::Options options;
+  options.max_num_iterations = 30;
+  options.num_threads = 1;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &problem, &summary);
+  INFO(summary.BriefReport());
+  CHECK(summary.initial_cost > 1e6 * summary.final_cost);  // it started off and moved
+  // Noise-free data: the fit lands on the truth to the solver's tolerance (1e-6 relative
+  // function tolerance over ~100 windows leaves ~1e-5 relative in the coefficients).
+  constexpr double kRelativeTolerance = 1e-4;
+  for (const ParamBlock& b : layout.blocks)
+    for (int i = 0; i < b.size; ++i) {
+      INFO(layout.names[b.offset + i]);
+      CHECK(params[b.offset + i] ==
+            doctest::Approx(layout.defaults[b.offset + i]).epsilon(kRelativeTolerance));
+    }
+}
+
+}  // namespace
+}  // namespace rlfit
