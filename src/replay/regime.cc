@@ -59,13 +59,19 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
   } else if (model == "ground") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = GroundRegime(ep.rows[k]);
+  } else if (model == "jump") {
+    CheckKind(model, ep, EpisodeKind::kCar);
+    for (int k = 0; k < ep.size(); ++k)
+      rows[k] = ep.rows[k].on_ground ? Regime::kOnGround : Regime::kNoTakeOff;
+    for (const auto& [first, last] : JumpSegments(ep))
+      for (int k = first; k <= last; ++k) rows[k] = Regime::kCovered;
   } else if (model == "ball") {
     CheckKind(model, ep, EpisodeKind::kBall);
     const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
     for (int k : UnexplainedImpulseRows(ep, *arena, c, kBallMinImpulseUuS, kBallSurfaceMarginUu))
       rows[k] = rows[k + 1] = Regime::kCarTouch;
   } else {
-    throw InputError("model", 0, 0, "unknown model '" + model + "' (known: aerial, ground, ball)");
+    throw InputError("model", 0, 0, "unknown model '" + model + "' (known: aerial, ground, ball, jump)");
   }
   return rows;
 }
@@ -81,6 +87,7 @@ const char* RegimeLabel(Regime regime) {
     case Regime::kOffFlatFloor: return "on a wall, curve or ramp";
     case Regime::kHandbrake: return "handbrake held";
     case Regime::kCarTouch: return "touched by a car";
+    case Regime::kNoTakeOff: return "in the air without a take-off";
   }
   return "unknown";
 }
@@ -88,8 +95,8 @@ const char* RegimeLabel(Regime regime) {
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
   if (model != "aerial" && model != "ground" && model != "ball") return Classify(model, ep, nullptr);
-  // The ground test needs no mesh: do not require one.
-  if (model == "ground") return Classify(model, ep, nullptr);
+  // The ground and jump tests need no mesh: do not require one.
+  if (model == "ground" || model == "jump") return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   if (model == "aerial" && root.empty()) return Classify(model, ep, &FloorOnlyArena());
   return Classify(model, ep, &PitchArena(root));
@@ -120,6 +127,26 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
     rows.push_back(k);
   }
   return rows;
+}
+
+std::vector<std::pair<int, int>> JumpSegments(const Episode& ep) {
+  std::vector<std::pair<int, int>> out;
+  const int n = ep.size();
+  for (int k = 0; k + 1 < n; ++k) {
+    const Sample& s = ep.rows[k];
+    if (!s.on_ground) continue;
+    bool pressed = false;
+    for (int j = std::max(0, k - 2); j <= k; ++j) pressed = pressed || ep.rows[j].input.jump;
+    const Eigen::Vector3d up = s.theta.col(2);
+    if (!pressed || (ep.rows[k + 1].v - s.v).dot(up) <= kJumpTakeOffMinDvUuS) continue;
+    int j = k + 1;
+    while (j < n && ep.rows[j].on_ground) ++j;  // the wheels still touch
+    if (j == n) break;                           // never left the surface
+    while (j < n && !ep.rows[j].on_ground) ++j;  // the flight
+    out.push_back({k, j - 1});
+    k = j - 1;
+  }
+  return out;
 }
 
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows) {

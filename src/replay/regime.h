@@ -29,8 +29,9 @@ enum class Regime : std::uint8_t {
   kOffFlatFloor,      // on a wall, curve or ramp (ground model)
   kHandbrake,         // handbrake held: powerslide, not modelled (ground model)
   kCarTouch,          // velocity change no surface explains (ball model)
+  kNoTakeOff,         // in the air, but no recorded take-off starts this flight (jump model)
 };
-inline constexpr int kRegimeCount = 7;
+inline constexpr int kRegimeCount = 8;
 
 // Short label for tables and JSON, e.g. "on the ground".
 const char* RegimeLabel(Regime regime);
@@ -48,6 +49,8 @@ const char* RegimeLabel(Regime regime);
 //   kGroundHeightBandUu from the rest height 17.01 uu or the up axis (theta column 2) tilts
 //   more than acos(kGroundUprightMinCos) from vertical; kHandbrake when the handbrake input
 //   is held (not recorded in ground_driving_handbrake, where it is always 0); else kCovered.
+// jump: kCovered on the rows of every JumpSegments stretch (take-off to the last row before
+//   landing); elsewhere kOnGround when on_ground is set, else kNoTakeOff.
 // ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
 //   coefficients, kBallMinImpulseUuS, kBallSurfaceMarginUu); else kCovered.
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
@@ -131,6 +134,18 @@ inline constexpr double kGoalLineY = 5120.0;  // uu: the back walls' plane (pitc
 // 4000 from the centre lines).
 inline constexpr double kStraightSideY = 3900.0;
 inline constexpr double kStraightBackX = 2900.0;
+
+// Jump: the take-off is the row whose step to the next changes the velocity along the
+// car's up axis by more than this, with on_ground set and jump pressed on that row or one of the
+// two before, uu/s. Measured: the jump impulse steps of jumps.txt and freestyling.txt change it
+// by 296 uu/s (5 jumps); other on_ground steps of those files and data.txt by at most ~60
+// (landings are not take-offs: they start in the air).
+inline constexpr double kJumpTakeOffMinDvUuS = 150.0;
+
+// Jump: the recorded jumps of `ep`, [take-off row, last row before the wheels touch again]
+// (inclusive; to the episode's last row when it ends in the air). A take-off whose car never
+// leaves on_ground within the episode is not a jump. Ascending, disjoint.
+std::vector<std::pair<int, int>> JumpSegments(const Episode& ep);
 
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);
