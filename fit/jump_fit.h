@@ -70,8 +70,9 @@ class JumpRolloutResidual {
 
 // Adds one JumpRolloutResidual per window (options.window_s long, options.stride_s apart)
 // inside a recorded jump (ClassifyRows "jump": take-off to landing). Returns the number of
-// residual blocks. Coefficients no window exercises (double jump and dodge on the recordings)
-// keep their starting values, with standard error null.
+// residual blocks. The aerial blocks (air_torque, air_damping, thrust, orientation_drift) are
+// held constant: they are the aerial model's. Coefficients no window exercises (double jump and
+// dodge on the recordings) keep their starting values, with standard error null.
 int AddJumpResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                      const FitOptions& options, std::vector<int>* block_episodes);
 

@@ -1,5 +1,6 @@
 // Tests of the jump model: hand-computed take-off from rest, holding vs tapping jump, the
 // double jump and dodge rules, the jump state of a recorded row, and coverage.
+#include <algorithm>
 #include <cmath>
 
 #include <doctest/doctest.h>
@@ -193,6 +194,19 @@ TEST_CASE("the jump state of a row replays the rules over the recorded inputs") 
   CHECK(std::abs(after.jump_time_s - 18 * kTick) < 1e-12);
 }
 
+// The floor plane z = 0 (two triangles far beyond any test position).
+Arena FloorArena() {
+  constexpr float kFar = 1.0e5f;
+  std::vector<Triangle> t(2);
+  t[0].p[0] = {-kFar, -kFar, 0.0f};
+  t[0].p[1] = {kFar, -kFar, 0.0f};
+  t[0].p[2] = {kFar, kFar, 0.0f};
+  t[1].p[0] = {-kFar, -kFar, 0.0f};
+  t[1].p[1] = {kFar, kFar, 0.0f};
+  t[1].p[2] = {-kFar, kFar, 0.0f};
+  return Arena(t);
+}
+
 TEST_CASE("jump coverage: from the take-off row to the last row before landing") {
   Episode ep;
   ep.kind = EpisodeKind::kCar;
@@ -206,14 +220,23 @@ TEST_CASE("jump coverage: from the take-off row to the last row before landing")
     s.on_ground = k <= 6 || k >= 25;
     s.input.jump = k == 4 || k == 5;
     s.v = Eigen::Vector3d(0, 0, k >= 6 && k < 25 ? 300.0 : 8.3);
+    // Up 15 uu a row from row 6 and down again to row 25: z 62.01 (clear of the wheels' 60 uu
+    // reach) on rows 9..22, 47.01 on row 23.
+    const int up = k > 6 && k < 25 ? std::min(k - 6, 25 - k) : 0;
+    s.x = Eigen::Vector3d(0, 0, 17.01 + 15.0 * up);
   }
   const auto segments = JumpSegments(ep);
   REQUIRE(segments.size() == 1);
   CHECK(segments[0].first == 5);
   CHECK(segments[0].second == 24);
-  const std::vector<Regime> r = ClassifyRows("jump", ep, std::string());
+  // Against the floor plane: rows 5..22 are covered; from row 23 (within the wheels' reach
+  // after having been clear) the car lands.
+  const std::vector<Regime> r = ClassifyRows("jump", ep, FloorArena());
   const std::vector<int> counts = CountRegimes(r);
-  CHECK(counts[static_cast<int>(Regime::kCovered)] == 20);
+  CHECK(counts[static_cast<int>(Regime::kCovered)] == 18);
+  CHECK(counts[static_cast<int>(Regime::kTouchingSurface)] == 2);
+  CHECK(r[22] == Regime::kCovered);
+  CHECK(r[23] == Regime::kTouchingSurface);
   CHECK(counts[static_cast<int>(Regime::kOnGround)] == 10);
   // A rising velocity without a jump press is no take-off; neither is one that never leaves.
   for (Sample& s : ep.rows) s.input.jump = false;

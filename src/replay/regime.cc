@@ -63,8 +63,15 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k)
       rows[k] = ep.rows[k].on_ground ? Regime::kOnGround : Regime::kNoTakeOff;
-    for (const auto& [first, last] : JumpSegments(ep))
-      for (int k = first; k <= last; ++k) rows[k] = Regime::kCovered;
+    for (const auto& [first, last] : JumpSegments(ep)) {
+      int k = first;
+      for (; k <= last; ++k) rows[k] = Regime::kCovered;
+      // The landing starts where the car, once clear of the surface, comes back within reach.
+      k = first + 1;
+      while (k <= last && arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
+      while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
+      for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
+    }
   } else if (model == "ball") {
     CheckKind(model, ep, EpisodeKind::kBall);
     const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
@@ -94,11 +101,13 @@ const char* RegimeLabel(Regime regime) {
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
-  if (model != "aerial" && model != "ground" && model != "ball") return Classify(model, ep, nullptr);
-  // The ground and jump tests need no mesh: do not require one.
-  if (model == "ground" || model == "jump") return Classify(model, ep, nullptr);
+  if (model != "aerial" && model != "ground" && model != "ball" && model != "jump")
+    return Classify(model, ep, nullptr);
+  // The ground test needs no mesh: do not require one.
+  if (model == "ground") return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
-  if (model == "aerial" && root.empty()) return Classify(model, ep, &FloorOnlyArena());
+  if ((model == "aerial" || model == "jump") && root.empty())
+    return Classify(model, ep, &FloorOnlyArena());
   return Classify(model, ep, &PitchArena(root));
 }
 

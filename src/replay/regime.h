@@ -50,7 +50,10 @@ const char* RegimeLabel(Regime regime);
 //   more than acos(kGroundUprightMinCos) from vertical; kHandbrake when the handbrake input
 //   is held (not recorded in ground_driving_handbrake, where it is always 0); else kCovered.
 // jump: kCovered on the rows of every JumpSegments stretch (take-off to the last row before
-//   landing); elsewhere kOnGround when on_ground is set, else kNoTakeOff.
+//   on_ground is set again) until the landing: once the car's centre has been more than
+//   kJumpLandingReachUu from the mesh, the rows from where it comes back within it are
+//   kTouchingSurface; elsewhere kOnGround when on_ground is set, else kNoTakeOff. Without a
+//   datasets root the floor plane stands for the mesh, as for the aerial model.
 // ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
 //   coefficients, kBallMinImpulseUuS, kBallSurfaceMarginUu); else kCovered.
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
@@ -141,6 +144,12 @@ inline constexpr double kStraightBackX = 2900.0;
 // by 296 uu/s (5 jumps); other on_ground steps of those files and data.txt by at most ~60
 // (landings are not take-offs: they start in the air).
 inline constexpr double kJumpTakeOffMinDvUuS = 150.0;
+// Jump: the wheels' reach from the car's centre, uu (rear wheel at (-33.75, +-29.5, -4.3), radius
+// 15: 60 uu, magic_numbers.py). The recordings touch down before their on_ground flag: in
+// freestyling.txt the first jump's car is at z 35 -> 21 for 4 rows with the flag off while its
+// velocity changes by 156-560 uu/s; in jumps.txt the landing's first row (z 34) already
+// changes vz by 0.9 uu/s less than gravity.
+inline constexpr double kJumpLandingReachUu = 60.0;
 
 // Jump: the recorded jumps of `ep`, [take-off row, last row before the wheels touch again]
 // (inclusive; to the episode's last row when it ends in the air). A take-off whose car never
