@@ -15,10 +15,8 @@ const CoeffLayout& JumpLayout() {
                                    "rad/s^2", "rad/s^2", "1"});
     l.defaults.insert(l.defaults.end(),
                       {game::kJumpImpulse, game::kJumpAccel, game::kStickyGround * -game::kGravityZ,
-                       // Ground drive at take-off: no game constant (the ground model's
-                       // throttle curve falls with speed); 500 uu/s^2 is the ground model's
-                       // fitted drive at ~1000 uu/s, where the recorded jumps take off.
-                       500.0, game::kJumpImpulse, game::kDodgeImpulse,
+                       // Drive at rest: DriveTorque 288000 / mass 180 (magic_numbers.py).
+                       288000.0 / 180.0, game::kJumpImpulse, game::kDodgeImpulse,
                        game::kDodgeBackwardImpulse, game::kDodgeTorqueForward,
                        game::kDodgeTorqueSide, game::kDodgeZDamping});
     l.blocks.push_back({"jump", jump, 4});

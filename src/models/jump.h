@@ -197,8 +197,9 @@ inline JumpTick PlanJumpTick(JumpState* s, const Controls& u, const JumpTiming& 
 // aerial layout's 11, then
 //   block jump        [jump_impulse uu/s along up, jump_accel uu/s^2 along up while held,
 //                      sticky_accel uu/s^2 along -up while the wheels touch,
-//                      contact_drive_accel uu/s^2 along the nose per unit throttle while the
-//                      wheels touch (the ground drive during take-off)]
+//                      contact_drive_accel uu/s^2 along the nose per unit throttle at rest
+//                      while the wheels touch (the ground drive during take-off, falling
+//                      with speed: ContactDriveAccel)]
 //   block double_jump [double_jump_impulse uu/s along up]
 //   block dodge       [dodge_impulse uu/s forward/side, dodge_backward_impulse uu/s,
 //                      dodge_torque_forward rad/s^2 about the pitch axis, dodge_torque_side
@@ -227,6 +228,10 @@ struct JumpCoeffs {
   T dodge_impulse, dodge_backward_impulse, dodge_torque_forward, dodge_torque_side,
       dodge_z_damping;
   JumpTiming timing;
+  // Shape of the drive curve (not fitted; RocketSim's): uu/s, fraction, uu/s.
+  double drive_fade_speed = 1400.0;
+  double drive_fade_fraction = 0.1;
+  double drive_cutoff_width = 10.0;
 
   static JumpCoeffs FromBlocks(const T* torque, const T* damping, const T* thrust,
                                const T* drift, const T* jump, const T* double_jump,
@@ -251,6 +256,22 @@ struct JumpCoeffs {
                       flat + kJumpImpulse, flat + kDoubleJumpImpulse, flat + kDodgeImpulse);
   }
 };
+
+// Drive along the nose per unit throttle while the wheels touch at forward speed `speed`:
+// the game's drive curve (RocketSim: 1 at rest, 0.1 at 1400 uu/s, 0 at 1410) times
+// contact_drive_accel. jumps.txt: the rows in contact gain 8-11 uu/s at ~1000 uu/s (curve: 571
+// uu/s^2 = 9.5 per row) and ~3.6 at ~1350 (curve: 211 = 3.5 per row).
+template <typename T>
+T ContactDriveAccel(const JumpCoeffs<T>& c, const T& speed) {
+  if (speed < T(c.drive_fade_speed))
+    return c.contact_drive_accel *
+           (T(1.0) - T(1.0 - c.drive_fade_fraction) * speed / T(c.drive_fade_speed));
+  const T cutoff = T(c.drive_fade_speed + c.drive_cutoff_width);
+  if (speed < cutoff)
+    return c.contact_drive_accel * T(c.drive_fade_fraction) * (cutoff - speed) /
+           T(c.drive_cutoff_width);
+  return T(0.0);
+}
 
 // The aerial layout followed by the jump blocks (defaults: the game's values).
 const CoeffLayout& JumpLayout();
@@ -305,7 +326,7 @@ JumpCarState<T> StepJump(const JumpCoeffs<T>& c, const JumpCarState<T>& s, const
   Vec3<T> accel = Vec3<T>::Zero();
   if (tick.jump_force) accel += up * c.jump_accel;
   if (tick.contact) {
-    accel += nose * (c.contact_drive_accel * T(u.throttle) +
+    accel += nose * (ContactDriveAccel(c, abs(v.dot(nose))) * T(u.throttle) +
                      T(u.boost) * (c.air.boost_accel + c.air.throttle_accel));
     accel(2) += T(c.air.gravity_z);
     accel -= up * c.sticky_accel;
