@@ -153,6 +153,13 @@ TEST_CASE("dodge: stick forward gives a forward impulse, nose-down torque, then 
   t = StepJump(c, t, none, kTick, true);
   CHECK(std::abs(t.car.v.z() - (vz_before * (1.0 - game::kDodgeZDamping) +
                                 game::kGravityZ * kTick)) < kRoundOff);
+  // After the dodge's 0.65 s the car falls freely again, with no damping.
+  for (int k = 0; k < 90 && t.jump.flipping; ++k) t = StepJump(c, t, none, kTick, true);
+  REQUIRE_FALSE(t.jump.flipping);  // 0.65 s = 78 ticks after the dodge
+  const double vz_free = t.car.v.z();
+  t = StepJump(c, t, none, kTick, true);
+  CHECK(vz_free < 0.0);
+  CHECK(std::abs(t.car.v.z() - (vz_free + game::kGravityZ * kTick)) < kRoundOff);
 }
 
 TEST_CASE("a backward dodge uses the backward impulse, scaled by the forward speed") {

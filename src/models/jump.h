@@ -131,8 +131,8 @@ struct JumpTick {
 //   - in the air, a press within double_jump_window_s after the first jump's force (or after
 //     leaving without a jump) double jumps, or dodges when |pitch| + |yaw| + |roll| >= the
 //     threshold; either one only once until landing;
-//   - the dodge torque acts for dodge_torque_time_s; its z damping from the delay on, while
-//     the car falls or within the up time.
+//   - the dodge acts for dodge_torque_time_s: its torque, and its z damping from the delay on
+//     while the car falls or within the up time (air_dodge.md; RocketSim ends both then).
 inline JumpTick PlanJumpTick(JumpState* s, const Controls& u, const JumpTiming& t,
                              double dt_s) {
   JumpTick tick;
@@ -176,14 +176,16 @@ inline JumpTick PlanJumpTick(JumpState* s, const Controls& u, const JumpTiming& 
     }
   }
   if (s->flipping) {
+    // The dodge acts (torque, z damping) for dodge_torque_time_s, then ends.
     tick.dodge_torque = s->flip_time_s <= t.dodge_torque_time_s;
-    tick.z_damping_window = s->flip_time_s + half_tick >= t.dodge_z_damping_delay_s;
+    tick.z_damping_window =
+        tick.dodge_torque && s->flip_time_s + half_tick >= t.dodge_z_damping_delay_s;
     tick.z_damping_always =
         tick.z_damping_window &&
         s->flip_time_s + half_tick < t.dodge_z_damping_delay_s + t.dodge_z_damping_up_time_s;
     tick.flip_forward = s->flip_forward;
     tick.flip_side = s->flip_side;
-    if (!tick.dodge_torque && !tick.z_damping_window) s->flipping = false;
+    if (!tick.dodge_torque) s->flipping = false;
     s->flip_time_s += dt_s;
   }
   if (s->jumping || s->has_jumped) s->jump_time_s += dt_s;
