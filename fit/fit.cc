@@ -18,6 +18,7 @@
 #include "fit/jump_fit.h"
 #include "fit/ground_fit.h"
 #include "fit/ball_fit.h"
+#include "fit/wall_fit.h"
 #include "fit/fit_common.h"
 #include "src/common/error.h"
 #include "src/common/progress.h"
@@ -33,6 +34,7 @@ const std::vector<FitterInfo>& Fitters() {
       {"aerial", AddAerialResiduals, {"huber", 3.0}},
       {"ground", AddGroundResiduals, {"huber", 3.0}},
       {"jump", AddJumpResiduals, {"huber", 3.0}},
+      {"wall", AddWallResiduals, {"huber", 3.0}},
       // Cauchy at 0.3 sigmas: 1% of the ball's 1 s windows (a bounce off an edge sending the
       // prediction elsewhere, an unscreened touch) hold 77% of the squared error at the
       // defaults, while the median window's error is ~0.12 sigma per residual; the knee sits

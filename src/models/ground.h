@@ -284,9 +284,14 @@ T GroundForwardSpeed(const GroundCoeffs<T>& c, const T& v_f, double throttle, bo
 // The game reports vz of about 8.3 uu/s for a car resting on flat ground while z stays put
 // (10535 of 10535 on-ground rows of ground_driving_no_handbrake: vz 7.98-8.40, z 17.01); the
 // prediction reports that constant, rest_reported_vz, so that |dv| measures in-plane error.
+// `plane_accel` (uu/s^2, in the same frame as the state) is an extra acceleration whose
+// in-plane part is added to the velocity before the forward and sideways updates of point 3:
+// gravity along a tilted surface when StepSurface (src/models/surface.h) runs this step in the
+// surface's frame; zero on the flat floor (where it adds exactly nothing).
 template <typename T>
 CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Controls& u,
-                       double dt_s, bool rotate_with_new_omega) {
+                       double dt_s, bool rotate_with_new_omega,
+                       const Vec3<T>& plane_accel = Vec3<T>::Zero()) {
   using std::exp;
   using std::sqrt;
   const T dt(dt_s);
@@ -313,8 +318,8 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
 
   Vec3<T> f1, l1;
   planar_axes(next.theta, &f1, &l1);
-  const T v_f1 = s.v.dot(f1);
-  const T v_l1 = s.v.dot(l1);
+  const T v_f1 = s.v.dot(f1) + plane_accel.dot(f1) * dt;
+  const T v_l1 = s.v.dot(l1) + plane_accel.dot(l1) * dt;
   const T drag = -(v_f < T(0) ? c.turn_drag_arm_backward : c.turn_drag_arm) * w_z * w_z;
   T v_fwd = v_f1;
   if (u.boost < 1.0) v_fwd = GroundForwardSpeed(c, v_f1, u.throttle, false, drag, dt_s);

@@ -21,4 +21,9 @@ std::string DescribeCoefficients(const std::string& model, const std::string& sp
   return spec;
 }
 
+GroundCoeffs<double> CommittedGroundCoeffs() {
+  const CoeffFile file = LoadCoefficients(FindModel("ground"), "");
+  return GroundCoeffs<double>::FromArray(file.values.data());
+}
+
 }  // namespace rlfit

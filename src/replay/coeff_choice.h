@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/io/coeff_file.h"
+#include "src/models/ground.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -23,5 +24,9 @@ CoeffFile LoadCoefficients(const ModelInfo& model, const std::string& spec);
 // One line saying which coefficients `spec` selects, for tables and JSON provenance, e.g.
 // "committed fit (results/aerial/coeffs.json)", "seed notes", "fit.json".
 std::string DescribeCoefficients(const std::string& model, const std::string& spec);
+
+// The ground coefficients the wall (surface) model runs with: the committed ground fit,
+// results/ground/coeffs.json (InputError when missing or invalid).
+GroundCoeffs<double> CommittedGroundCoeffs();
 
 }  // namespace rlfit

@@ -8,6 +8,8 @@
 #include "src/models/ball.h"
 #include "src/models/ground.h"
 #include "src/models/jump.h"
+#include "src/models/surface.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
 
@@ -82,6 +84,25 @@ std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& da
               const Integration& integ) { return AdvanceBallRow(c, s, ep, k, integ, *arena); });
 }
 
+// The wall model drives on the arena mesh with the committed ground coefficients
+// (results/ground/coeffs.json: the flat-floor physics it runs in the surface's frame) and its
+// own surface coefficients.
+std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& data_root) {
+  const auto surface = SurfaceCoeffs<double>::FromArray(file.values.data());
+  const auto ground = CommittedGroundCoeffs();
+  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  struct Coeffs {
+    GroundCoeffs<double> ground;
+    SurfaceCoeffs<double> surface;
+  };
+  return MakeRowPredictor<Coeffs, CarState<double>>(
+      Coeffs{ground, surface}, file.integration,
+      [arena](const Coeffs& c, const CarState<double>& s, const Episode& ep, int k,
+              const Integration& integ) {
+        return AdvanceSurfaceRow(c.ground, c.surface, s, ep, k, integ, *arena);
+      });
+}
+
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
   const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
   const std::vector<double>& d = BallLayout().defaults;
@@ -108,6 +129,9 @@ const std::vector<ModelInfo>& Models() {
        EpisodeKind::kCar, true, &JumpLayout(),
        {"car_control/jumps.txt", "car_control/freestyling.txt"}, {0.25, 0.5, 1.0}, MakeJump,
        nullptr},
+      // Floor -> curve -> wall and back (all 25 episodes on the wheels).
+      {"wall", "car driving on any surface of the arena: floor, curves, walls", EpisodeKind::kCar,
+       true, &SurfaceLayout(), {"car_control/wall_driving"}, {0.5, 1.0, 2.0}, MakeWall, nullptr},
   };
   return models;
 }

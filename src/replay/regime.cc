@@ -26,6 +26,14 @@ Regime GroundRegime(const Sample& s) {
   return Regime::kCovered;
 }
 
+// The wall (surface) model: every surface of the arena, so only the wheels' contact matters.
+Regime WallRegime(const Sample& s, const Arena& arena) {
+  if (!s.on_ground) return Regime::kAirborne;
+  if (!arena.Collide(s.x, kWallDriveReachUu).hit) return Regime::kAirborne;
+  if (s.input.handbrake) return Regime::kHandbrake;
+  return Regime::kCovered;
+}
+
 void CheckKind(const std::string& model, const Episode& ep, EpisodeKind kind) {
   if (ep.kind != kind)
     throw InputError(ep.path, 0, 0,
@@ -72,13 +80,17 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
       while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
       for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
     }
+  } else if (model == "wall") {
+    CheckKind(model, ep, EpisodeKind::kCar);
+    for (int k = 0; k < ep.size(); ++k) rows[k] = WallRegime(ep.rows[k], *arena);
   } else if (model == "ball") {
     CheckKind(model, ep, EpisodeKind::kBall);
     const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
     for (int k : UnexplainedImpulseRows(ep, *arena, c, kBallMinImpulseUuS, kBallSurfaceMarginUu))
       rows[k] = rows[k + 1] = Regime::kCarTouch;
   } else {
-    throw InputError("model", 0, 0, "unknown model '" + model + "' (known: aerial, ground, ball, jump)");
+    throw InputError("model", 0, 0,
+                     "unknown model '" + model + "' (known: aerial, ground, ball, wall, jump)");
   }
   return rows;
 }
@@ -101,7 +113,8 @@ const char* RegimeLabel(Regime regime) {
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
-  if (model != "aerial" && model != "ground" && model != "ball" && model != "jump")
+  if (model != "aerial" && model != "ground" && model != "ball" && model != "wall" &&
+      model != "jump")
     return Classify(model, ep, nullptr);
   // The ground test needs no mesh: do not require one.
   if (model == "ground") return Classify(model, ep, nullptr);

@@ -54,6 +54,11 @@ const char* RegimeLabel(Regime regime);
 //   kJumpLandingReachUu from the mesh, the rows from where it comes back within it are
 //   kTouchingSurface; elsewhere kOnGround when on_ground is set, else kNoTakeOff. Without a
 //   datasets root the floor plane stands for the mesh, as for the aerial model.
+// wall: kAirborne when on_ground is not set or no mesh lies within kWallDriveReachUu of the
+//   centre (the surface model has nothing to drive on); kHandbrake when the handbrake is held
+//   (powerslides are modelled apart); else kCovered: floor, curves, ramps, walls alike. A jump
+//   pressed on the ground is not left out (none in wall_driving); the car leaves the surface
+//   on the next rows, which the on_ground flag then leaves out.
 // ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
 //   coefficients, kBallMinImpulseUuS, kBallSurfaceMarginUu); else kCovered.
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
@@ -76,6 +81,11 @@ inline constexpr double kOctaneHitboxHalfUu[3] = {59.00368881, 42.09970474, 18.0
 // it leaves out in the .txt recordings are the first rows after a jump, the last before a
 // landing and a car lying on its roof (freefall_damping.txt, 80 rows at 40-93 uu, flag off).
 inline constexpr double kCarSurfaceReachUu = 92.8;
+// Farthest the arena mesh may be from the centre of a car driving on it, uu: the centre
+// rides 17.01 uu above floor and walls and 11.7-24.7 above the curves (wall_driving, 7,525
+// on_ground rows, distance to the closest mesh feature), 30 with a margin (SurfaceCoeffs::
+// drive_reach, src/models/surface.h).
+inline constexpr double kWallDriveReachUu = 30.0;
 // Largest |z - 17.01| of a car on the flat floor, uu. Measured on the on_ground rows of
 // ground_driving_no_handbrake (65,716): 65,692 within 0.05 uu, 65,704 within 0.35, 65,710
 // within 1.0; the 6 beyond are landings in driving.txt (the flag comes on at z = 30 while the

@@ -1,0 +1,305 @@
+// The car driving on any surface of the arena (floor, curves, walls): StepGround run in the
+// frame of the surface under the wheels (found on the arena mesh), with gravity split into its
+// along-surface part (which drives the car) and its into-surface part (which, with the sticky
+// force, decides whether the car stays on the surface), and the car carried across the curves.
+#pragma once
+
+#include <cmath>
+
+#include "src/common/constants.h"
+#include "src/models/arena.h"
+#include "src/models/ball.h"
+#include "src/models/car_state.h"
+#include "src/models/ground.h"
+#include "src/models/model.h"
+
+namespace rlfit {
+
+// Coefficients of the surface model beyond the ground model's (GroundCoeffs, which it runs
+// unchanged: the wall model takes them from results/ground/coeffs.json). Flat layout (JSON
+// names in brackets):
+//   block surface [surface_gravity_scale (1): multiplies the along-surface part of gravity;
+//                  coast_wall_grip (1): while coasting (throttle released) the tires grip a
+//                  surface of normal n with the factor WallGrip(|n_z|), piecewise linear
+//                  through (0, coast_wall_grip), (0.707, 0.5), (1, 1): the game's
+//                  WallFrictionCurve (Wheel_Friction_Curves.txt, 0.1 at 0) and RocketSim's
+//                  non-sticky friction factor; it scales the sideways friction rate, the
+//                  yaw-rate response and the braking that holds a car below stop_speed (all
+//                  the tires' grip), so a slow coasting car slides down a wall and off it.
+//                  Coasting deceleration itself is kept: episode 32 slows along its nose by
+//                  ~345 uu/s^2 beyond gravity while coasting across the wall (floor: 530). Measured: a car coasting across
+//                  a wall (wall_driving episode 32, rows 0-48) slides sideways at 490-620 uu/s
+//                  and keeps turning nose-up under gravity; with throttle back (row 54) the
+//                  slide is gone within 6 rows;
+//                  surface_follow_rate (1/s): the reported angular velocity of the car turning
+//                  with the surface follows the surface's turn rate with this first-order rate
+//                  (the closest mesh feature turns in jumps of a few degrees where the curves'
+//                  facets meet; the recorded angular velocity turns smoothly);
+//                  curve_friction (1): crossing a curve costs speed like a rope around a
+//                  capstan: each tick the surface turns by an angle a under the car, the
+//                  velocity along the surface loses curve_friction * a * |v . d| (d the
+//                  direction in which the surface turns, so only the speed across the curve
+//                  counts), i.e. a deceleration of curve_friction times the centripetal
+//                  acceleration, as a friction proportional to the normal force would. Measured:
+//                  episode 02 enters a floor-to-wall curve at 1273 uu/s forward and leaves it at
+//                  736 within 0.25 s (gravity explains ~70 uu/s); episode 25 1674 -> 1340]
+// Not fitted (the recordings never leave a surface, see the members below).
+template <typename T>
+struct SurfaceCoeffs {
+  enum Index { kGravityScale, kCoastWallGrip, kFollowRate, kCurveFriction, kSize };
+  T gravity_scale;
+  T coast_wall_grip;
+  T follow_rate;
+  T curve_friction;
+  double gravity_z = game::kGravityZ;  // uu/s^2
+  // Sticky force (RocketSim; the game's StickyForce, parameters/car.md): an acceleration
+  // sticky_base * |g| into the surface, plus (1 - |n_z|) * |g| more while the car "sticks
+  // fully" (throttle held or forward speed above sticky_full_speed). In units of |g|.
+  // car.md reads Ground 0.5, Wall 1.5 (= 0.5 + 1 on a vertical wall); magic_numbers.py has 1.5
+  // and 0. The car leaves the surface when gravity pulls it away from the surface harder
+  // than this holds it (StaysOnSurface).
+  double sticky_base = 0.5;
+  double sticky_full_speed = game::kCarStopSpeed;  // uu/s
+  // How far from the car's centre the surface under it is searched, uu: the centre rides
+  // 17.01 uu above the floor and walls and 11.7-24.7 uu above the curves (wall_driving,
+  // closest mesh feature, 7,525 rows); the search must also catch the next facet of a curve.
+  double surface_reach = 40.0;
+  // Farthest a surface may be from the centre for the car to drive on it, uu: the largest
+  // recorded distance (24.7, a car on the curve at speed) with a margin.
+  double drive_reach = 30.0;
+  // Smallest cosine between the car's up axis and the surface's normal for the car to be on
+  // its wheels there: cos 30 degrees. The recorded up axis is at most 11 degrees from the
+  // closest feature's normal on the curves of wall_driving (5.3 on walls, 9.0 on the floor,
+  // landing); a car on its roof or side is not driving.
+  double wheels_min_cos = 0.86602540378443865;
+
+  static SurfaceCoeffs FromBlocks(const T* surface) {
+    SurfaceCoeffs c;
+    c.gravity_scale = surface[0];
+    c.coast_wall_grip = surface[1];
+    c.follow_rate = surface[2];
+    c.curve_friction = surface[3];
+    return c;
+  }
+  static SurfaceCoeffs FromArray(const T* flat) { return FromBlocks(flat + kGravityScale); }
+};
+
+inline const CoeffLayout& SurfaceLayout() {
+  static const CoeffLayout layout{
+      {"surface_gravity_scale", "coast_wall_grip", "surface_follow_rate", "curve_friction"},
+      {"1", "1", "1/s", "1"},
+      {1.0, 0.1, 30.0, 0.0},
+      {{"surface", 0, 4}},
+      // Bounds. Gravity along the surface is the game's gravity: within a factor of 2 either
+      // way it would be another game. The coasting grip on a wall: 0 is ice, 1 the floor's
+      // grip (the curve reaches 0.5 at 45 degrees). The follow rate: a time constant between
+      // a tick (120 1/s; 500 is the instantaneous turn) and half a second. The curve's
+      // friction only takes speed (>= 0); at 3 a quarter turn would keep e^-4.7 = 1% of it.
+      {{0.5, 2.0}, {0.0, 1.0}, {2.0, 500.0}, {0.0, 3.0}}};
+  return layout;
+}
+
+// The surface under a car whose centre is at `x`: the closest mesh feature within `reach`
+// (the ball's ClosestFeatureNormal: on the curves the recorded up axis is 3.1 degrees from it
+// at the median, 4.7 from the Arena's averaged normal; on walls 0.55 vs 2.8).
+struct SurfaceUnder {
+  bool found = false;
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();  // unit, from the surface to the car
+  double distance = 0.0;                              // from the centre to the surface, uu
+};
+inline SurfaceUnder FindSurface(const Arena& arena, const Eigen::Vector3d& x, double reach) {
+  SurfaceUnder out;
+  const Contact c = arena.Collide(x, reach);
+  if (!c.hit) return out;
+  out.found = true;
+  out.normal = c.triangles > 1 ? ClosestFeatureNormal(arena, x, reach, c) : c.normal;
+  out.distance = reach - c.penetration;
+  return out;
+}
+
+// An orthonormal frame (columns e1, e2, n) whose third axis is the unit vector n; the identity
+// for n = +z exactly, so that StepSurface on the flat floor is StepGround in world axes.
+template <typename T>
+Mat3<T> SurfaceFrame(const Eigen::Vector3d& n) {
+  Mat3<T> b;
+  if (n(0) == 0.0 && n(1) == 0.0 && n(2) == 1.0) {
+    b.setIdentity();
+    return b;
+  }
+  // e2 = n x (the world axis least aligned with n), e1 = e2 x n.
+  Eigen::Vector3d ref = Eigen::Vector3d::UnitX();
+  if (std::abs(n(1)) < std::abs(n(0)) && std::abs(n(1)) <= std::abs(n(2)))
+    ref = Eigen::Vector3d::UnitY();
+  else if (std::abs(n(2)) < std::abs(n(0)))
+    ref = Eigen::Vector3d::UnitZ();
+  const Eigen::Vector3d e2 = n.cross(ref).normalized();
+  const Eigen::Vector3d e1 = e2.cross(n);
+  b.col(0) = e1.cast<T>();
+  b.col(1) = e2.cast<T>();
+  b.col(2) = n.cast<T>();
+  return b;
+}
+
+// The rotation taking unit vector a to unit vector b by the smallest angle (about a x b), and
+// that rotation vector (rad) in *phi. Identity when a == b.
+template <typename T>
+Mat3<T> RotationBetween(const Eigen::Vector3d& a, const Eigen::Vector3d& b, Eigen::Vector3d* phi) {
+  const Eigen::Vector3d axis = a.cross(b);
+  const double s = axis.norm();
+  const double c = a.dot(b);
+  if (!(s > 0.0)) {
+    phi->setZero();
+    return Mat3<T>::Identity();
+  }
+  *phi = axis / s * std::atan2(s, c);
+  return ExpSo3<double>(*phi).cast<T>();
+}
+
+// The tires' grip on a surface whose normal has |z component| nz, as a fraction of the floor's,
+// while coasting (see SurfaceCoeffs::coast_wall_grip).
+template <typename T>
+T WallGrip(const SurfaceCoeffs<T>& c, double nz) {
+  constexpr double kMidNz = 0.707, kMidGrip = 0.5;
+  if (nz < kMidNz) return c.coast_wall_grip + (T(kMidGrip) - c.coast_wall_grip) * T(nz / kMidNz);
+  return T(kMidGrip + (1.0 - kMidGrip) * (nz - kMidNz) / (1.0 - kMidNz));
+}
+
+// Acceleration holding the car on a surface of normal n, uu/s^2 (>= 0): the sticky force
+// (see SurfaceCoeffs), with full stick while the throttle is held or the car rolls faster
+// than sticky_full_speed.
+template <typename T>
+double StickyAccel(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double throttle,
+                   double forward_speed) {
+  const bool full = std::abs(throttle) > 0.0 || std::abs(forward_speed) > c.sticky_full_speed;
+  const double scale = c.sticky_base + (full ? 1.0 - std::abs(n(2)) : 0.0);
+  return scale * std::abs(c.gravity_z);
+}
+
+// True when the car stays on a surface of normal n: gravity's pull away from it (g.n, > 0 on
+// an overhang or the ceiling) is at most the sticky acceleration. On the walls and curves of
+// wall_driving gravity pulls away by at most 26 uu/s^2 (n_z >= -0.04) against 975: the
+// recordings never leave a surface, so this is RocketSim's rule, not a measurement.
+template <typename T>
+bool StaysOnSurface(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double throttle,
+                    double forward_speed) {
+  return c.gravity_z * n(2) <= StickyAccel(c, n, throttle, forward_speed);
+}
+
+// Whether a car with centre x and up axis `up` is on a surface it can drive: the mesh within
+// drive_reach of the centre and the up axis within acos(wheels_min_cos) of the surface's
+// normal. What a regime switch asks of a state (the step answers it for its own result).
+template <typename T>
+bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vector3d& x,
+                 const Eigen::Vector3d& up) {
+  const SurfaceUnder under = FindSurface(arena, x, c.surface_reach);
+  return under.found && under.distance <= c.drive_reach &&
+         up.dot(under.normal) >= c.wheels_min_cos;
+}
+
+// One physics step of dt_s seconds on the surface under the car (arena mesh), inputs u.
+//   1. the surface under the centre: closest feature within surface_reach, normal n0, distance
+//      d0 (FindSurface); none found: the car is not on a surface, *on_surface = false and the
+//      state is returned unchanged (the caller hands it to StepAerial);
+//   2. StepGround in the surface's frame B = (e1, e2, n0) (SurfaceFrame), centred on the point
+//      under the car: heading about n0, forward/sideways speeds with the along-surface part of
+//      gravity_scale * g added (StepGround's plane_accel), sideways friction rate and yaw-rate
+//      response times WallGrip while coasting, centre at rest_height above the plane and
+//      the reported normal speed rest_reported_vz (as recorded on walls too: median v.n 8.29
+//      uu/s over 3,716 wall rows, 8.28 on the floor). On the floor (n0 = +z) B is the identity:
+//      this is StepGround itself;
+//   3. the car follows the surface: at the new centre the surface has normal n1 and distance
+//      d1; the centre moves along n1 to rest_height above it, and the orientation and velocity
+//      turn with the surface by the smallest rotation Q taking n0 to n1 (so the car keeps its
+//      attitude and speed relative to the surface across a curve); the angular velocity about
+//      the axes in the surface, w_perp (the recorded one includes the turn with the surface),
+//      relaxes toward Q's rotation vector / dt by the factor exp(-follow_rate dt); the
+//      velocity along the surface loses curve_friction |phi| |v . d| along itself, d the
+//      direction from n0 to n1 (see SurfaceCoeffs::curve_friction).
+// *on_surface (if given) is false when no surface lies within drive_reach of the new centre,
+// the car's up axis is more than acos(wheels_min_cos) from its normal, or the car does not
+// stay on it (StaysOnSurface): the caller then hands the state to StepAerial.
+template <typename T>
+CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, const CarState<T>& s,
+                        const Controls& u, double dt_s, bool rotate_with_new_omega,
+                        const Arena& arena, bool* on_surface = nullptr) {
+  using std::abs;
+  using std::exp;
+  using std::sqrt;
+  const SurfaceUnder under = FindSurface(arena, ScalarPart(s.x), c.surface_reach);
+  if (!under.found) {
+    if (on_surface) *on_surface = false;
+    return s;
+  }
+  const Eigen::Vector3d& n0 = under.normal;
+  const Mat3<T> b = SurfaceFrame<T>(n0);
+  const Vec3<T> origin = s.x - b.col(2) * T(under.distance);  // point under the centre
+
+  CarState<T> local;
+  local.x = b.transpose() * (s.x - origin);
+  local.v = b.transpose() * s.v;
+  local.omega = b.transpose() * s.omega;
+  local.theta = b.transpose() * s.theta;
+  Vec3<T> gravity_local = b.row(2).transpose() * (T(c.gravity_z) * c.gravity_scale);
+  GroundCoeffs<T> gs = g;
+  if (std::abs(u.throttle) < g.throttle_deadzone && std::abs(n0(2)) < 1.0) {
+    const T grip = WallGrip(c, std::abs(n0(2)));
+    gs.lateral_friction_rate = g.lateral_friction_rate * grip;
+    gs.yaw_rate_response = g.yaw_rate_response * grip;
+    gs.brake_accel = g.brake_accel * grip;  // what holds a coasting car below stop_speed
+  }
+  const CarState<T> stepped =
+      StepGround(gs, local, u, dt_s, rotate_with_new_omega, gravity_local);
+
+  CarState<T> next;
+  next.x = origin + b * stepped.x;
+  next.v = b * stepped.v;
+  next.omega = b * stepped.omega;
+  next.theta = b * stepped.theta;
+
+  const SurfaceUnder after = FindSurface(arena, ScalarPart(next.x), c.surface_reach);
+  bool stays = after.found && after.distance <= c.drive_reach;
+  if (after.found) {
+    const Eigen::Vector3d& n1 = after.normal;
+    next.x += n1.cast<T>() * T(g.rest_height - after.distance);
+    Eigen::Vector3d phi;
+    const Mat3<T> q = RotationBetween<T>(n0, n1, &phi);
+    if (!phi.isZero(0.0)) {
+      next.theta = q * next.theta;
+      next.v = q * next.v;
+      next.omega = q * next.omega;
+      // Friction of the curve: the speed across it pays curve_friction per radian turned.
+      const Vec3<T> n1t = n1.cast<T>();
+      const Vec3<T> along = next.v - n1t * next.v.dot(n1t);
+      const T speed2 = along.squaredNorm();
+      if (speed2 > T(0)) {
+        const Eigen::Vector3d d = (n1 - n0).normalized();
+        const T across = abs(along.dot(d.cast<T>()));
+        const T loss = c.curve_friction * T(phi.norm()) * across / sqrt(speed2);
+        next.v -= along * (loss < T(1) ? loss : T(1));
+      }
+    }
+    // The turn with the surface: none on the floor's plane (nothing turns, nothing reported).
+    const Vec3<T> w_perp = s.omega - b.col(2) * s.omega.dot(b.col(2));
+    if (!phi.isZero(0.0) || !IsExactlyZero(w_perp)) {
+      const Vec3<T> target = (phi / dt_s).cast<T>();
+      next.omega += target + (w_perp - target) * exp(-c.follow_rate * T(dt_s));
+    }
+    const double v_forward = ScalarPart(next.v).dot(ScalarPart(Vec3<T>(next.theta.col(0))));
+    stays = stays && StaysOnSurface(c, n1, u.throttle, v_forward) &&
+            ScalarPart(Vec3<T>(next.theta.col(2))).dot(n1) >= c.wheels_min_cos;
+  }
+  if (on_surface) *on_surface = stays;
+  return next;
+}
+
+// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
+template <typename T>
+CarState<T> AdvanceSurfaceRow(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c,
+                              const CarState<T>& s, const Episode& ep, int k,
+                              const Integration& integ, const Arena& arena) {
+  return AdvanceCarRow(s, ep, k, integ, [&](const CarState<T>& state, const Controls& u, double h) {
+    return StepSurface(g, c, state, u, h, integ.rotate_with_new_omega, arena);
+  });
+}
+
+}  // namespace rlfit
