@@ -15,6 +15,7 @@
 #include <glog/logging.h>
 
 #include "fit/aerial_fit.h"
+#include "fit/jump_fit.h"
 #include "fit/ground_fit.h"
 #include "fit/ball_fit.h"
 #include "fit/wall_fit.h"
@@ -33,6 +34,7 @@ const std::vector<FitterInfo>& Fitters() {
       // Huber at 3 sigmas: the car fits have few gross outliers.
       {"aerial", AddAerialResiduals, {"huber", 3.0}},
       {"ground", AddGroundResiduals, {"huber", 3.0}},
+      {"jump", AddJumpResiduals, {"huber", 3.0}},
       {"wall", AddWallResiduals, {"huber", 3.0}},
       // Cauchy at 0.3 sigmas: 1% of the ball's 1 s windows (a bounce off an edge sending the
       // prediction elsewhere, an unscreened touch) hold 77% of the squared error at the

@@ -8,6 +8,7 @@
 #include "src/models/ball.h"
 #include "src/models/car.h"
 #include "src/models/ground.h"
+#include "src/models/jump.h"
 #include "src/models/surface.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
@@ -37,6 +38,40 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
       coeffs, file.integration,
       [](const GroundCoeffs<double>& c, const CarState<double>& s, const Episode& ep, int k,
          const Integration& integ) { return AdvanceGroundRow(c, s, ep, k, integ); });
+}
+
+// Jump rollouts start from the recorded car and the jump state since the take-off of the
+// recorded jump holding `start` (JumpSegments; the row's flags alone when none holds it).
+class JumpPredictor : public Predictor {
+ public:
+  JumpPredictor(JumpCoeffs<double> coeffs, Integration integ)
+      : coeffs_(std::move(coeffs)), integ_(integ) {}
+
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    std::vector<PredictedState> out;
+    out.reserve(end - start + 1);
+    JumpCarState<double> s;
+    s.car = CarState<double>::FromSample(ep.rows[start]);
+    s.jump = JumpState::FromSample(ep.rows[start], coeffs_.timing);
+    for (const auto& [first, last] : JumpSegments(ep))
+      if (first <= start && start <= last)
+        s = JumpStartState<double>(ep, first, start, integ_, coeffs_.timing);
+    out.push_back(ToPredicted(s.car));
+    for (int k = start; k < end; ++k) {
+      s = AdvanceJumpRow(coeffs_, s, ep, k, integ_);
+      out.push_back(ToPredicted(s.car));
+    }
+    return out;
+  }
+
+ private:
+  JumpCoeffs<double> coeffs_;
+  Integration integ_;
+};
+
+std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
+  return std::make_unique<JumpPredictor>(JumpCoeffs<double>::FromArray(file.values.data()),
+                                         file.integration);
 }
 
 // The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
@@ -143,6 +178,12 @@ const std::vector<ModelInfo>& Models() {
       // driving.txt / spiral_*.txt recordings, which the reader cuts into segments.
       {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
        &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround,
+       nullptr, nullptr, nullptr},
+      // jumps.txt (two jumps, 582 rows) and the three jumps of freestyling.txt; data.txt holds
+      // no jump (its jumped flag is never set).
+      {"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
+       EpisodeKind::kCar, true, &JumpLayout(),
+       {"car_control/jumps.txt", "car_control/freestyling.txt"}, {0.25, 0.5, 1.0}, MakeJump,
        nullptr, nullptr, nullptr},
       // Floor -> curve -> wall and back (all 25 episodes on the wheels).
       {"wall", "car driving on any surface of the arena: floor, curves, walls", EpisodeKind::kCar,

@@ -91,6 +91,19 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
   } else if (model == "ground") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = GroundRegime(ep.rows[k]);
+  } else if (model == "jump") {
+    CheckKind(model, ep, EpisodeKind::kCar);
+    for (int k = 0; k < ep.size(); ++k)
+      rows[k] = ep.rows[k].on_ground ? Regime::kOnGround : Regime::kNoTakeOff;
+    for (const auto& [first, last] : JumpSegments(ep)) {
+      int k = first;
+      for (; k <= last; ++k) rows[k] = Regime::kCovered;
+      // The landing starts where the car, once clear of the surface, comes back within reach.
+      k = first + 1;
+      while (k <= last && arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
+      while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
+      for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
+    }
   } else if (model == "wall") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = WallRegime(ep.rows[k], *arena);
@@ -104,7 +117,7 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
       rows[k] = rows[k + 1] = Regime::kCarTouch;
   } else {
     throw InputError("model", 0, 0,
-                     "unknown model '" + model + "' (known: aerial, ground, ball, wall, car)");
+                     "unknown model '" + model + "' (known: aerial, ground, ball, wall, car, jump)");
   }
   return rows;
 }
@@ -121,6 +134,7 @@ const char* RegimeLabel(Regime regime) {
     case Regime::kHandbrake: return "handbrake held";
     case Regime::kCarTouch: return "touched by a car";
     case Regime::kJumping: return "jumping";
+    case Regime::kNoTakeOff: return "in the air without a take-off";
   }
   return "unknown";
 }
@@ -128,13 +142,13 @@ const char* RegimeLabel(Regime regime) {
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
   if (model != "aerial" && model != "ground" && model != "ball" && model != "wall" &&
-      model != "car")
+      model != "car" && model != "jump")
     return Classify(model, ep, nullptr);
   // The ground test needs no mesh: do not require one.
   if (model == "ground") return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
-  if ((model == "aerial" || model == "car") && root.empty())
+  if ((model == "aerial" || model == "car" || model == "jump") && root.empty())
     return Classify(model, ep, &FloorOnlyArena());
   return Classify(model, ep, &PitchArena(root));
 }
@@ -164,6 +178,26 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
     rows.push_back(k);
   }
   return rows;
+}
+
+std::vector<std::pair<int, int>> JumpSegments(const Episode& ep) {
+  std::vector<std::pair<int, int>> out;
+  const int n = ep.size();
+  for (int k = 0; k + 1 < n; ++k) {
+    const Sample& s = ep.rows[k];
+    if (!s.on_ground) continue;
+    bool pressed = false;
+    for (int j = std::max(0, k - 2); j <= k; ++j) pressed = pressed || ep.rows[j].input.jump;
+    const Eigen::Vector3d up = s.theta.col(2);
+    if (!pressed || (ep.rows[k + 1].v - s.v).dot(up) <= kJumpTakeOffMinDvUuS) continue;
+    int j = k + 1;
+    while (j < n && ep.rows[j].on_ground) ++j;  // the wheels still touch
+    if (j == n) break;                           // never left the surface
+    while (j < n && !ep.rows[j].on_ground) ++j;  // the flight
+    out.push_back({k, j - 1});
+    k = j - 1;
+  }
+  return out;
 }
 
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows) {

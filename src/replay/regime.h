@@ -30,8 +30,9 @@ enum class Regime : std::uint8_t {
   kHandbrake,         // handbrake held: powerslide, not modelled (ground model)
   kCarTouch,          // velocity change no surface explains (ball model)
   kJumping,           // jump input acting: no jump step yet (car model)
+  kNoTakeOff,         // in the air, but no recorded take-off starts this flight (jump model)
 };
-inline constexpr int kRegimeCount = 8;
+inline constexpr int kRegimeCount = 9;
 
 // Short label for tables and JSON, e.g. "on the ground".
 const char* RegimeLabel(Regime regime);
@@ -49,6 +50,11 @@ const char* RegimeLabel(Regime regime);
 //   kGroundHeightBandUu from the rest height 17.01 uu or the up axis (theta column 2) tilts
 //   more than acos(kGroundUprightMinCos) from vertical; kHandbrake when the handbrake input
 //   is held (not recorded in ground_driving_handbrake, where it is always 0); else kCovered.
+// jump: kCovered on the rows of every JumpSegments stretch (take-off to the last row before
+//   on_ground is set again) until the landing: once the car's centre has been more than
+//   kJumpLandingReachUu from the mesh, the rows from where it comes back within it are
+//   kTouchingSurface; elsewhere kOnGround when on_ground is set, else kNoTakeOff. Without a
+//   datasets root the floor plane stands for the mesh, as for the aerial model.
 // wall: kAirborne when on_ground is not set or no mesh lies within kWallDriveReachUu of the
 //   centre (the surface model has nothing to drive on); kHandbrake when the handbrake is held
 //   (powerslides are modelled apart); else kCovered: floor, curves, ramps, walls alike. A jump
@@ -164,6 +170,24 @@ struct OnGroundAgreement {
   OnGroundAgreement& operator+=(const OnGroundAgreement& o);
 };
 OnGroundAgreement CompareOnGround(const Episode& ep, const std::vector<signed char>& decision);
+
+// Jump: the take-off is the row whose step to the next changes the velocity along the
+// car's up axis by more than this, with on_ground set and jump pressed on that row or one of the
+// two before, uu/s. Measured: the jump impulse steps of jumps.txt and freestyling.txt change it
+// by 296 uu/s (5 jumps); other on_ground steps of those files and data.txt by at most ~60
+// (landings are not take-offs: they start in the air).
+inline constexpr double kJumpTakeOffMinDvUuS = 150.0;
+// Jump: the wheels' reach from the car's centre, uu (rear wheel at (-33.75, +-29.5, -4.3), radius
+// 15: 60 uu, magic_numbers.py). The recordings touch down before their on_ground flag: in
+// freestyling.txt the first jump's car is at z 35 -> 21 for 4 rows with the flag off while its
+// velocity changes by 156-560 uu/s; in jumps.txt the landing's first row (z 34) already
+// changes vz by 0.9 uu/s less than gravity.
+inline constexpr double kJumpLandingReachUu = 60.0;
+
+// Jump: the recorded jumps of `ep`, [take-off row, last row before the wheels touch again]
+// (inclusive; to the episode's last row when it ends in the air). A take-off whose car never
+// leaves on_ground within the episode is not a jump. Ascending, disjoint.
+std::vector<std::pair<int, int>> JumpSegments(const Episode& ep);
 
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);
