@@ -82,8 +82,9 @@ class CarRolloutResidual {
 // Adds one CarRolloutResidual per window (options.window_s long, options.stride_s apart) inside
 // the rows the car model covers (ClassifyRows "car"). Returns the number of residual blocks.
 // The surface block ("wall.surface") is held at its value (the layout's default: the wall
-// model's fit on wall_driving): the car's recordings hold 360 rows on walls, curves and ramps,
-// all in one recording (freestyling.txt), against the wall fit's 7,525 rows in 25 episodes.
+// model's fit on wall_driving): the car's recordings hold 430 covered rows on walls, curves
+// and ramps, all in one recording (freestyling.txt), against the wall fit's 7,525 rows in 25
+// episodes.
 int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                     const FitOptions& options, std::vector<int>* block_episodes);
 
