@@ -216,7 +216,10 @@ TEST_CASE("car rollout residual up a wall: zero at the simulating coefficients, 
   numeric.ridders_relative_initial_step_size = 1e-6;
   std::unique_ptr<ceres::CostFunction> cost(
       CarRolloutResidual::Create(&ep, &arena, first_wall + 4, 12, Integration{}));
-  testing::CheckJacobianBlocks(*cost, Blocks(params).data(), numeric, 1e-6, false);
+  // 1e-5: ground.turn_drag's column on the wall agrees to 5.3e-6 of its scale (the surface
+  // frame's rotations around StepGround add round-off to the finite differences); a wrong
+  // derivative is off by its own size.
+  testing::CheckJacobianBlocks(*cost, Blocks(params).data(), numeric, 1e-5, false);
 }
 
 }  // namespace
