@@ -25,6 +25,9 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
       ++blocks;
     }
   }
+  // Held (see car_fit.h).
+  double* wall = params + CarCoeffs<double>::kWallOffset;
+  if (blocks > 0 && problem->HasParameterBlock(wall)) problem->SetParameterBlockConstant(wall);
   return blocks;
 }
 

@@ -19,8 +19,10 @@ namespace rlfit {
 // (omega, v, x and the rotation-vector error, divided by the aerial scales), whichever regime
 // the switch chose. On the floor the ground step holds z, vz, omega_x, omega_y at their rest
 // values, which the recorded floor rows share, so those residuals carry no information there
-// (and do no harm). Parameter blocks: the 4 aerial blocks, then the 8 ground blocks
-// (CarLayout()), sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2, 2, 2.
+// (and do no harm). Parameter blocks: the 4 aerial blocks, the 8 ground blocks, then the surface
+// block (CarLayout()), sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2, 2, 2 | 4. On walls,
+// curves and ramps StepSurface runs; its derivatives treat the mesh's normal as fixed within a
+// tick (as the wall fit's).
 class CarRolloutResidual {
  public:
   static constexpr int kPerRow = 12;
@@ -34,11 +36,12 @@ class CarRolloutResidual {
   bool operator()(const T* torque, const T* damping, const T* thrust, const T* drift,
                   const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
                   const T* steer_response, const T* lateral, const T* backward,
-                  const T* turn_drag, T* residuals) const {
+                  const T* turn_drag, const T* wall, T* residuals) const {
     CarCoeffs<T> c;
     c.air = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
     c.ground = GroundCoeffs<T>::FromBlocks(throttle, brake_coast, boost, curvature,
                                            steer_response, lateral, backward, turn_drag);
+    c.wall = SurfaceCoeffs<T>::FromBlocks(wall);
     CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_);
@@ -62,7 +65,8 @@ class CarRolloutResidual {
                                      int rows, const Integration& integ,
                                      const AerialResidualScales& scales = {}) {
     return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
-                                           2, kCurvatureKnots, 1, 2, 2, 2>(
+                                           2, kCurvatureKnots, 1, 2, 2, 2,
+                                           SurfaceCoeffs<double>::kSize>(
         new CarRolloutResidual(episode, arena, start, rows, integ, scales), kPerRow * rows);
   }
 
@@ -77,6 +81,10 @@ class CarRolloutResidual {
 
 // Adds one CarRolloutResidual per window (options.window_s long, options.stride_s apart) inside
 // the rows the car model covers (ClassifyRows "car"). Returns the number of residual blocks.
+// The surface block ("wall.surface") is held at its value (the layout's default: the wall
+// model's fit on wall_driving): the car's recordings hold 430 covered rows on walls, curves
+// and ramps, all in one recording (freestyling.txt), against the wall fit's 7,525 rows in 25
+// episodes.
 int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                     const FitOptions& options, std::vector<int>* block_episodes);
 

@@ -9,6 +9,7 @@
 
 #include "src/models/car.h"
 #include "src/replay/regime.h"
+#include "tests/surface_test_util.h"
 
 namespace rlfit {
 namespace {
@@ -57,12 +58,17 @@ CarModelState<double> Car(const Eigen::Vector3d& x, const Eigen::Vector3d& v,
   return s;
 }
 
-TEST_CASE("the car's layout is the aerial then the ground layout, prefixed") {
+TEST_CASE("the car's layout is the aerial, the ground then the surface layout, prefixed") {
   const CoeffLayout& car = CarLayout();
-  REQUIRE(car.size() == AerialLayout().size() + GroundLayout().size());
+  REQUIRE(car.size() == AerialLayout().size() + GroundLayout().size() + SurfaceLayout().size());
   CHECK(car.names[0] == "aerial." + AerialLayout().names[0]);
   CHECK(car.names[CarCoeffs<double>::kGroundOffset] == "ground." + GroundLayout().names[0]);
-  CHECK(car.blocks.size() == AerialLayout().blocks.size() + GroundLayout().blocks.size());
+  CHECK(car.names[CarCoeffs<double>::kWallOffset] == "wall." + SurfaceLayout().names[0]);
+  CHECK(car.blocks.size() == AerialLayout().blocks.size() + GroundLayout().blocks.size() +
+                                 SurfaceLayout().blocks.size());
+  CHECK(car.blocks.back().name == "wall.surface");
+  // The surface set defaults to the wall model's fit (results/wall/coeffs.json).
+  CHECK(car.defaults[CarCoeffs<double>::kWallOffset] == doctest::Approx(0.9508).epsilon(1e-4));
   CHECK(car.blocks.back().offset + car.blocks.back().size == car.size());
   const CarCoeffs<double> c = Defaults();
   CHECK(c.air.torque(0) == AerialLayout().defaults[0]);
@@ -116,7 +122,9 @@ TEST_CASE("a car driving off a ledge flies and falls") {
     s = StepCar(c, ledge, s, u, kTickS, true);
     if (s.body.x.x() < -kCarWheelContactUu) CHECK(s.on_floor);
     // Over the edge the wheels still touch it for a few ticks (kSurface), but the closest
-    // feature is the edge, not the flat floor: the car flies from the first of them on.
+    // feature is the edge, not the flat floor: the surface step lets go (the edge's normal is
+    // more than 30 degrees from the up axis after its tick) and the car flies from the first
+    // of them on, level (StepSurface's turn around the edge is dropped).
     if (was_on_floor && !s.on_floor) {
       took_off_at = i;
       // The ground step's reported rest vz is not motion: the car leaves level, then falls.
@@ -132,8 +140,8 @@ TEST_CASE("a car driving off a ledge flies and falls") {
   CHECK(s.body.x.x() > 0.0);
 }
 
-TEST_CASE("a car touching a wall with its wheels is on a surface, but not put on the floor") {
-  // The floor and a wall at x = 500 facing -x; no wall step yet: the car keeps flying.
+TEST_CASE("a car touching a wall with its wheels is on a surface and the wall step holds it") {
+  // The floor and a wall at x = 500 facing -x: the car runs StepSurface, not the floor step.
   std::vector<Triangle> t;
   AddRectangle(-5000.0, 500.0, 5000.0, 0.0, &t);
   Triangle a, b;
@@ -146,20 +154,113 @@ TEST_CASE("a car touching a wall with its wheels is on a surface, but not put on
   t.push_back(a);
   t.push_back(b);
   const Arena arena(t);
-  // Nose up, wheels (up axis) toward the wall: forward +z, left +y, up -x.
+  // Nose up, wheels (up axis) toward the wall: forward +z, left +y, up -x; 5 uu off the wall.
   Eigen::Matrix3d theta;
   theta.col(0) = Eigen::Vector3d::UnitZ();
   theta.col(1) = Eigen::Vector3d::UnitY();
   theta.col(2) = -Eigen::Vector3d::UnitX();
   CarModelState<double> s = Car({500.0 - game::kCarRestHeight - 5.0, 0.0, 300.0}, {0, 0, 0}, theta);
   const CarCoeffs<double> c = Defaults();
+  Controls u;
+  u.throttle = 1.0;
   for (int i = 0; i < 6; ++i) {
-    s = StepCar(c, arena, s, Controls{}, kTickS, true);
+    s = StepCar(c, arena, s, u, kTickS, true);
     CHECK(s.regime == CarRegime::kSurface);
     CHECK(!s.on_floor);
+    CHECK(s.on_surface);
+    CHECK(!s.left_surface);
+    // Put at rest height in front of the wall (not at the floor's height, not falling free).
+    CHECK(s.body.x.x() == doctest::Approx(500.0 - game::kCarRestHeight).epsilon(1e-9));
+    CHECK(s.body.theta.col(2).dot(-Eigen::Vector3d::UnitX()) > 0.9999);
   }
-  // Free fall for 6 ticks: 300 - 650 (0.05)^2 / 2 ~ 299.
-  CHECK(s.body.x.z() == doctest::Approx(300.0 + 0.5 * game::kGravityZ * 0.05 * 0.05).epsilon(1e-3));
+  // Throttle up the wall: it climbs (free fall would have taken it below 300).
+  CHECK(s.body.x.z() > 300.0);
+  CHECK(s.body.v.z() > 0.0);
+}
+
+TEST_CASE("a car drives from the floor up a ramp onto a wall through the car model") {
+  const Arena arena = testing::FloorRampWall();
+  const CarCoeffs<double> c = Defaults();
+  CarModelState<double> s;
+  s.body = testing::OnFloor(-600.0, 0.0, 0.0, 1400.0);
+  Controls u;
+  u.throttle = 1.0;
+  int floor_ticks = 0, surface_ticks = 0;
+  bool always_drivable = true;
+  for (int i = 0; i < 96; ++i) {  // 0.8 s at full throttle
+    s = StepCar(c, arena, s, u, kTickS, true);
+    REQUIRE(s.regime == CarRegime::kSurface);
+    REQUIRE(!s.left_surface);
+    floor_ticks += s.on_floor;
+    surface_ticks += s.on_surface;
+    // The surface step's states are on their wheels where it drives (IsOnSurface). (The floor
+    // step's last state before the ramp is not: upright, with the ramp's face the closest.)
+    if (s.on_surface)
+      always_drivable =
+          always_drivable && IsOnSurface(c.wall, arena, s.body.x, s.body.theta.col(2));
+  }
+  CHECK(always_drivable);
+  CHECK(floor_ticks > 20);    // 600 uu of floor at ~1400 uu/s: ~50 ticks
+  CHECK(surface_ticks > 20);  // then the ramp and the wall
+  CHECK(!s.on_floor);
+  // On the wall: centre at rest height in front of it, up axis along -x, nose up, climbing.
+  CHECK(s.body.x.x() == doctest::Approx(testing::kRampTopUu - game::kCarRestHeight).epsilon(1e-6));
+  CHECK(s.body.x.z() > 350.0);
+  CHECK(s.body.theta.col(2).dot(Eigen::Vector3d(-1, 0, 0)) > 0.999);
+  CHECK(s.body.theta.col(0).z() > 0.999);
+  CHECK(s.body.v.z() > 500.0);
+  // Coasting, it slides back down the wall and the ramp onto the floor, where StepGround runs.
+  u.throttle = 0.0;
+  for (int i = 0; i < 1200; ++i) s = StepCar(c, arena, s, u, kTickS, true);
+  CHECK(s.on_floor);
+  CHECK(s.body.x.z() == doctest::Approx(game::kCarRestHeight).epsilon(1e-6));
+  CHECK(s.body.x.x() < 0.0);
+}
+
+TEST_CASE("the car's row labels cover the floor, the ramp and the wall alike") {
+  const Arena arena = testing::FloorRampWall();
+  const Episode ep = testing::SurfaceEpisode(
+      Defaults().ground, Defaults().wall, arena, testing::OnFloor(-600.0, 0.0, 0.0, 1400.0), 50,
+      [](int) {
+        CarInputs u;
+        u.throttle = 1.0;
+        return u;
+      });
+  REQUIRE(ep.rows.back().theta.col(2).x() < -0.999);  // it reached the wall
+  const std::vector<Regime> r = ClassifyRows("car", ep, arena);
+  for (int k = 0; k < ep.size(); ++k) {
+    INFO("row " << k);
+    CHECK(r[k] == Regime::kCovered);
+  }
+}
+
+TEST_CASE("a car the surface step lets go of (the ceiling) flies, and lands anew only after") {
+  // A ceiling z = 1000 facing down; the car on it, wheels up: gravity pulls it off.
+  std::vector<Triangle> t;
+  AddRectangle(-5000.0, 5000.0, 5000.0, 1000.0, &t);
+  const Arena arena(t);
+  Eigen::Matrix3d theta;  // upside down: forward +x, left -y, up -z
+  theta.col(0) = Eigen::Vector3d::UnitX();
+  theta.col(1) = -Eigen::Vector3d::UnitY();
+  theta.col(2) = -Eigen::Vector3d::UnitZ();
+  CarModelState<double> s = Car({0.0, 0.0, 1000.0 - game::kCarRestHeight}, {500, 0, 0}, theta);
+  const CarCoeffs<double> c = Defaults();
+  const double z_left = s.body.x.z();
+  s = StepCar(c, arena, s, Controls{}, kTickS, true);
+  // The surface step lets go: the tick is flown (gravity alone, no rest speed: it starts from
+  // rest on the ceiling, the first tick ran no surface step).
+  CHECK(s.regime == CarRegime::kAir);
+  CHECK(!s.on_surface);
+  CHECK(s.left_surface);
+  CHECK(s.body.v.z() == doctest::Approx(game::kGravityZ * kTickS).epsilon(1e-9));
+  s = StepCar(c, arena, s, Controls{}, kTickS, true);
+  CHECK(s.regime == CarRegime::kAir);  // wheels still within reach, but it left
+  CHECK(s.left_surface);
+  for (int i = 0; i < 60 && s.left_surface; ++i) s = StepCar(c, arena, s, Controls{}, kTickS, true);
+  CHECK(!s.left_surface);  // out of the ceiling's reach: lands anew if it comes back
+  for (int i = 0; i < 60; ++i) s = StepCar(c, arena, s, Controls{}, kTickS, true);
+  CHECK(s.regime == CarRegime::kAir);
+  CHECK(s.body.x.z() < z_left - 100.0);  // falling
 }
 
 TEST_CASE("the switch is deterministic: the same inputs give the same states and regimes") {

@@ -1,4 +1,4 @@
-// The car's coefficient layout (the aerial and ground layouts side by side) and the switch on
+// The car's coefficient layout (the aerial, ground and surface layouts side by side) and the switch on
 // recorded rows.
 #include "src/models/car.h"
 
@@ -23,6 +23,13 @@ const CoeffLayout& CarLayout() {
     CoeffLayout l;
     Append(AerialLayout(), "aerial.", &l);
     Append(GroundLayout(), "ground.", &l);
+    Append(SurfaceLayout(), "wall.", &l);
+    // The surface set's defaults: the wall model's fit, results/wall/coeffs.json (surface_gravity_scale,
+    // coast_wall_grip, surface_follow_rate, curve_friction), not its seed (1, 0.1, 30, 0).
+    const double wall_fit[] = {0.9507630748970521, 0.05977431065516686, 18.286376227107073,
+                               0.058377141870472736};
+    for (int i = 0; i < SurfaceCoeffs<double>::kSize; ++i)
+      l.defaults[CarCoeffs<double>::kWallOffset + i] = wall_fit[i];
     return l;
   }();
   return layout;

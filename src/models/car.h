@@ -16,36 +16,45 @@
 #include "src/models/car_state.h"
 #include "src/models/ground.h"
 #include "src/models/model.h"
+#include "src/models/surface.h"
 
 namespace rlfit {
 
-// Coefficients of the car: the aerial set then the ground set, each the sub-model's own
-// coefficients under the sub-model's names prefixed "aerial." / "ground." (CarLayout). There is
-// one implementation of each step: the car calls StepAerial with `air` and StepGround with
-// `ground`. Flat layout: AerialLayout() at offset 0, GroundLayout() at kGroundOffset.
+// Coefficients of the car: the aerial set, the ground set and the surface set, each the
+// sub-model's own coefficients under the sub-model's names prefixed "aerial." / "ground." /
+// "wall." (CarLayout). There is one implementation of each step: the car calls StepAerial with
+// `air`, StepGround with `ground` and StepSurface with `ground` and `wall` (the wall model's
+// pairing). Flat layout: AerialLayout() at offset 0, GroundLayout() at kGroundOffset,
+// SurfaceLayout() at kWallOffset.
 template <typename T>
 struct CarCoeffs {
   static constexpr int kAerialOffset = 0;
   static constexpr int kGroundOffset = AerialCoeffs<T>::kSize;
-  static constexpr int kSize = AerialCoeffs<T>::kSize + GroundCoeffs<T>::kSize;
+  static constexpr int kWallOffset = kGroundOffset + GroundCoeffs<T>::kSize;
+  static constexpr int kSize = kWallOffset + SurfaceCoeffs<T>::kSize;
   AerialCoeffs<T> air;
   GroundCoeffs<T> ground;
+  SurfaceCoeffs<T> wall;
 
   static CarCoeffs FromArray(const T* flat) {
     CarCoeffs c;
     c.air = AerialCoeffs<T>::FromArray(flat + kAerialOffset);
     c.ground = GroundCoeffs<T>::FromArray(flat + kGroundOffset);
+    c.wall = SurfaceCoeffs<T>::FromArray(flat + kWallOffset);
     return c;
   }
 };
 
-// The aerial layout followed by the ground layout, names, units, defaults (the seed notes'),
-// blocks ("aerial.air_torque", ..., "ground.throttle", ...) and bounds (with the reasons stated
-// in AerialLayout / GroundLayout) carried over.
+// The aerial, ground and surface layouts one after the other: names, units, blocks
+// ("aerial.air_torque", ..., "ground.throttle", ..., "wall.surface") and bounds (with the
+// reasons stated in AerialLayout / GroundLayout / SurfaceLayout) carried over. Defaults: the
+// seed notes' for the aerial and ground sets; for the surface set the wall model's fit
+// (results/wall/coeffs.json, 19 wall_driving episodes: far more wall driving than the car's
+// recordings hold), which the car fit holds (see NOTES "One car across regimes").
 const CoeffLayout& CarLayout();
 
 // Which step the car takes this tick. The switch (ChooseCarStep) returns one of these.
-//   kSurface: wheels on the arena mesh: the surface step (today StepGround, the flat floor);
+//   kSurface: wheels on the arena mesh: StepGround on the flat floor, StepSurface elsewhere;
 //   kAir:     no wheel contact: StepAerial.
 // kUnknown is the regime carried into the first tick of a rollout (no transition from it).
 // The jump helper adds kJump here (see ChooseCarStep for where it takes precedence).
@@ -59,6 +68,11 @@ struct CarModelState {
   CarRegime regime = CarRegime::kUnknown;
   int regime_ticks = 0;  // ticks spent in `regime`, counting the last one
   bool on_floor = false;  // the last tick ran the flat-floor step (StepGround)
+  bool on_surface = false;  // the last tick ran the surface step (StepSurface)
+  // StepSurface reported the car leaving the surface (the ceiling, an overhang, a slow car on
+  // its side): the car flies (kAir) while its wheels still touch that surface, and lands
+  // anew once they have lost it (or on the flat floor, which no car leaves this way).
+  bool left_surface = false;
 
   static CarModelState FromSample(const Sample& s) {
     CarModelState out;
@@ -137,7 +151,14 @@ struct CarStepChoice {
 //   2. wheel contact (FindWheelContact: the mesh within kCarWheelContactUu of the wheel point)
 //      -> kSurface. Landing is the first tick of kSurface after kAir; take-off the first tick
 //      of kAir after kSurface (driving off a ledge; later also the jump).
+//      Except right after StepSurface reported the car leaving a surface (s.left_surface): on
+//      any surface but the flat floor the car keeps flying -> kAir.
 //   3. otherwise -> kAir.
+// What StepSurface expects of a kSurface state holds: the wheel point within 10 uu of the mesh
+// puts the mesh within 17.01 + 10 uu of the centre (the triangle inequality), inside the
+// surface's drive_reach (30) and search reach (40), so StepSurface always finds the surface;
+// its up-axis test (IsOnSurface, 30 degrees) holds once StepCar has turned the car onto the
+// surface on landing.
 // Deterministic: a function of the state's values and the arena only (the controls are passed
 // for the jump and handbrake steps that will read them; today's rule does not).
 template <typename T>
@@ -148,6 +169,8 @@ CarStepChoice ChooseCarStep(const CarModelState<T>& s, const Controls& /*u*/, co
   CarStepChoice choice;
   choice.contact = FindWheelContact(arena, x, up);
   choice.regime = choice.contact.hit ? CarRegime::kSurface : CarRegime::kAir;
+  if (s.left_surface && choice.contact.hit && !choice.contact.flat_floor())
+    choice.regime = CarRegime::kAir;
   return choice;
 }
 
@@ -168,34 +191,72 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 }
 
 // One physics tick of the car: ChooseCarStep, then that regime's step.
-//   kSurface on the flat floor (contact.flat_floor()): on landing (the last tick was not on the
-//     floor) AlignToSurface(contact normal); then StepGround, the floor at z = rest_height.
-//   kSurface on any other surface (a ramp, curve, wall, the ceiling): there is no step for it
-//     yet, so the car keeps flying (StepAerial) rather than being put on the floor; the row
-//     labels (ClassifyRows "car") leave such rows out. The wall helper's surface step goes here.
-//   kAir: on take-off (the last tick ran the floor step) the ground step's reported rest vz
-//     (rest_reported_vz, a reporting convention of the recordings, not motion) is removed
-//     along the up axis; then StepAerial.
+//   kSurface: on landing (the last tick ran neither surface step) AlignToSurface(contact
+//     normal); from the floor step onto another surface, the car turned with the surface;
+//     then on the flat floor (contact.flat_floor()) StepGround, the floor at z =
+//     rest_height; on any other surface (ramp, curve, wall, ceiling) StepSurface with the
+//     ground and wall coefficients. When StepSurface reports the car leaving the surface, its
+//     result is dropped and the car flies (StepAerial) this tick from the state before it,
+//     then on (left_surface, see ChooseCarStep); the tick's regime is kAir.
+//   kAir: on take-off (the last tick ran a surface step) the surface steps' reported rest speed
+//     along the normal (rest_reported_vz, a reporting convention of the recordings, not
+//     motion) is removed along the up axis; then StepAerial.
 template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
                          const Controls& u, double dt_s, bool rotate_with_new_omega) {
   const CarStepChoice choice = ChooseCarStep(s, u, arena);
   CarModelState<T> next;
   CarState<T> body = s.body;
-  const bool on_floor = choice.regime == CarRegime::kSurface && choice.contact.flat_floor();
-  if (on_floor) {
-    // Landing: the last tick did not run the floor step (a rollout's first tick did no tick).
-    if (s.regime != CarRegime::kUnknown && !s.on_floor)
+  const bool surface = choice.regime == CarRegime::kSurface;
+  const bool on_floor = surface && choice.contact.flat_floor();
+  if (surface) {
+    // Landing: the last tick ran no surface step (a rollout's first tick did no tick).
+    if (s.regime != CarRegime::kUnknown && !s.on_floor && !s.on_surface)
       body.theta = AlignToSurface(body.theta, choice.contact.normal);
-    next.body = StepGround(c.ground, body, u, dt_s, rotate_with_new_omega);
+    // From the floor step onto another surface (a ramp, the curve at a wall's foot): the car
+    // turns with the surface as StepSurface turns it across a crease at the end of its tick
+    // (orientation, velocity, angular velocity by the smallest rotation from its up axis to
+    // the surface's normal); else StepSurface would start on a surface 45 degrees from the
+    // car's wheels at a ramp's foot and let go of it. Only where the surface rises ahead (a
+    // crease: the normal against the velocity along the floor); over an edge that falls away
+    // (a ledge) the car is not turned and StepSurface lets go of it.
+    const Eigen::Vector3d up0 = ScalarPart(Vec3<T>(body.theta.col(2))).normalized();
+    const Eigen::Vector3d v0 = ScalarPart(body.v);
+    if (s.on_floor && !on_floor && (v0 - up0 * v0.dot(up0)).dot(choice.contact.normal) <= 0.0) {
+      Eigen::Vector3d phi;
+      const Mat3<T> q = RotationBetween<T>(up0, choice.contact.normal, &phi);
+      body.theta = q * body.theta;
+      body.v = q * body.v;
+      body.omega = q * body.omega;
+    }
+    if (on_floor) {
+      next.body = StepGround(c.ground, body, u, dt_s, rotate_with_new_omega);
+    } else {
+      bool stays = true;
+      next.body = StepSurface(c.ground, c.wall, body, u, dt_s, rotate_with_new_omega, arena,
+                              &stays);
+      if (!stays) {
+        // Leaves: the tick is flown from the state before it, unturned (StepSurface's result
+        // has already turned the car with the surface: over a ledge's edge, 26 degrees down in
+        // one tick at 1000 uu/s), and the car flies on from there (left_surface).
+        body = s.body;
+        if (s.on_floor || s.on_surface)
+          body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);
+        next.body = StepAerial(c.air, body, u, dt_s, rotate_with_new_omega);
+        next.left_surface = true;
+      }
+    }
   } else {
-    // In the air, or on a surface no step models yet (see above).
-    if (s.on_floor) body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);  // take-off
+    if (s.on_floor || s.on_surface) body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);
     next.body = StepAerial(c.air, body, u, dt_s, rotate_with_new_omega);
+    // Still touching the surface it left: keeps flying (ChooseCarStep).
+    next.left_surface = s.left_surface && choice.contact.hit;
   }
+  const bool flew = next.left_surface && surface;  // the surface let go this tick
   next.on_floor = on_floor;
-  next.regime = choice.regime;
-  next.regime_ticks = choice.regime == s.regime ? s.regime_ticks + 1 : 1;
+  next.on_surface = surface && !on_floor && !flew;
+  next.regime = flew ? CarRegime::kAir : choice.regime;
+  next.regime_ticks = next.regime == s.regime ? s.regime_ticks + 1 : 1;
   return next;
 }
 

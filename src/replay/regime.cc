@@ -47,10 +47,14 @@ std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
     } else if (s.input.handbrake || before.input.handbrake) {
       rows[k] = Regime::kHandbrake;
     } else if (choices[k].regime == CarRegime::kSurface) {
+      // The flat floor: the car lies on it as the ground model's rows do. Any other surface:
+      // the car is on its wheels there as the surface step requires (IsOnSurface).
       const bool on_floor = choices[k].contact.flat_floor() &&
                             std::abs(s.x.z() - game::kCarRestHeight) <= kGroundHeightBandUu &&
                             s.theta(2, 2) >= kGroundUprightMinCos;
-      if (!on_floor) rows[k] = Regime::kOffFlatFloor;
+      const bool on_surface = !choices[k].contact.flat_floor() &&
+                              IsOnSurface(SurfaceCoeffs<double>(), arena, s.x, s.theta.col(2));
+      if (!on_floor && !on_surface) rows[k] = Regime::kOffFlatFloor;
     } else if (arena.Collide(s.x, kCarSurfaceReachUu).hit) {
       rows[k] = Regime::kTouchingSurface;
     }

@@ -64,9 +64,11 @@ const char* RegimeLabel(Regime regime);
 //   then what the sub-models cover: kJumping when the jump input is held at row k or k-1 (the
 //   input of row k-1 still acts for input_delay_s, ~1 row, into step k -> k+1); kHandbrake
 //   when the handbrake is held at row k or k-1 (powerslide on a surface, air roll in the air);
-//   on a surface: kOffFlatFloor unless the surface under the wheels is the flat floor
+//   on a surface: covered when the surface under the wheels is the flat floor
 //   (WheelContact::flat_floor) and the car lies on it as the ground model's rows do (the
-//   ground model's height band and upright test); in the air: kTouchingSurface when the centre
+//   ground model's height band and upright test), or it is another surface (wall, curve,
+//   ramp) and the car is on its wheels there as the surface step requires (IsOnSurface);
+//   else kOffFlatFloor (the flat floor's rows off the band: landings); in the air: kTouchingSurface when the centre
 //   is within kCarSurfaceReachUu of the mesh (the aerial model's rule); else kCovered. The
 //   recorded on_ground flag is not read: it checks the switch (CompareOnGround).
 // ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
