@@ -240,8 +240,9 @@ std::set<std::string> KillWriter(const std::string& dir, bool staged, int sig) {
     }
     ::_exit(0);
   }
-  // Poll (1 ms) until the temporary file exists, then kill.
-  for (int i = 0; i < 10000 && !HoldsTempFile(dir); ++i) ::usleep(1000);
+  // Poll (1 ms) until the temporary file exists, then kill. Up to 120 s: under a sanitizer on a
+  // loaded machine the child has taken over 10 s to get there (CI of stop 17).
+  for (int i = 0; i < 120000 && !HoldsTempFile(dir); ++i) ::usleep(1000);
   CHECK(HoldsTempFile(dir));
   ::kill(child, sig);
   int status = 0;
