@@ -24,7 +24,7 @@ struct PowerslideResidualScales {
 // handbrake level at the value acting on the first step): for each row j in 1..rows the 5
 // residuals (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v,
 // (x_xy,pred - x_xy,rec) / s_x. `acting` (empty: the recorded input) is the handbrake acting
-// on each step of the episode (InferHandbrake). Parameter blocks: grip[4], handbrake[2],
+// on each step of the episode (InferHandbrake). Parameter blocks: grip[4], handbrake[3],
 // steer[2], yaw[1] (PowerslideLayout()).
 class PowerslideRolloutResidual {
  public:
@@ -65,7 +65,7 @@ class PowerslideRolloutResidual {
                                      const Integration& integ, const std::vector<double>& ground,
                                      std::vector<double> acting,
                                      const PowerslideResidualScales& scales = {}) {
-    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 2, 2, 1>(
+    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1>(
         new PowerslideRolloutResidual(episode, start, rows, integ, ground, std::move(acting),
                                       scales),
         kPerRow * rows);

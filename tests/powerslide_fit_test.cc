@@ -18,7 +18,7 @@ namespace {
 // Coefficients away from the seeds (near what the recordings give), used as the truth.
 CoeffFile Truth() {
   CoeffFile truth = DefaultCoeffs("powerslide", PowerslideLayout());
-  truth.values = {1700.0, 2600.0, 80.0, 0.15, 0.8, 2100.0};
+  truth.values = {1100.0, 1500.0, 900.0, 0.7, 0.4, 0.85, 0.6, 0.55, 0.1, 2200.0};
   return truth;
 }
 
@@ -100,10 +100,11 @@ TEST_CASE("powerslide: one sliding step by hand") {
   u.handbrake = 1.0;
   const double dt = 1.0 / 120.0;
   const PowerslideState<double> n = StepPowerslide(g, c, s, u, dt, true);
-  // F_f = -1700 tanh(100/80), F_r = -2600 * 0.15 * tanh(100/80).
-  const double t = std::tanh(100.0 / 80.0);
-  const double f_front = -1700.0 * t, f_rear = -2600.0 * 0.15 * t;
-  const double w = (51.25 * f_front - 33.75 * f_rear) / 2100.0 * dt;
+  // Both axles slide sideways at 100 uu/s with no rolling speed: slip ratio 100 / 101, grip
+  // (1 - 0.3 * 100 / 101) tanh(100 / 900); full handbrake: the rear grip as fitted (scale 1).
+  const double g_slide = (1.0 - 0.3 * 100.0 / 101.0) * std::tanh(100.0 / 900.0);
+  const double f_front = -1100.0 * g_slide, f_rear = -1500.0 * g_slide;
+  const double w = (51.25 * f_front - 33.75 * f_rear) / 2200.0 * dt;
   CHECK(n.body.omega(2) == doctest::Approx(w).epsilon(1e-12));
   // The new heading turns by w dt; the old velocity (0, 100) seen in it, plus the forces.
   const double turn = w * dt;

@@ -43,9 +43,10 @@ inline constexpr double kCarYawGyrationSq = (118.0074 * 118.0074 + 84.1994 * 84.
 //                  factor while the handbrake is held); the grips above are those at full
 //                  handbrake, the rear one divided by h + (1 - h) handbrake_rear_factor at
 //                  level h (the factor shows only while the level ramps, the bicycle running
-//                  only at h > 0); handbrake_drive_scale (1): the drive and
-//                  boost acceleration at full handbrake over those without (the rear wheels
-//                  lose longitudinal grip: game HandbrakeLongFrictionCurve 0.5-0.9)]
+//                  only at h > 0); handbrake_drive_scale (1): the wheels' drive (throttle)
+//                  at full handbrake over that without (the rear wheels lose longitudinal
+//                  grip: game HandbrakeLongFrictionCurve 0.5-0.9); handbrake_brake_scale (1):
+//                  the same for braking and coasting (boost, a thrust on the body, unchanged)]
 //   block steer    [handbrake_steer_0, handbrake_steer_2500] rad: the front wheels' angle at
 //                  full steer and full handbrake, at forward speed 0 and 2500 uu/s, linear
 //                  between (game HandbrakeSteerAngleCurve 22.09 and 7.17 degrees); at level h
@@ -62,13 +63,14 @@ struct PowerslideCoeffs {
     kSlideGripFraction,
     kHandbrakeRearFactor,
     kHandbrakeDriveScale,
+    kHandbrakeBrakeScale,
     kHandbrakeSteer0,
     kHandbrakeSteer2500,
     kYawGyrationSq,
     kSize
   };
   T front_grip, rear_grip, slip_speed, slide_grip_fraction;
-  T handbrake_rear_factor, handbrake_drive_scale;
+  T handbrake_rear_factor, handbrake_drive_scale, handbrake_brake_scale;
   T handbrake_steer_0, handbrake_steer_2500;
   T yaw_gyration_sq;
   double front_arm = kCarFrontAxleUu;   // uu ahead of the centre
@@ -76,7 +78,7 @@ struct PowerslideCoeffs {
   double rise_rate = kHandbrakeRiseRate;  // 1/s
   double fall_rate = kHandbrakeFallRate;  // 1/s
 
-  // From the blocks in layout order: grip[4], handbrake[2], steer[2], yaw[1].
+  // From the blocks in layout order: grip[4], handbrake[3], steer[2], yaw[1].
   static PowerslideCoeffs FromBlocks(const T* grip, const T* handbrake, const T* steer,
                                      const T* yaw) {
     PowerslideCoeffs c;
@@ -86,6 +88,7 @@ struct PowerslideCoeffs {
     c.slide_grip_fraction = grip[3];
     c.handbrake_rear_factor = handbrake[0];
     c.handbrake_drive_scale = handbrake[1];
+    c.handbrake_brake_scale = handbrake[2];
     c.handbrake_steer_0 = steer[0];
     c.handbrake_steer_2500 = steer[1];
     c.yaw_gyration_sq = yaw[0];
@@ -100,16 +103,17 @@ struct PowerslideCoeffs {
 inline const CoeffLayout& PowerslideLayout() {
   static const CoeffLayout layout{
       {"front_grip", "rear_grip", "slip_speed", "slide_grip_fraction", "handbrake_rear_factor",
-       "handbrake_drive_scale", "handbrake_steer_0", "handbrake_steer_2500", "yaw_gyration_sq"},
-      {"uu/s^2", "uu/s^2", "uu/s", "1", "1", "1", "rad", "rad", "uu^2"},
+       "handbrake_drive_scale", "handbrake_brake_scale", "handbrake_steer_0",
+       "handbrake_steer_2500", "yaw_gyration_sq"},
+      {"uu/s^2", "uu/s^2", "uu/s", "1", "1", "1", "1", "rad", "rad", "uu^2"},
       // Seeds: the grips share the ~4500 uu/s^2 of centripetal acceleration the ground model
       // reaches at full steer and 2300 uu/s (kappa_2300 v^2) in proportion to the static load
       // (rear b/L, front a/L of the weight sits on the other axle: front 0.4, rear 0.6); slip
       // speed 100 uu/s; the game's LatFrictionCurve 0.2 at full slide and 0.1 handbrake lateral
-      // factor; the drive unchanged; the game's HandbrakeSteerAngleCurve.
-      {0.4 * 4500.0, 0.6 * 4500.0, 100.0, 0.2, 0.1, 1.0, 22.0869 * kPowerslidePi / 180.0,
+      // factor; drive and brakes unchanged; the game's HandbrakeSteerAngleCurve.
+      {0.4 * 4500.0, 0.6 * 4500.0, 100.0, 0.2, 0.1, 1.0, 1.0, 22.0869 * kPowerslidePi / 180.0,
        7.17393 * kPowerslidePi / 180.0, kCarYawGyrationSq},
-      {{"grip", 0, 4}, {"handbrake", 4, 2}, {"steer", 6, 2}, {"yaw", 8, 1}},
+      {{"grip", 0, 4}, {"handbrake", 4, 3}, {"steer", 7, 2}, {"yaw", 9, 1}},
       // Bounds.
       {// Grips: lateral accelerations up to 4 g-equivalents of the car's 3600 uu/s^2 turn.
        {100.0, 15000.0},  // front_grip
@@ -122,6 +126,7 @@ inline const CoeffLayout& PowerslideLayout() {
        // without handbrake at most 100x the one with it).
        {0.01, 1.0},
        {0.0, 2.0},  // handbrake_drive_scale
+       {0.0, 2.0},  // handbrake_brake_scale
        // Steering angles: 0 to 60 degrees (the game's largest is 30).
        {0.0, kPowerslidePi / 3.0},  // handbrake_steer_0
        {0.0, kPowerslidePi / 3.0},  // handbrake_steer_2500
@@ -160,8 +165,9 @@ double NextHandbrakeLevel(const PowerslideCoeffs<T>& c, double level, double tar
 //        w   += (a cos(delta) F_f - b F_r) / yaw_gyration_sq dt;
 //        heading turns by w dt (new or average rate, as StepGround);
 //        in the new heading: v_l += (cos(delta) F_f + F_r) dt,
-//        v_f by GroundForwardSpeed (drive and boost scaled by 1 - h (1 - handbrake_drive_scale),
-//          the front force's component -sin(delta) F_f as extra acceleration); |v| <= max_speed;
+//        v_f by GroundForwardSpeed (the wheels' drive scaled by 1 - h (1 - handbrake_drive_scale),
+//          braking and coasting by 1 - h (1 - handbrake_brake_scale), the front force's component
+//          -sin(delta) F_f as extra acceleration); |v| <= max_speed;
 //   3. position, height and the reported vz as StepGround.
 template <typename T>
 PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoeffs<T>& c,
@@ -223,15 +229,9 @@ PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoef
   const T v_l1 = s.body.v.dot(l1) + (cd * force_f + force_r) * dt;
   const T extra = -sd * force_f;
   const T drive_scale = T(1) - h * (T(1) - c.handbrake_drive_scale);
-  // The drive (throttle and boost) scaled by drive_scale: the difference of the driven and
-  // undriven updates is the drive's share of the step.
+  const T brake_scale = T(1) - h * (T(1) - c.handbrake_brake_scale);
   auto forward = [&](bool boost) {
-    const T coast = GroundForwardSpeed(g, v_f1, 0.0, false, extra, dt_s);
-    const T driven = GroundForwardSpeed(g, v_f1, u.throttle, boost, extra, dt_s);
-    const bool drives = boost || std::abs(u.throttle) >= g.throttle_deadzone;
-    const bool brakes = !boost && speed_f > T(g.stop_speed) && T(u.throttle) * v_f1 < T(0);
-    if (!drives || brakes) return driven;
-    return coast + (driven - coast) * drive_scale;
+    return GroundForwardSpeed(g, v_f1, u.throttle, boost, extra, dt_s, drive_scale, brake_scale);
   };
   T v_fwd = v_f1;
   if (u.boost < 1.0) v_fwd = forward(false);
