@@ -177,8 +177,8 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
     if (!presses) continue;
     const bool held = ControlsOver(ep, ep.rows[k].t_s, ep.rows[k + 1].t_s, integ).handbrake > 0.5;
     ++out[vs_input + ".rows"];
-    if (on == held) ++out[vs_input + ".agree"];
     if (on && held) ++out[vs_input + ".held and inferred on"];
+    if (on == held) ++out[vs_input + ".agree"];
     else if (on) ++out[vs_input + ".inferred on, not held"];
     else ++out[vs_input + ".held, inferred off"];
   }
