@@ -191,10 +191,10 @@ TEST_CASE("inference: a handbrake left out of a synthetic recording is found fro
   const double share = static_cast<double>(agree) / (ep.size() - 1);
   INFO("agree " << agree << " of " << ep.size() - 1 << ", handbrake on " << on);
   REQUIRE(on > 100);
-  // Measured 0.0 here; the handbrake is invisible while the car rolls straight (no slip for the
-  // rear grip to act on), and a switch costs switch_penalty: the press edges and such stretches
-  // may be missed. 0.85: most rows right, far above chance (the on share).
-  constexpr double kMinAgreement = 0.85;
+  // Measured 0.983 (884 of 899 steps; the handbrake acts on 394): the misses are press edges
+  // and stretches where the car rolls straight (no slip for the rear grip to act on). 0.95
+  // leaves room for such stretches, far above chance (the on share, 0.44).
+  constexpr double kMinAgreement = 0.95;
   CHECK(share > kMinAgreement);
 }
 

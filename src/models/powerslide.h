@@ -257,8 +257,10 @@ PowerslideState<T> AdvancePowerslideRow(const GroundCoeffs<T>& g, const Powersli
                        });
 }
 
-// Start state at row `start`: the recorded car, the handbrake level at the value acting on the
-// step from `start` (acting[start], else the recorded input's average over that row).
+// Start state at row `start`: the recorded car and the handbrake level ramped (at the fixed
+// rise and fall rates) from row 0 over the handbrake acting on each step before `start`
+// (acting, else the recorded input as ControlsOver gives it), starting at the value acting on
+// the first step.
 PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
                                              const Integration& integ, const double* acting);
 
@@ -276,8 +278,9 @@ struct HandbrakeInference {
 
 // The handbrake switch (0 or 1) acting on each step k -> k+1 of `ep` (row-aligned; the last
 // entry repeats the one before), by Viterbi over a two-state switch: the cost of a row in a
-// state is the scaled squared error of the one-row prediction from the recorded state (the
-// level held at the state's value, the handbrake input at it), plus switch_penalty per switch.
+// state is the scaled squared error of the one-row prediction from the recorded state with the
+// handbrake input at the state's value and the level ramped along the path into it (carried
+// along each state's best path), plus switch_penalty per switch.
 // Rows off the flat floor (airborne, wall) cost nothing in either state.
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
                                    const PowerslideCoeffs<double>& c, const Episode& ep,
