@@ -19,6 +19,7 @@
 #include "fit/ground_fit.h"
 #include "fit/ball_fit.h"
 #include "fit/wall_fit.h"
+#include "fit/powerslide_fit.h"
 #include "fit/car_fit.h"
 #include "fit/fit_common.h"
 #include "src/common/error.h"
@@ -36,6 +37,9 @@ const std::vector<FitterInfo>& Fitters() {
       {"ground", AddGroundResiduals, {"huber", 3.0}},
       {"jump", AddJumpResiduals, {"huber", 3.0}},
       {"wall", AddWallResiduals, {"huber", 3.0}},
+      // Three solves, each re-inferring the unrecorded handbrake (AddPowerslideResiduals) with
+      // the coefficients the previous one ended at: the switch and the coefficients alternate.
+      {"powerslide", AddPowerslideResiduals, {"huber", 3.0}, {1.0, 1.0, 1.0}},
       // Cauchy at 0.3 sigmas: 1% of the ball's 1 s windows (a bounce off an edge sending the
       // prediction elsewhere, an unscreened touch) hold 77% of the squared error at the
       // defaults, while the median window's error is ~0.12 sigma per residual; the knee sits

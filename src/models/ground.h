@@ -225,7 +225,8 @@ T GroundDriveAccel(const GroundCoeffs<T>& c, const T& speed) {
 
 // New forward speed after dt_s of throttle `throttle` (boost held: throttle 1 plus the boost
 // acceleration) and the signed extra acceleration `extra` (uu/s^2, the turn drag), by note
-// 002's cases:
+// 002's cases (the wheels' drive multiplied by `drive_scale`, their braking and coasting by
+// `brake_scale`: 1 on the ground, the handbrake's share in StepPowerslide):
 //   braking  (throttle against the motion, |v_f| > stop_speed): |v_f| falls by brake_accel dt
 //   coasting (|throttle| < deadzone): |v_f| falls by coast_accel dt (brake_accel below
 //            stop_speed); braking and coasting stop at 0, they never reverse the car
@@ -234,7 +235,8 @@ T GroundDriveAccel(const GroundCoeffs<T>& c, const T& speed) {
 //   boost:   v_f += boost_accel_slow (below the drive cut-off) or boost_accel_fast (above) dt
 template <typename T>
 T GroundForwardSpeed(const GroundCoeffs<T>& c, const T& v_f, double throttle, bool boost,
-                     const T& extra, double dt_s) {
+                     const T& extra, double dt_s, const T& drive_scale = T(1),
+                     const T& brake_scale = T(1)) {
   using std::abs;
   const T dt(dt_s);
   const T speed = abs(v_f);
@@ -242,12 +244,12 @@ T GroundForwardSpeed(const GroundCoeffs<T>& c, const T& v_f, double throttle, bo
   T push = extra;  // signed acceleration, uu/s^2
   T brake(0);      // deceleration toward zero forward speed, uu/s^2
   if (std::abs(throttle) < c.throttle_deadzone) {
-    brake = speed < T(c.stop_speed) ? c.brake_accel : c.coast_accel;
+    brake = (speed < T(c.stop_speed) ? c.brake_accel : c.coast_accel) * brake_scale;
   } else if (speed > T(c.stop_speed) && throttle * v_f < T(0)) {
-    brake = c.brake_accel;
+    brake = c.brake_accel * brake_scale;
   } else {
     const T scale = throttle < 0.0 ? c.backward_throttle_scale : T(1);
-    push += T(throttle) * scale * GroundDriveAccel(c, speed);
+    push += T(throttle) * scale * GroundDriveAccel(c, speed) * drive_scale;
   }
   if (boost) {
     const T cutoff = c.throttle_fade_speed + T(c.cutoff_width);

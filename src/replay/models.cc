@@ -9,6 +9,7 @@
 #include "src/models/car.h"
 #include "src/models/ground.h"
 #include "src/models/jump.h"
+#include "src/models/powerslide.h"
 #include "src/models/surface.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
@@ -104,6 +105,86 @@ std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& da
       });
 }
 
+// The powerslide runs on the committed ground coefficients (results/ground/coeffs.json: the
+// step at handbrake level 0) and its own. The handbrake acting on each step is the recorded
+// input, or inferred from the motion where the file does not record it (ChooseHandbrakeSource).
+class PowerslidePredictor : public Predictor {
+ public:
+  PowerslidePredictor(GroundCoeffs<double> ground, PowerslideCoeffs<double> coeffs,
+                      Integration integ)
+      : ground_(ground), coeffs_(coeffs), integ_(integ) {}
+
+  // The handbrake switch acting on each step of `ep` (InferHandbrake), whatever the source.
+  std::vector<double> Inferred(const Episode& ep) const {
+    return InferHandbrake(ground_, coeffs_, ep, integ_);
+  }
+
+  const Integration& integration() const { return integ_; }
+
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    std::vector<double> acting;
+    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) acting = Inferred(ep);
+    const double* a = acting.empty() ? nullptr : acting.data();
+    std::vector<PredictedState> out;
+    out.reserve(end - start + 1);
+    PowerslideState<double> s = PowerslideStartState(ep, start, integ_, a);
+    out.push_back(ToPredicted(s.body));
+    for (int k = start; k < end; ++k) {
+      s = AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
+      out.push_back(ToPredicted(s.body));
+    }
+    return out;
+  }
+
+ private:
+  GroundCoeffs<double> ground_;
+  PowerslideCoeffs<double> coeffs_;
+  Integration integ_;
+};
+
+std::unique_ptr<Predictor> MakePowerslide(const CoeffFile& file, const std::string&) {
+  return std::make_unique<PowerslidePredictor>(
+      CommittedGroundCoeffs(), PowerslideCoeffs<double>::FromArray(file.values.data()),
+      file.integration);
+}
+
+// Which handbrake drove the rollouts, and how the inferred switch agrees with the motion (the
+// rear axle sliding sideways by more than kSlideRearSlipUuS) and, where the file records
+// presses, with the recorded input acting on the step; over the covered rows.
+std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector<Regime>& regimes,
+                                            const Predictor& predictor, double,
+                                            const std::string&) {
+  const auto& p = dynamic_cast<const PowerslidePredictor&>(predictor);
+  const std::vector<double> inferred = p.Inferred(ep);
+  const std::vector<bool> slip = LargeRearSlip(ep, kSlideRearSlipUuS);
+  const bool recorded = ChooseHandbrakeSource(ep) == HandbrakeSource::kRecorded;
+  bool presses = false;
+  for (const Sample& s : ep.rows) presses = presses || s.input.handbrake;
+  const Integration& integ = p.integration();
+  std::map<std::string, int> out;
+  const std::string source = "handbrake from the recorded column (else inferred)";
+  const std::string vs_slip = "inferred handbrake vs rear-axle slip > 250 uu/s";
+  const std::string vs_input = "inferred handbrake vs recorded input";
+  for (int k = 0; k + 1 < ep.size(); ++k) {
+    if (regimes[k] != Regime::kCovered) continue;
+    const bool on = inferred[k] > 0.5;
+    ++out[source + ".rows"];
+    out[source + (recorded ? ".agree" : ".inferred")] += 1;
+    ++out[vs_slip + ".rows"];
+    if (on == slip[k + 1]) ++out[vs_slip + ".agree"];
+    else if (on) ++out[vs_slip + ".switch on, no slip"];
+    else ++out[vs_slip + ".slip, switch off"];
+    if (!presses) continue;
+    const bool held = ControlsOver(ep, ep.rows[k].t_s, ep.rows[k + 1].t_s, integ).handbrake > 0.5;
+    ++out[vs_input + ".rows"];
+    if (on && held) ++out[vs_input + ".held and inferred on"];
+    if (on == held) ++out[vs_input + ".agree"];
+    else if (on) ++out[vs_input + ".inferred on, not held"];
+    else ++out[vs_input + ".held, inferred off"];
+  }
+  return out;
+}
+
 // The car switches regimes on the arena mesh (as the ball, from the datasets root).
 std::unique_ptr<Predictor> MakeCar(const CoeffFile& file, const std::string& data_root) {
   const auto coeffs = CarCoeffs<double>::FromArray(file.values.data());
@@ -189,6 +270,11 @@ const std::vector<ModelInfo>& Models() {
       {"wall", "car driving on any surface of the arena: floor, curves, walls", EpisodeKind::kCar,
        true, &SurfaceLayout(), {"car_control/wall_driving"}, {0.5, 1.0, 2.0}, MakeWall, nullptr,
        nullptr, nullptr},
+      // The handbrake on the flat floor: ground_driving_handbrake (handbrake not recorded:
+      // inferred). freestyling.txt holds recorded presses (replay it with the known input).
+      {"powerslide", "car on the flat floor with the handbrake: per-axle tyre forces",
+       EpisodeKind::kCar, true, &PowerslideLayout(), {"car_control/ground_driving_handbrake"},
+       {0.5, 1.0, 2.0}, MakePowerslide, nullptr, PowerslideChecks, nullptr},
       // The mixed recordings: freestyling.txt (floor, ramps, walls, jumps, flight, 61 Hz) and
       // data.txt (flat-floor driving, 120 Hz). Rows no sub-model covers yet are labelled
       // (ClassifyRows "car") and left out of the scores.

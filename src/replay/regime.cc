@@ -108,6 +108,13 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
       while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
       for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
     }
+  } else if (model == "powerslide") {
+    // The ground model's rows with the handbrake held or not.
+    CheckKind(model, ep, EpisodeKind::kCar);
+    for (int k = 0; k < ep.size(); ++k) {
+      rows[k] = GroundRegime(ep.rows[k]);
+      if (rows[k] == Regime::kHandbrake) rows[k] = Regime::kCovered;
+    }
   } else if (model == "wall") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = WallRegime(ep.rows[k], *arena);
@@ -121,7 +128,8 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
       rows[k] = rows[k + 1] = Regime::kCarTouch;
   } else {
     throw InputError("model", 0, 0,
-                     "unknown model '" + model + "' (known: aerial, ground, ball, wall, car, jump)");
+                     "unknown model '" + model +
+                         "' (known: aerial, ground, ball, wall, car, jump, powerslide)");
   }
   return rows;
 }
@@ -146,10 +154,10 @@ const char* RegimeLabel(Regime regime) {
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
   if (model != "aerial" && model != "ground" && model != "ball" && model != "wall" &&
-      model != "car" && model != "jump")
+      model != "car" && model != "jump" && model != "powerslide")
     return Classify(model, ep, nullptr);
   // The ground test needs no mesh: do not require one.
-  if (model == "ground") return Classify(model, ep, nullptr);
+  if (model == "ground" || model == "powerslide") return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
   if ((model == "aerial" || model == "car" || model == "jump") && root.empty())

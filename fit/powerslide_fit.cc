@@ -1,0 +1,59 @@
+// Rollout windows of the powerslide fit.
+#include "fit/powerslide_fit.h"
+
+#include <algorithm>
+
+#include "fit/fit_common.h"
+#include "src/replay/coeff_choice.h"
+#include "src/replay/predictor.h"
+
+namespace rlfit {
+namespace {
+
+// Rows the handbrake level takes to fall from full to none (1 / fall rate = 0.5 s at 61 rows/s),
+// rounded up: a window starting that long after the last handbrake step still slides.
+constexpr int kHandbrakeTailRows = 31;
+
+}  // namespace
+
+int AddPowerslideResiduals(ceres::Problem* problem, double* params,
+                           const std::vector<Episode>& episodes, const FitOptions& options,
+                           std::vector<int>* block_episodes) {
+  const std::vector<double> ground = LoadCoefficients(FindModel("ground"), "").values;
+  const GroundCoeffs<double> g = GroundCoeffs<double>::FromArray(ground.data());
+  const PowerslideCoeffs<double> init = PowerslideCoeffs<double>::FromArray(params);
+  const CoeffLayout& layout = PowerslideLayout();
+  int blocks = 0;
+  for (std::size_t e = 0; e < episodes.size(); ++e) {
+    const Episode& ep = episodes[e];
+    std::vector<double> acting;
+    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred)
+      acting = InferHandbrake(g, init, ep, options.integration);
+    // The handbrake acting on each step, whatever its source.
+    std::vector<double> on(ep.size(), 0.0);
+    for (int k = 0; k + 1 < ep.size(); ++k)
+      on[k] = acting.empty() ? ControlsOver(ep, ep.rows[k].t_s, ep.rows[k + 1].t_s,
+                                            options.integration).handbrake
+                             : acting[k];
+    for (const RolloutWindow& w : RolloutWindows(ep, ClassifyRows("powerslide", ep,
+                                                                  options.data_root),
+                                                 options.window_s, options.stride_s)) {
+      const int first = std::max(0, w.start - kHandbrakeTailRows);
+      if (std::none_of(on.begin() + first, on.begin() + w.start + w.rows,
+                       [](double h) { return h > 0.0; }))
+        continue;
+      std::vector<double*> blocks_of_window;
+      for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
+      problem->AddResidualBlock(
+          Reduced(PowerslideRolloutResidual::Create(&ep, w.start, w.rows, options.integration,
+                                                    ground, acting)),
+          MakeLoss(options.solver, PowerslideRolloutResidual::kPerRow * w.rows),
+          blocks_of_window);
+      block_episodes->push_back(static_cast<int>(e));
+      ++blocks;
+    }
+  }
+  return blocks;
+}
+
+}  // namespace rlfit

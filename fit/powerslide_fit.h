@@ -1,0 +1,93 @@
+// Residuals of the powerslide fit: open-loop rollouts of StepPowerslide (the function replay
+// runs) compared with the recorded yaw rate, in-plane velocity and position. Only the
+// powerslide coefficients vary; the ground ones are the committed ground fit.
+#pragma once
+
+#include <ceres/ceres.h>
+
+#include <vector>
+
+#include "fit/fit.h"
+#include "src/io/episode.h"
+#include "src/models/powerslide.h"
+
+namespace rlfit {
+
+// Scales as the ground fit's (GroundResidualScales).
+struct PowerslideResidualScales {
+  double omega_rad_s = 0.05;
+  double v_uu_s = 10.0;
+  double x_uu = 5.0;
+};
+
+// Rollout over rows start..start+rows of an episode from the recorded state at `start` (the
+// handbrake level at the value acting on the first step): for each row j in 1..rows the 5
+// residuals (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v,
+// (x_xy,pred - x_xy,rec) / s_x. `acting` (empty: the recorded input) is the handbrake acting
+// on each step of the episode (InferHandbrake). Parameter blocks: grip[4], handbrake[3],
+// steer[2], yaw[1] (PowerslideLayout()).
+class PowerslideRolloutResidual {
+ public:
+  static constexpr int kPerRow = 5;
+
+  PowerslideRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
+                            const std::vector<double>& ground, std::vector<double> acting,
+                            const PowerslideResidualScales& scales)
+      : episode_(episode), start_(start), rows_(rows), integ_(integ), ground_(ground),
+        acting_(std::move(acting)), scales_(scales) {}
+
+  template <typename T>
+  bool operator()(const T* grip, const T* handbrake, const T* steer, const T* yaw,
+                  T* residuals) const {
+    const PowerslideCoeffs<T> c = PowerslideCoeffs<T>::FromBlocks(grip, handbrake, steer, yaw);
+    T ground_t[GroundCoeffs<double>::kSize];
+    for (int i = 0; i < GroundCoeffs<double>::kSize; ++i) ground_t[i] = T(ground_[i]);
+    const GroundCoeffs<T> g = GroundCoeffs<T>::FromArray(ground_t);
+    const double* a = acting_.empty() ? nullptr : acting_.data();
+    const PowerslideState<double> s0 = PowerslideStartState(*episode_, start_, integ_, a);
+    PowerslideState<T> s;
+    s.body = CarState<T>::FromSample(episode_->rows[start_]);
+    s.handbrake = s0.handbrake;
+    for (int j = 1; j <= rows_; ++j) {
+      s = AdvancePowerslideRow(g, c, s, *episode_, start_ + j - 1, integ_, a);
+      const Sample& rec = episode_->rows[start_ + j];
+      T* r = residuals + kPerRow * (j - 1);
+      r[0] = (s.body.omega(2) - T(rec.omega(2))) / T(scales_.omega_rad_s);
+      for (int i = 0; i < 2; ++i) {
+        r[1 + i] = (s.body.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
+        r[3 + i] = (s.body.x(i) - T(rec.x(i))) / T(scales_.x_uu);
+      }
+    }
+    return true;
+  }
+
+  static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
+                                     const Integration& integ, const std::vector<double>& ground,
+                                     std::vector<double> acting,
+                                     const PowerslideResidualScales& scales = {}) {
+    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1>(
+        new PowerslideRolloutResidual(episode, start, rows, integ, ground, std::move(acting),
+                                      scales),
+        kPerRow * rows);
+  }
+
+ private:
+  const Episode* episode_;
+  int start_;
+  int rows_;
+  Integration integ_;
+  std::vector<double> ground_;  // GroundLayout() order
+  std::vector<double> acting_;  // per row of the episode, or empty
+  PowerslideResidualScales scales_;
+};
+
+// Adds one PowerslideRolloutResidual per window (options.window_s long, options.stride_s apart)
+// inside the rows the powerslide model covers (ClassifyRows "powerslide") in which the handbrake
+// acts at some step (windows without it are the ground fit's), with the committed ground
+// coefficients. Where the file does not record the handbrake (ChooseHandbrakeSource) it is
+// inferred once per episode with the starting coefficients `init`. Returns the number of blocks.
+int AddPowerslideResiduals(ceres::Problem* problem, double* params,
+                           const std::vector<Episode>& episodes, const FitOptions& options,
+                           std::vector<int>* block_episodes);
+
+}  // namespace rlfit

@@ -1,0 +1,114 @@
+// The powerslide's start state, handbrake source and the inference of an unrecorded handbrake.
+#include "src/models/powerslide.h"
+
+#include <array>
+#include <cmath>
+#include <string>
+
+namespace rlfit {
+namespace {
+
+// The flat-floor test of the ground model's regime (src/replay/regime.h: on_ground, within
+// 1 uu of the rest height, up axis within 1 degree of vertical).
+bool OnFlatFloor(const Sample& s) {
+  return s.on_ground && std::abs(s.x.z() - game::kCarRestHeight) <= 1.0 &&
+         s.theta(2, 2) >= 0.99984769515639127;
+}
+
+}  // namespace
+
+PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
+                                             const Integration& integ, const double* acting) {
+  PowerslideState<double> s;
+  s.body = CarState<double>::FromSample(ep.rows[start]);
+  // The level depends on the inputs alone: ramp it over rows 0..start from the handbrake acting
+  // on the first step (held since before the episode).
+  PowerslideCoeffs<double> ramp{};  // only the (fixed) ramp rates are read
+  auto acting_over = [&](int k, double t0, double t1) {
+    return acting != nullptr ? acting[k] : ControlsOver(ep, t0, t1, integ).handbrake;
+  };
+  if (ep.size() > 1) s.handbrake = acting_over(0, ep.rows[0].t_s, ep.rows[1].t_s);
+  for (int k = 0; k < start && k + 1 < ep.size(); ++k) {
+    const double dt_row = ep.step_dt_s[k];
+    const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
+    const double h = dt_row / n;
+    for (int i = 0; i < n; ++i) {
+      const double t0 = ep.rows[k].t_s + i * h;
+      s.handbrake = NextHandbrakeLevel(ramp, s.handbrake, acting_over(k, t0, t0 + h), h);
+    }
+  }
+  return s;
+}
+
+std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
+                                   const PowerslideCoeffs<double>& c, const Episode& ep,
+                                   const Integration& integ, const HandbrakeInference& opt) {
+  const int n = ep.size();
+  std::vector<double> out(n, 0.0);
+  if (n < 2) return out;
+  const std::array<std::vector<double>, 2> held = {std::vector<double>(n, 0.0),
+                                                   std::vector<double>(n, 1.0)};
+  // One-row error of step k -> k+1 with switch h from level `level`, and the level after it.
+  auto step_cost = [&](int k, int h, double level, double* level_after) {
+    PowerslideState<double> s;
+    s.body = CarState<double>::FromSample(ep.rows[k]);
+    s.handbrake = level;
+    s = AdvancePowerslideRow(g, c, s, ep, k, integ, held[h].data());
+    *level_after = s.handbrake;
+    if (!OnFlatFloor(ep.rows[k]) || !OnFlatFloor(ep.rows[k + 1])) return 0.0;
+    const Sample& rec = ep.rows[k + 1];
+    const double dw = (s.body.omega(2) - rec.omega(2)) / opt.omega_scale_rad_s;
+    const double dvx = (s.body.v(0) - rec.v(0)) / opt.v_scale_uu_s;
+    const double dvy = (s.body.v(1) - rec.v(1)) / opt.v_scale_uu_s;
+    return dw * dw + dvx * dvx + dvy * dvy;
+  };
+  // Viterbi: best[k][h] the least total cost of steps 0..k ending in state h; level[k][h] the
+  // handbrake level after step k along that path (the level ramps, so a state's step depends
+  // on the path into it: it is carried along the best one).
+  std::vector<std::array<double, 2>> best(n - 1), level(n - 1);
+  std::vector<std::array<int, 2>> from(n - 1);
+  for (int h = 0; h < 2; ++h) {
+    best[0][h] = step_cost(0, h, h, &level[0][h]);
+    from[0][h] = h;
+  }
+  for (int k = 1; k + 1 < n; ++k) {
+    for (int h = 0; h < 2; ++h) {
+      double total[2], after[2];
+      for (int p = 0; p < 2; ++p)
+        total[p] = best[k - 1][p] + (p == h ? 0.0 : opt.switch_penalty) +
+                   step_cost(k, h, level[k - 1][p], &after[p]);
+      const int p = total[h] <= total[1 - h] ? h : 1 - h;
+      from[k][h] = p;
+      best[k][h] = total[p];
+      level[k][h] = after[p];
+    }
+  }
+  int h = best[n - 2][0] <= best[n - 2][1] ? 0 : 1;
+  for (int k = n - 2; k >= 0; --k) {
+    out[k] = h;
+    h = from[k][h];
+  }
+  out[n - 1] = out[n - 2];
+  return out;
+}
+
+HandbrakeSource ChooseHandbrakeSource(const Episode& ep) {
+  for (const Sample& s : ep.rows)
+    if (s.input.handbrake) return HandbrakeSource::kRecorded;
+  const bool unrecorded = ep.path.find("ground_driving_handbrake") != std::string::npos;
+  return unrecorded ? HandbrakeSource::kInferred : HandbrakeSource::kRecorded;
+}
+
+std::vector<bool> LargeRearSlip(const Episode& ep, double min_slip_uu_s) {
+  std::vector<bool> out(ep.size(), false);
+  for (int k = 0; k < ep.size(); ++k) {
+    const Sample& s = ep.rows[k];
+    const double n = std::hypot(s.theta(0, 0), s.theta(1, 0));
+    const double lx = -s.theta(1, 0) / n, ly = s.theta(0, 0) / n;
+    const double v_l = s.v(0) * lx + s.v(1) * ly;
+    out[k] = std::abs(v_l - kCarRearAxleUu * s.omega(2)) > min_slip_uu_s;
+  }
+  return out;
+}
+
+}  // namespace rlfit
