@@ -146,7 +146,8 @@ TEST_CASE("rlfit fit's held-out table says n/a where no held-out episode has a c
   // jump model covers) are held out (every 2nd episode).
   FitOptions options;
   options.model = "jump";
-  options.paths = {"car_control/jumps.txt", "car_control/data.txt"};
+  options.paths = {root + "/car_control/jumps.txt", root + "/car_control/data.txt"};
+  options.data_root = root;
   options.holdout_every = 2;
   options.solver.max_iterations = 1;
   options.quiet = true;
