@@ -19,15 +19,21 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
       std::vector<double*> blocks_of_window;
       for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
-          Reduced(CarRolloutResidual::Create(&ep, arena, w.start, w.rows, options.integration)),
+          Reduced(CarRolloutResidual::Create(
+              &ep, arena, w.start, w.rows, options.integration,
+              CarJumpStateAt(ep, w.start, options.integration, JumpTiming()))),
           MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows), blocks_of_window);
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;
     }
   }
   // Held (see car_fit.h).
-  double* wall = params + CarCoeffs<double>::kWallOffset;
-  if (blocks > 0 && problem->HasParameterBlock(wall)) problem->SetParameterBlockConstant(wall);
+  for (const ParamBlock& b : layout.blocks) {
+    double* block = params + b.offset;
+    const bool held = b.offset >= CarCoeffs<double>::kWallOffset;  // wall.surface, jump.*
+    if (held && blocks > 0 && problem->HasParameterBlock(block))
+      problem->SetParameterBlockConstant(block);
+  }
   return blocks;
 }
 

@@ -14,35 +14,40 @@
 
 namespace rlfit {
 
-// Rollout over rows start..start+rows of an episode from the recorded state at `start`, through
+// Rollout over rows start..start+rows of an episode from the recorded state at `start` (and the
+// jump state `jump`: CarJumpStateAt, as replay starts), through
 // StepCar on `arena`: for each row j in 1..rows the 12 residuals of AerialRolloutResidual
 // (omega, v, x and the rotation-vector error, divided by the aerial scales), whichever regime
 // the switch chose. On the floor the ground step holds z, vz, omega_x, omega_y at their rest
 // values, which the recorded floor rows share, so those residuals carry no information there
 // (and do no harm). Parameter blocks: the 4 aerial blocks, the 8 ground blocks, then the surface
-// block (CarLayout()), sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2, 2, 2 | 4. On walls,
-// curves and ramps StepSurface runs; its derivatives treat the mesh's normal as fixed within a
-// tick (as the wall fit's).
+// block and the 3 jump blocks (CarLayout()), sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2,
+// 2, 2 | 4 | 4, 1, 5. On walls, curves and ramps StepSurface runs; its derivatives treat the
+// mesh's normal as fixed within a tick (as the wall fit's). A jump runs StepJump.
 class CarRolloutResidual {
  public:
   static constexpr int kPerRow = 12;
 
   CarRolloutResidual(const Episode* episode, const Arena* arena, int start, int rows,
-                     const Integration& integ, const AerialResidualScales& scales)
-      : episode_(episode), arena_(arena), start_(start), rows_(rows), integ_(integ),
+                     const Integration& integ, const JumpState& jump,
+                     const AerialResidualScales& scales)
+      : episode_(episode), arena_(arena), start_(start), rows_(rows), integ_(integ), jump_(jump),
         scales_(scales) {}
 
   template <typename T>
   bool operator()(const T* torque, const T* damping, const T* thrust, const T* drift,
                   const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
                   const T* steer_response, const T* lateral, const T* backward,
-                  const T* turn_drag, const T* wall, T* residuals) const {
+                  const T* turn_drag, const T* wall, const T* jump, const T* double_jump,
+                  const T* dodge, T* residuals) const {
     CarCoeffs<T> c;
     c.air = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
     c.ground = GroundCoeffs<T>::FromBlocks(throttle, brake_coast, boost, curvature,
                                            steer_response, lateral, backward, turn_drag);
     c.wall = SurfaceCoeffs<T>::FromBlocks(wall);
+    c.jump = JumpCoeffs<T>::FromBlocks(torque, damping, thrust, drift, jump, double_jump, dodge);
     CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
+    s.jump = jump_;
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_);
       const Sample& rec = episode_->rows[start_ + j];
@@ -63,11 +68,13 @@ class CarRolloutResidual {
 
   static ceres::CostFunction* Create(const Episode* episode, const Arena* arena, int start,
                                      int rows, const Integration& integ,
+                                     const JumpState& jump = JumpState(),
                                      const AerialResidualScales& scales = {}) {
     return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
                                            2, kCurvatureKnots, 1, 2, 2, 2,
-                                           SurfaceCoeffs<double>::kSize>(
-        new CarRolloutResidual(episode, arena, start, rows, integ, scales), kPerRow * rows);
+                                           SurfaceCoeffs<double>::kSize, 4, 1, 5>(
+        new CarRolloutResidual(episode, arena, start, rows, integ, jump, scales),
+        kPerRow * rows);
   }
 
  private:
@@ -76,6 +83,7 @@ class CarRolloutResidual {
   int start_;
   int rows_;
   Integration integ_;
+  JumpState jump_;
   AerialResidualScales scales_;
 };
 
@@ -84,7 +92,9 @@ class CarRolloutResidual {
 // The surface block ("wall.surface") is held at its value (the layout's default: the wall
 // model's fit on wall_driving): the car's recordings hold 430 covered rows on walls, curves
 // and ramps, all in one recording (freestyling.txt), against the wall fit's 7,525 rows in 25
-// episodes.
+// episodes. The jump blocks ("jump.jump", "jump.double_jump", "jump.dodge") are held too: the
+// car's recordings hold 3 jumps (freestyling.txt), which the jump model's fit (results/jump)
+// already used with jumps.txt's 2, and no double jump or dodge.
 int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                     const FitOptions& options, std::vector<int>* block_episodes);
 

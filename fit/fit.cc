@@ -91,6 +91,10 @@ nlohmann::json HeldoutJson(const ReplayReport& r) {
   return {{"episodes", r.episodes.size()}, {"aggregate", AggregateJson(r)}};
 }
 
+// A median for the held-out table: "n/a" where no figure exists (no held-out episode has a
+// covered row reaching that horizon), not the empty Stats' 0.
+std::string Median(const Stats& s) { return s.n > 0 ? Num(s.median) : "n/a"; }
+
 void PrintComparison(const ReplayReport& before, const ReplayReport& after, std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof(line), "  %-12s %-6s  %12s  %12s  %12s  %12s\n", "quantity",
@@ -100,10 +104,10 @@ void PrintComparison(const ReplayReport& before, const ReplayReport& after, std:
     for (std::size_t h = 0; h < after.horizon_labels.size(); ++h) {
       const bool windowed = h < after.horizons_s.size();
       std::snprintf(line, sizeof(line), "  %-12s %-6s  %12s  %12s  %12s  %12s\n", q.label,
-                    after.horizon_labels[h].c_str(), Num(before.OpenLoop(q, h).median).c_str(),
-                    Num(after.OpenLoop(q, h).median).c_str(),
-                    windowed ? Num(before.Windowed(q, h).median).c_str() : "-",
-                    windowed ? Num(after.Windowed(q, h).median).c_str() : "-");
+                    after.horizon_labels[h].c_str(), Median(before.OpenLoop(q, h)).c_str(),
+                    Median(after.OpenLoop(q, h)).c_str(),
+                    windowed ? Median(before.Windowed(q, h)).c_str() : "-",
+                    windowed ? Median(after.Windowed(q, h)).c_str() : "-");
       out << line;
     }
 }

@@ -527,7 +527,7 @@ PYBIND11_MODULE(rlfit, m) {
   m.attr("__version__") = RLFIT_VERSION;
   m.attr("TICK_S") = 1.0 / game::kTickRateHz;
   m.attr("BALL_ROW_S") = 1.0 / game::kEpisodeRowRateHz;
-  m.def("models", &ModelNames, "The model names: aerial, ball, ground, car.");
+  m.def("models", &ModelNames, "The model names: aerial, ball, ground, jump, wall, car.");
   m.def("resource_root", &ResourceRoot, "The folder holding results/ and scripts/.");
   m.def("data_root", &ResolveDataRoot, py::arg("data_root") = "",
         "The datasets root the tools would use ('' if none is found).");

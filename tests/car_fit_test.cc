@@ -28,7 +28,9 @@ Arena Floor() {
 
 // A car dropped from 400 uu with random piecewise-constant inputs (held 10-40 rows), landing
 // after about 0.8 s and driving on, simulated by StepCar with `c` on `arena`.
-Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int rows) {
+// With jump_from >= 0 the jump input is held on rows jump_from .. jump_from + 14 as well.
+Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int rows,
+              int jump_from = -1) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> level(-2, 2), hold(10, 40);
   Episode ep;
@@ -47,6 +49,7 @@ Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int
     }
     ep.rows[k].t_s = k * kRowS;
     ep.rows[k].input = u;
+    ep.rows[k].input.jump = jump_from >= 0 && k >= jump_from && k < jump_from + 15;
   }
   ep.step_dt_s.assign(rows - 1, kRowS);
   ep.step_ticks.assign(rows - 1, 2);
@@ -62,6 +65,7 @@ Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int
     r.omega = s.body.omega;
     r.theta = s.body.theta;
     r.on_ground = s.regime == CarRegime::kSurface;
+    r.jumped = s.regime == CarRegime::kJump;  // marks the jump's rows for the test
   }
   return ep;
 }
@@ -90,6 +94,39 @@ TEST_CASE("car rollout residual: zero at the simulating coefficients, across the
   double worst = 0.0;
   for (double v : r) worst = std::max(worst, std::abs(v));
   CHECK(worst == 0.0);  // the same StepCar, the same arithmetic
+}
+
+TEST_CASE("car rollout residual: zero at the simulating coefficients across a jump and landing") {
+  const Arena floor = Floor();
+  // Lands after ~0.8 s (row ~49), jumps from the floor at row 100 with jump held 15 rows.
+  const Episode ep = Mixed(Defaults(), floor, 3, 240, 100);
+  int jump_rows = 0, landed_after = -1;
+  for (int k = 100; k < ep.size(); ++k) {
+    jump_rows += ep.rows[k].jumped;
+    if (k > 110 && ep.rows[k].on_ground && landed_after < 0) landed_after = k;
+  }
+  REQUIRE(jump_rows >= 10);  // the jump step ran (held 15 rows: 24 ticks of force)
+  REQUIRE(landed_after > 130);  // flew, then landed again
+  std::unique_ptr<ceres::CostFunction> cost(
+      CarRolloutResidual::Create(&ep, &floor, 0, 239, Integration{}));
+  std::vector<double> r(cost->num_residuals());
+  const std::vector<double> params = CarLayout().defaults;
+  REQUIRE(cost->Evaluate(Blocks(params).data(), r.data(), nullptr));
+  double worst = 0.0;
+  for (double v : r) worst = std::max(worst, std::abs(v));
+  CHECK(worst == 0.0);  // StepJump inside StepCar, the same arithmetic in the fit
+  // With the jump's impulse 10% higher the rollout departs after the take-off only.
+  std::vector<double> more = params;
+  more[CarCoeffs<double>::kJumpOffset] *= 1.1;
+  REQUIRE(cost->Evaluate(Blocks(more).data(), r.data(), nullptr));
+  double before_jump = 0.0, after_jump = 0.0;
+  for (int j = 0; j < cost->num_residuals(); ++j) {
+    const int row = 1 + j / CarRolloutResidual::kPerRow;
+    (row <= 100 ? before_jump : after_jump) =
+        std::max(row <= 100 ? before_jump : after_jump, std::abs(r[j]));
+  }
+  CHECK(before_jump == 0.0);
+  CHECK(after_jump > 0.1);  // 29 uu/s more along up: tens of uu within a second
 }
 
 TEST_CASE("GradientChecker: the car rollout residual in the air and on the floor") {
@@ -183,6 +220,7 @@ Episode UpTheWall(const CarCoeffs<double>& c, const Arena& arena, int rows) {
     r.omega = s.body.omega;
     r.theta = s.body.theta;
     r.on_ground = s.regime == CarRegime::kSurface;
+    r.jumped = s.regime == CarRegime::kJump;  // marks the jump's rows for the test
   }
   return ep;
 }

@@ -58,21 +58,36 @@ CarModelState<double> Car(const Eigen::Vector3d& x, const Eigen::Vector3d& v,
   return s;
 }
 
-TEST_CASE("the car's layout is the aerial, the ground then the surface layout, prefixed") {
+TEST_CASE("the car's layout is the aerial, the ground, the surface layout, then the jump's own") {
   const CoeffLayout& car = CarLayout();
-  REQUIRE(car.size() == AerialLayout().size() + GroundLayout().size() + SurfaceLayout().size());
+  const int jump_own = JumpLayout().size() - AerialLayout().size();
+  REQUIRE(car.size() ==
+          AerialLayout().size() + GroundLayout().size() + SurfaceLayout().size() + jump_own);
+  CHECK(car.size() == CarCoeffs<double>::kSize);
   CHECK(car.names[0] == "aerial." + AerialLayout().names[0]);
   CHECK(car.names[CarCoeffs<double>::kGroundOffset] == "ground." + GroundLayout().names[0]);
   CHECK(car.names[CarCoeffs<double>::kWallOffset] == "wall." + SurfaceLayout().names[0]);
+  CHECK(car.names[CarCoeffs<double>::kJumpOffset] == "jump.jump_impulse");
   CHECK(car.blocks.size() == AerialLayout().blocks.size() + GroundLayout().blocks.size() +
-                                 SurfaceLayout().blocks.size());
-  CHECK(car.blocks.back().name == "wall.surface");
-  // The surface set defaults to the wall model's fit (results/wall/coeffs.json).
+                                 SurfaceLayout().blocks.size() + 3);
+  CHECK(car.blocks[car.blocks.size() - 4].name == "wall.surface");
+  CHECK(car.blocks[car.blocks.size() - 3].name == "jump.jump");
+  CHECK(car.blocks[car.blocks.size() - 3].offset == CarCoeffs<double>::kJumpOffset);
+  CHECK(car.blocks.back().name == "jump.dodge");
+  // The surface set defaults to the wall model's fit (results/wall/coeffs.json), the jump
+  // block to the jump model's (results/jump/coeffs.json), double jump and dodge to the game's.
   CHECK(car.defaults[CarCoeffs<double>::kWallOffset] == doctest::Approx(0.9508).epsilon(1e-4));
+  CHECK(car.defaults[CarCoeffs<double>::kJumpOffset] == doctest::Approx(294.31).epsilon(1e-4));
   CHECK(car.blocks.back().offset + car.blocks.back().size == car.size());
   const CarCoeffs<double> c = Defaults();
   CHECK(c.air.torque(0) == AerialLayout().defaults[0]);
   CHECK(c.ground.throttle_accel == GroundLayout().defaults[0]);
+  // The jump step runs on the car's own aerial set.
+  CHECK(c.jump.air.torque(0) == c.air.torque(0));
+  CHECK(c.jump.air.boost_accel == c.air.boost_accel);
+  CHECK(c.jump.jump_impulse == car.defaults[CarCoeffs<double>::kJumpOffset]);
+  CHECK(c.jump.double_jump_impulse == doctest::Approx(game::kJumpImpulse));
+  CHECK(c.jump.dodge_z_damping == doctest::Approx(game::kDodgeZDamping));
 }
 
 TEST_CASE("a car falling onto the floor lands, settles upright and drives on") {
@@ -138,6 +153,115 @@ TEST_CASE("a car driving off a ledge flies and falls") {
   const double t_air = (90 - took_off_at) * kTickS;
   CHECK(s.body.x.z() < game::kCarRestHeight - 0.4 * -game::kGravityZ * t_air * t_air);
   CHECK(s.body.x.x() > 0.0);
+}
+
+// Steps the car n ticks with inputs u, appending every state to *out.
+void Run(const CarCoeffs<double>& c, const Arena& arena, const Controls& u, int n,
+         CarModelState<double>* s, std::vector<CarModelState<double>>* out) {
+  for (int i = 0; i < n; ++i) {
+    *s = StepCar(c, arena, *s, u, kTickS, true);
+    out->push_back(*s);
+  }
+}
+
+TEST_CASE("a car on the floor jumps: take-off, the jump step, the air, landing, the ground") {
+  const Arena floor = Floor();
+  const CarCoeffs<double> c = Defaults();
+  CarModelState<double> s =
+      Car({0.0, 0.0, game::kCarRestHeight}, {0.0, 0.0, game::kCarRestReportedVz});
+  std::vector<CarModelState<double>> ticks;
+  Controls rest, jump;
+  jump.jump = 1.0;
+  Run(c, floor, rest, 10, &s, &ticks);
+  for (const auto& t : ticks) REQUIRE(t.regime == CarRegime::kSurface);
+  const CarModelState<double> before = s;
+  // The press: the switch takes the jump step, which is StepJump from the landed jump state.
+  s = StepCar(c, floor, s, jump, kTickS, true);
+  REQUIRE(s.regime == CarRegime::kJump);
+  JumpCarState<double> js;
+  js.car = before.body;
+  js.jump = Landed(before.jump);
+  const JumpCarState<double> direct = StepJump(c.jump, js, jump, kTickS, true);
+  CHECK(s.body.x == direct.car.x);  // bit for bit: one implementation
+  CHECK(s.body.v == direct.car.v);
+  // Impulse and one tick of jump force, sticky force and gravity on the reported rest vz (the
+  // jump model's convention, kept across the switch).
+  CHECK(s.body.v.z() == doctest::Approx(game::kCarRestReportedVz + c.jump.jump_impulse +
+                                        (c.jump.jump_accel - c.jump.sticky_accel +
+                                         c.air.gravity_z) * kTickS)
+                            .epsilon(1e-12));
+  CHECK(s.jump.has_jumped);
+  CHECK(s.jump.in_contact);
+  // Held: the jump step for the force's 24 ticks (jump_max_time_s 0.2 s at 120 Hz), the first
+  // 6 of them (contact_time_s) with the wheels still touching, although the take-off lifts the
+  // wheel point out of the contact band after ~4 of them.
+  ticks.clear();
+  ticks.push_back(s);
+  Run(c, floor, jump, 29, &s, &ticks);
+  int jump_ticks = 0;
+  while (jump_ticks < static_cast<int>(ticks.size()) && ticks[jump_ticks].regime == CarRegime::kJump)
+    ++jump_ticks;
+  CHECK(jump_ticks == 24);
+  CHECK(ticks[4].jump.in_contact);
+  CHECK(!ticks[6].jump.in_contact);
+  for (int i = 0; i < 24; ++i) CHECK(ticks[i].regime_ticks == i + 1);
+  // Then the aerial step, handed over cleanly: exactly StepAerial from the last jump tick.
+  REQUIRE(ticks[24].regime == CarRegime::kAir);
+  CHECK(ticks[24].body.v == StepAerial(c.air, ticks[23].body, jump, kTickS, true).v);
+  CHECK(ticks[24].body.x == StepAerial(c.air, ticks[23].body, jump, kTickS, true).x);
+  CHECK(ticks[23].body.v.z() > 400.0);  // the recordings' held jumps: 426-443 uu/s at its end
+  // Released: falls back and lands on the floor, upright at the rest height, jump state reset.
+  double apex = 0.0;
+  int landed_at = -1;
+  for (int i = 0; i < 240 && landed_at < 0; ++i) {
+    s = StepCar(c, floor, s, rest, kTickS, true);
+    apex = std::max(apex, s.body.x.z());
+    if (s.regime == CarRegime::kSurface) landed_at = i;
+    else REQUIRE(s.regime == CarRegime::kAir);
+  }
+  REQUIRE(landed_at > 0);
+  // Apex of a held jump: 234.4 uu with the game's values (NOTES "Jumps"), recorded 241.3; the
+  // jump fit's smaller jump_accel and larger impulse land near it.
+  CHECK(apex > 200.0);
+  CHECK(apex < 260.0);
+  CHECK(s.body.x.z() == game::kCarRestHeight);
+  CHECK(s.body.theta(2, 2) == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(!s.jump.has_jumped);
+  // A new press on the ground jumps again.
+  s = StepCar(c, floor, s, rest, kTickS, true);
+  s = StepCar(c, floor, s, jump, kTickS, true);
+  CHECK(s.regime == CarRegime::kJump);
+}
+
+TEST_CASE("a released jump ends its force early; a second press in the air double jumps once") {
+  const Arena floor = Floor();
+  const CarCoeffs<double> c = Defaults();
+  CarModelState<double> s =
+      Car({0.0, 0.0, game::kCarRestHeight}, {0.0, 0.0, game::kCarRestReportedVz});
+  std::vector<CarModelState<double>> ticks;
+  Controls rest, jump;
+  jump.jump = 1.0;
+  Run(c, floor, rest, 2, &s, &ticks);
+  ticks.clear();
+  Run(c, floor, jump, 14, &s, &ticks);  // held for 14 ticks (jumps.txt's first jump)
+  Run(c, floor, rest, 10, &s, &ticks);
+  int jump_ticks = 0;
+  for (const auto& t : ticks) jump_ticks += t.regime == CarRegime::kJump;
+  CHECK(jump_ticks == 14);
+  CHECK(ticks.back().regime == CarRegime::kAir);
+  // A second press in the air: one tick of the jump step with the double jump's impulse.
+  const CarModelState<double> before = s;
+  s = StepCar(c, floor, s, jump, kTickS, true);
+  REQUIRE(s.regime == CarRegime::kJump);
+  CHECK(s.body.v.z() == doctest::Approx(before.body.v.z() + c.jump.double_jump_impulse +
+                                        c.air.gravity_z * kTickS)
+                            .epsilon(1e-9));
+  CHECK(s.jump.has_double_jumped);
+  Run(c, floor, rest, 2, &s, &ticks);
+  CHECK(s.regime == CarRegime::kAir);
+  // No third jump in the air.
+  s = StepCar(c, floor, s, jump, kTickS, true);
+  CHECK(s.regime == CarRegime::kAir);
 }
 
 TEST_CASE("a car touching a wall with its wheels is on a surface and the wall step holds it") {
@@ -359,11 +483,50 @@ TEST_CASE("on_ground against the switch on a hand-made episode, and the car's ro
   CHECK(r[6] == Regime::kTouchingSurface);  // in the air, within reach of the floor
   CHECK(r[7] == Regime::kCovered);
   CHECK(r[10] == Regime::kTouchingSurface);
-  CHECK(r[11] == Regime::kJumping);
-  CHECK(r[12] == Regime::kJumping);
+  CHECK(r[11] == Regime::kCovered);  // jump pressed in the air: the car's jump step covers it
+  CHECK(r[12] == Regime::kCovered);
   CHECK(r[13] == Regime::kHandbrake);
   CHECK(r[14] == Regime::kHandbrake);     // the row after a handbrake input
   CHECK(r[15] == Regime::kOffFlatFloor);  // on the floor, not lying flat on it
+}
+
+TEST_CASE("the car's row labels: a take-off with jump held is covered, and so is a landing's settling") {
+  const Arena floor = Floor();
+  std::vector<Sample> rows;
+  rows.push_back(Row(game::kCarRestHeight, true));  // 0: resting
+  rows.push_back(Row(game::kCarRestHeight, true));  // 1: jump pressed
+  rows.back().input.jump = true;
+  // 2-7: taking off with jump held: on the surface above the floor's band, then in the air
+  // within reach of the floor, then clear of it.
+  for (double z : {22.7, 27.7, 40.0, 80.0, 100.0, 140.0}) {
+    rows.push_back(Row(z, z < 27.0));
+    rows.back().input.jump = true;
+  }
+  // 8-10: falling back without jump: within reach again (a landing: left out), on the floor.
+  for (double z : {140.0, 60.0, 30.0}) rows.push_back(Row(z, false));
+  rows.push_back(Row(game::kCarRestHeight - 1.5, true));  // 11: settling, 1.5 uu low, tilted
+  rows.back().theta =
+      Eigen::AngleAxisd(1.5 * M_PI / 180.0, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  rows.push_back(Row(game::kCarRestHeight - 2.5, true));  // 12: 2.5 uu low: not the floor's
+  rows.push_back(Row(game::kCarRestHeight + 1.5, true));  // 13: 1.5 uu high: not either
+  rows.push_back(Row(game::kCarRestHeight, true));  // 14: tilted 4 degrees: not the floor's
+  rows.back().theta =
+      Eigen::AngleAxisd(4.0 * M_PI / 180.0, Eigen::Vector3d::UnitX()).toRotationMatrix();
+  const Episode ep = Make(rows);
+  const std::vector<Regime> r = ClassifyRows("car", ep, floor);
+  for (int k = 0; k <= 8; ++k) CHECK_MESSAGE(r[k] == Regime::kCovered, "row ", k);
+  CHECK(r[9] == Regime::kTouchingSurface);
+  CHECK(r[10] == Regime::kTouchingSurface);
+  CHECK(r[11] == Regime::kCovered);
+  CHECK(r[12] == Regime::kOffFlatFloor);
+  CHECK(r[13] == Regime::kOffFlatFloor);
+  CHECK(r[14] == Regime::kOffFlatFloor);
+  // The same rising rows without jump held are a car near the floor, not a take-off.
+  std::vector<Sample> plain = rows;
+  for (Sample& row : plain) row.input.jump = false;
+  const std::vector<Regime> p = ClassifyRows("car", Make(plain), floor);
+  CHECK(p[2] == Regime::kOffFlatFloor);
+  CHECK(p[4] == Regime::kTouchingSurface);
 }
 
 }  // namespace

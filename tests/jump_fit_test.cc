@@ -2,9 +2,12 @@
 // each mechanic (first jump held and tapped, double jump, dodges) generated with the model.
 #include <cmath>
 #include <random>
+#include <sstream>
+#include <string>
 
 #include "fit/fit.h"
 #include "fit/jump_fit.h"
+#include "src/io/recording.h"
 #include "src/replay/regime.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
@@ -131,6 +134,32 @@ TEST_CASE("coefficients no window exercises keep their start and get no standard
     CHECK(r.coeffs.values[i] == truth.values[i]);
     CHECK(std::isnan(r.coeffs.std_errors[i]));
   }
+}
+
+TEST_CASE("rlfit fit's held-out table says n/a where no held-out episode has a covered row") {
+  const std::string root = ResolveDataRoot("");
+  if (root.empty()) {
+    MESSAGE("skipped: no datasets root");
+    return;
+  }
+  // jumps.txt (one episode, two jumps) trains; data.txt's two segments (no jump: no row the
+  // jump model covers) are held out (every 2nd episode).
+  FitOptions options;
+  options.model = "jump";
+  options.paths = {root + "/car_control/jumps.txt", root + "/car_control/data.txt"};
+  options.data_root = root;
+  options.holdout_every = 2;
+  options.solver.max_iterations = 1;
+  options.quiet = true;
+  std::ostringstream out;
+  const FitResult r = RunFit(options, out);
+  REQUIRE(!r.heldout.empty());
+  const std::string text = out.str();
+  const std::string table = text.substr(text.find("held-out episodes"));
+  const std::string dx = table.substr(table.find("|dx| uu"), 80);
+  INFO(table);
+  CHECK(dx.find("n/a") != std::string::npos);
+  CHECK(dx.find(" 0 ") == std::string::npos);
 }
 
 }  // namespace

@@ -256,6 +256,79 @@ def test_replay_row_script_reproduces_the_table_row():
     assert p.stdout.splitlines()[-1] == "match"
 
 
+# --- the wall, jump and car models --------------------------------------------------------
+
+REST = [0, 0, 17.01, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # a car at rest on the floor, upright
+JUMP_HELD = [[0, 0, 0, 0, 0, 0, 1, 0, 0]]        # t_s, throttle..handbrake: jump from t = 0
+NOTHING = [[0, 0, 0, 0, 0, 0, 0, 0, 0]]
+
+
+def test_jump_predict_starts_on_the_ground_and_takes_off():
+    """A car resting on the floor starts with its wheels on it: pressing jump takes off (held:
+    apex ~230 uu, NOTES "Jumps"); without the press it stays at rest. Same as rlsim predict."""
+    m = rlfit.Model("jump")
+    assert m.columns[-3:] == ["pitch", "yaw", "roll"]
+    up = m.rollout(REST, JUMP_HELD, 0.6)
+    assert 200 < up[:, 3].max() < 260
+    assert up[:10, 6].max() > 250  # the impulse after the input delay (vz, uu/s)
+    stay = m.rollout(REST, NOTHING, 0.6)
+    assert np.all(stay[:, 3] == 17.01)
+    # In the air (z 300) a press is a double jump, not a take-off: one impulse, then falling.
+    air = m.rollout([0, 0, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0], JUMP_HELD, 0.6)
+    assert air[:10, 6].max() > 250 and air[-1, 6] < air[:10, 6].max() - 300
+
+
+def test_jump_predict_equals_rlsim_predict(tmp_path):
+    with open(tmp_path / "controls.csv", "w") as f:
+        f.write("t_s,jump,throttle\n0,1,1\n0.3,0,1\n")
+    p = rlsim("predict", "jump", "--state", "0,0,17.01,0,0,0", "--controls",
+              str(tmp_path / "controls.csv"), "--duration", "1", "--out", str(tmp_path / "j.csv"))
+    assert p.returncode == 0, p.stderr
+    m = rlfit.Model("jump")
+    cli = np.array([[float(r[c]) for c in m.columns] for r in read_csv(tmp_path / "j.csv")])
+    mine = m.rollout(REST, [[0, 1, 0, 0, 0, 0, 1, 0, 0], [0.3, 1, 0, 0, 0, 0, 0, 0, 0]], 1.0)
+    assert np.array_equal(cli, mine + 0.0)
+    assert cli[:, 3].max() > 150  # it jumped
+
+
+@needs_data
+def test_car_predict_jumps_flies_and_lands():
+    """The car model on the arena: a held jump from the floor takes off, flies and lands back on
+    the floor at the rest height; the wall model drives on the floor."""
+    car = rlfit.Model("car")
+    t = car.rollout(REST, JUMP_HELD[:1] + [[0.3, 0, 0, 0, 0, 0, 0, 0, 0]], 2.0)
+    assert 200 < t[:, 3].max() < 260
+    assert t[-1, 3] == pytest.approx(17.01, abs=1e-9)  # landed: the ground step's height
+    assert t[:, 3].argmax() < len(t) - 1
+    wall = rlfit.Model("wall")
+    drive = wall.rollout(REST, [[0, 1, 0, 0, 0, 0, 0, 0, 0]], 1.0)
+    assert drive[-1, 4] > 500 and drive[-1, 3] == pytest.approx(17.01, abs=1e-6)
+
+
+@needs_data
+def test_replay_wall_jump_and_car():
+    """replay with the wall, jump and car models: covered rows, labels, errors and the car's
+    on_ground check (NOTES: agreement above 99% of rows)."""
+    w = rlfit.replay("wall", ["car_control/wall_driving/episode_00.csv"])
+    assert w["episodes"][0]["covered"].sum() > 250
+    assert w["episodes"][0]["predicted"].shape[1] == 12
+    j = rlfit.replay("jump", ["car_control/jumps.txt"])
+    ep = j["episodes"][0]
+    assert 0 < ep["covered"].sum() < len(ep["covered"])
+    assert set(ep["regime"]) >= {"covered", "on the ground"}
+    c = rlfit.replay("car", ["car_control/freestyling.txt"])
+    covered = sum(e["covered"].sum() for e in c["episodes"])
+    rows = sum(len(e["covered"]) for e in c["episodes"])
+    assert covered / rows > 0.9
+    assert not any("jumping" in e["regime"] for e in c["episodes"])  # the jump step covers them
+    checks = c["summary"]["checks"]
+    name = "on_ground vs switch, recorded states"
+    assert checks[name + ".agree"] / checks[name + ".rows"] > 0.99
+    errs = [e for e in c["summary"]["errors"] if e["episode"] is None and e["mode"] == "windowed"
+            and e["quantity"] == "dx" and e["horizon_s"] == 0.5 and e["split"] == "all"]
+    assert len(errs) == 1 and errs[0]["median"] < 5
+
+
 # --- arena -----------------------------------------------------------------------------------
 
 @needs_data

@@ -1,19 +1,21 @@
-// The car's coefficient layout (the aerial, ground and surface layouts side by side) and the switch on
-// recorded rows.
+// The car's coefficient layout (the aerial, ground and surface layouts and the jump's own entries
+// side by side) and the switch on recorded rows.
 #include "src/models/car.h"
 
 namespace rlfit {
 namespace {
 
-void Append(const CoeffLayout& from, const std::string& prefix, CoeffLayout* to) {
-  const int offset = to->size();
-  for (int i = 0; i < from.size(); ++i) {
+// Appends the entries of `from` from index `first` on (and the blocks that start there).
+void Append(const CoeffLayout& from, const std::string& prefix, CoeffLayout* to, int first = 0) {
+  const int offset = to->size() - first;
+  for (int i = first; i < from.size(); ++i) {
     to->names.push_back(prefix + from.names[i]);
     to->units.push_back(from.units[i]);
     to->defaults.push_back(from.defaults[i]);
     to->bounds.push_back(from.Bound(i));
   }
-  for (const ParamBlock& b : from.blocks) to->blocks.push_back({prefix + b.name, offset + b.offset, b.size});
+  for (const ParamBlock& b : from.blocks)
+    if (b.offset >= first) to->blocks.push_back({prefix + b.name, offset + b.offset, b.size});
 }
 
 }  // namespace
@@ -24,12 +26,19 @@ const CoeffLayout& CarLayout() {
     Append(AerialLayout(), "aerial.", &l);
     Append(GroundLayout(), "ground.", &l);
     Append(SurfaceLayout(), "wall.", &l);
+    // The jump's own entries (JumpLayout after its aerial part, which is the car's "aerial.").
+    Append(JumpLayout(), "jump.", &l, AerialLayout().size());
     // The surface set's defaults: the wall model's fit, results/wall/coeffs.json (surface_gravity_scale,
     // coast_wall_grip, surface_follow_rate, curve_friction), not its seed (1, 0.1, 30, 0).
     const double wall_fit[] = {0.9507630748970521, 0.05977431065516686, 18.286376227107073,
                                0.058377141870472736};
     for (int i = 0; i < SurfaceCoeffs<double>::kSize; ++i)
       l.defaults[CarCoeffs<double>::kWallOffset + i] = wall_fit[i];
+    // The jump block's defaults: the jump model's fit, results/jump/coeffs.json (jump_impulse,
+    // jump_accel, sticky_accel, contact_drive_accel); double jump and dodge keep the game's.
+    const double jump_fit[] = {294.3079835078712, 1411.348440617462, 204.6582205561329,
+                               1185.556237435008};
+    for (int i = 0; i < 4; ++i) l.defaults[CarCoeffs<double>::kJumpOffset + i] = jump_fit[i];
     return l;
   }();
   return layout;

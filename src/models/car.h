@@ -1,6 +1,7 @@
 // One car across regimes (issue 11 part 4): every physics tick the car decides, from its own
 // predicted state and the arena mesh, whether its wheels are on a surface or it is flying, and
-// calls that regime's step (StepGround, StepAerial) with that step's own coefficients.
+// calls that regime's step (StepGround, StepSurface, StepAerial, StepJump) with that step's own
+// coefficients.
 #pragma once
 
 #include <cmath>
@@ -15,53 +16,73 @@
 #include "src/models/ball.h"
 #include "src/models/car_state.h"
 #include "src/models/ground.h"
+#include "src/models/jump.h"
 #include "src/models/model.h"
 #include "src/models/surface.h"
 
 namespace rlfit {
 
-// Coefficients of the car: the aerial set, the ground set and the surface set, each the
-// sub-model's own coefficients under the sub-model's names prefixed "aerial." / "ground." /
-// "wall." (CarLayout). There is one implementation of each step: the car calls StepAerial with
-// `air`, StepGround with `ground` and StepSurface with `ground` and `wall` (the wall model's
-// pairing). Flat layout: AerialLayout() at offset 0, GroundLayout() at kGroundOffset,
-// SurfaceLayout() at kWallOffset.
+// Coefficients of the car: the aerial set, the ground set, the surface set and the jump's own
+// set, each the sub-model's own coefficients under the sub-model's names prefixed "aerial." /
+// "ground." / "wall." / "jump." (CarLayout). There is one implementation of each step: the car
+// calls StepAerial with `air`, StepGround with `ground`, StepSurface with `ground` and `wall`
+// (the wall model's pairing) and StepJump with `jump`, whose aerial part is `air` (the jump
+// model's pairing: the jump is built on the aerial step). Flat layout: AerialLayout() at offset
+// 0, GroundLayout() at kGroundOffset, SurfaceLayout() at kWallOffset, then JumpLayout()'s own
+// entries (those after its aerial part: blocks jump, double_jump, dodge) at kJumpOffset.
 template <typename T>
 struct CarCoeffs {
   static constexpr int kAerialOffset = 0;
   static constexpr int kGroundOffset = AerialCoeffs<T>::kSize;
   static constexpr int kWallOffset = kGroundOffset + GroundCoeffs<T>::kSize;
-  static constexpr int kSize = kWallOffset + SurfaceCoeffs<T>::kSize;
+  static constexpr int kJumpOffset = kWallOffset + SurfaceCoeffs<T>::kSize;
+  // The jump's own entries: JumpCoeffs' flat layout less its aerial part.
+  static constexpr int kJumpSize = JumpCoeffs<T>::kSize - AerialCoeffs<T>::kSize;
+  static constexpr int kSize = kJumpOffset + kJumpSize;
   AerialCoeffs<T> air;
   GroundCoeffs<T> ground;
   SurfaceCoeffs<T> wall;
+  JumpCoeffs<T> jump;  // jump.air == air
 
   static CarCoeffs FromArray(const T* flat) {
     CarCoeffs c;
     c.air = AerialCoeffs<T>::FromArray(flat + kAerialOffset);
     c.ground = GroundCoeffs<T>::FromArray(flat + kGroundOffset);
     c.wall = SurfaceCoeffs<T>::FromArray(flat + kWallOffset);
+    const T* a = flat + kAerialOffset;
+    const T* j = flat + kJumpOffset;
+    constexpr int kDouble = JumpCoeffs<T>::kDoubleJumpImpulse - JumpCoeffs<T>::kJumpImpulse;
+    constexpr int kDodge = JumpCoeffs<T>::kDodgeImpulse - JumpCoeffs<T>::kJumpImpulse;
+    c.jump = JumpCoeffs<T>::FromBlocks(a + AerialCoeffs<T>::kTr, a + AerialCoeffs<T>::kDr,
+                                       a + AerialCoeffs<T>::kBoostAccel,
+                                       a + AerialCoeffs<T>::kDriftR, j, j + kDouble, j + kDodge);
     return c;
   }
 };
 
-// The aerial, ground and surface layouts one after the other: names, units, blocks
-// ("aerial.air_torque", ..., "ground.throttle", ..., "wall.surface") and bounds (with the
-// reasons stated in AerialLayout / GroundLayout / SurfaceLayout) carried over. Defaults: the
-// seed notes' for the aerial and ground sets; for the surface set the wall model's fit
+// The aerial, ground and surface layouts and the jump's own entries one after the other:
+// names, units, blocks ("aerial.air_torque", ..., "ground.throttle", ..., "wall.surface",
+// "jump.jump", "jump.double_jump", "jump.dodge") and bounds (with the reasons stated in
+// AerialLayout / GroundLayout / SurfaceLayout / JumpLayout) carried over. Defaults: the seed
+// notes' for the aerial and ground sets; for the surface set the wall model's fit
 // (results/wall/coeffs.json, 19 wall_driving episodes: far more wall driving than the car's
-// recordings hold), which the car fit holds (see NOTES "One car across regimes").
+// recordings hold); for the jump block the jump model's fit (results/jump/coeffs.json: the 5
+// recorded jumps, 3 of them in freestyling.txt) and the game's values for double jump and
+// dodge (never recorded). The car fit holds the surface and jump sets (see NOTES "One car
+// across regimes").
 const CoeffLayout& CarLayout();
 
 // Which step the car takes this tick. The switch (ChooseCarStep) returns one of these.
 //   kSurface: wheels on the arena mesh: StepGround on the flat floor, StepSurface elsewhere;
 //   kAir:     no wheel contact: StepAerial.
+//   kJump:    a jump's take-off from a surface, its contact ticks and held force, a double
+//             jump or a dodge: StepJump (which runs StepAerial once the wheels are off).
 // kUnknown is the regime carried into the first tick of a rollout (no transition from it).
-// The jump helper adds kJump here (see ChooseCarStep for where it takes precedence).
-enum class CarRegime : std::uint8_t { kUnknown = 0, kSurface, kAir };
+enum class CarRegime : std::uint8_t { kUnknown = 0, kSurface, kAir, kJump };
 
-// The car's state as the car model carries it: the rigid body, the regime of the last tick and
-// how many ticks the car has been in it (the timer a jump or a dodge will count on).
+// The car's state as the car model carries it: the rigid body, the regime of the last tick, how
+// many ticks the car has been in it, and the jump state (JumpState: carried through every
+// regime; reset on every surface tick, advanced by PlanJumpTick on every tick).
 template <typename T>
 struct CarModelState {
   CarState<T> body;
@@ -73,10 +94,15 @@ struct CarModelState {
   // its side): the car flies (kAir) while its wheels still touch that surface, and lands
   // anew once they have lost it (or on the flat floor, which no car leaves this way).
   bool left_surface = false;
+  // The jump state. FromSample: the row's flags (JumpState::FromSample: a recorded jumped flag
+  // counts as used, its windows closed); a rollout that starts inside a recorded jump takes
+  // the state since its take-off instead (CarJumpStateAt, src/replay/regime.h).
+  JumpState jump;
 
   static CarModelState FromSample(const Sample& s) {
     CarModelState out;
     out.body = CarState<T>::FromSample(s);
+    out.jump = JumpState::FromSample(s, JumpTiming());
     return out;
   }
 };
@@ -137,40 +163,77 @@ inline WheelContact FindWheelContact(const Arena& arena, const Eigen::Vector3d& 
   return w;
 }
 
-// The switch's answer for one tick: the regime and the contact it was decided on.
+// The switch's answer for one tick: the regime, the contact it was decided on, and the jump
+// state: `jump` the state the tick starts from (reset to resting on a surface when the wheels
+// touch one, marked off the surface in the air); `jump_after` the state after this tick's
+// PlanJumpTick, which StepCar carries on from a surface or air tick (StepJump plans its own
+// tick from `jump`).
 struct CarStepChoice {
   CarRegime regime = CarRegime::kAir;
   WheelContact contact;
+  JumpState jump;
+  JumpState jump_after;
 };
+
+// The take-off's contact ticks: the first jump's impulse happened less than contact_time_s
+// ago and the wheels still touch (PlanJumpTick ends the contact then; its time tolerance is half
+// a tick, here half a 120 Hz tick).
+inline bool InJumpContact(const JumpState& j, const JumpTiming& t) {
+  const double half_tick = 0.5 / game::kTickRateHz;
+  return j.has_jumped && j.in_contact && j.jump_time_s + half_tick < t.contact_time_s;
+}
 
 // The decision rule, evaluated at the start of every tick on the state the car carries (its
 // own prediction, or a recorded row for the row labels and the on_ground check), the controls
 // of the tick and the arena:
-//   1. (jump helper: a jump in progress, s.regime == kJump with its timer running, or jump
-//      pressed while on a surface, takes precedence here and returns kJump.)
+//   1. a jump's contact ticks (InJumpContact) -> kJump,
+//      whatever the mesh says (the take-off lifts the wheels ~15 uu in those 6 ticks);
 //   2. wheel contact (FindWheelContact: the mesh within kCarWheelContactUu of the wheel point)
 //      -> kSurface. Landing is the first tick of kSurface after kAir; take-off the first tick
 //      of kAir after kSurface (driving off a ledge; later also the jump).
 //      Except right after StepSurface reported the car leaving a surface (s.left_surface): on
 //      any surface but the flat floor the car keeps flying -> kAir.
 //   3. otherwise -> kAir.
+//   Then the jump: on a surface the jump state is reset (Landed: every surface tick is a
+//   landing for the jump rules) and a jump press there is the take-off -> kJump; in the air
+//   the first jump's force or a dodge in progress, or a press that starts a double jump or a
+//   dodge (PlanJumpTick on the tick's inputs decides) -> kJump. A car the jump's force still
+//   lifts lands when its wheels come within reach (2. wins over the force: landing resets
+//   the jump).
 // What StepSurface expects of a kSurface state holds: the wheel point within 10 uu of the mesh
 // puts the mesh within 17.01 + 10 uu of the centre (the triangle inequality), inside the
 // surface's drive_reach (30) and search reach (40), so StepSurface always finds the surface;
 // its up-axis test (IsOnSurface, 30 degrees) holds once StepCar has turned the car onto the
 // surface on landing.
-// Deterministic: a function of the state's values and the arena only (the controls are passed
-// for the jump and handbrake steps that will read them; today's rule does not).
+// Deterministic: a function of the state's values, the tick's inputs (jump, stick) and the
+// arena only; dt_s is the tick's length (the jump's timers).
 template <typename T>
-CarStepChoice ChooseCarStep(const CarModelState<T>& s, const Controls& /*u*/, const Arena& arena) {
+CarStepChoice ChooseCarStep(const CarModelState<T>& s, const Controls& u, const Arena& arena,
+                            double dt_s = 1.0 / game::kTickRateHz,
+                            const JumpTiming& timing = JumpTiming()) {
   const Eigen::Vector3d x(ValueOf(s.body.x(0)), ValueOf(s.body.x(1)), ValueOf(s.body.x(2)));
   const Eigen::Vector3d up(ValueOf(s.body.theta(0, 2)), ValueOf(s.body.theta(1, 2)),
                            ValueOf(s.body.theta(2, 2)));
   CarStepChoice choice;
   choice.contact = FindWheelContact(arena, x, up);
+  choice.jump = s.jump;
+  if (InJumpContact(s.jump, timing)) {
+    choice.regime = CarRegime::kJump;  // the take-off's contact ticks
+    return choice;
+  }
   choice.regime = choice.contact.hit ? CarRegime::kSurface : CarRegime::kAir;
   if (s.left_surface && choice.contact.hit && !choice.contact.flat_floor())
     choice.regime = CarRegime::kAir;
+  if (choice.regime == CarRegime::kSurface) {
+    choice.jump = Landed(s.jump);  // resting on the surface, no jump used
+  } else {
+    choice.jump.in_contact = false;
+  }
+  choice.jump_after = choice.jump;
+  const JumpTick tick = PlanJumpTick(&choice.jump_after, u, timing, dt_s);
+  const bool jump_acts = tick.jump_impulse || tick.jump_force || tick.double_jump ||
+                         tick.dodge_impulse || tick.dodge_torque;
+  if (jump_acts) choice.regime = CarRegime::kJump;
   return choice;
 }
 
@@ -201,11 +264,29 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 //   kAir: on take-off (the last tick ran a surface step) the surface steps' reported rest speed
 //     along the normal (rest_reported_vz, a reporting convention of the recordings, not
 //     motion) is removed along the up axis; then StepAerial.
+//   kJump: StepJump from the choice's jump state (its aerial part is c.air): a take-off keeps
+//     the reported rest speed (the jump model's convention: 8.31 + 291.67 + one tick of 483
+//     uu/s^2 = 304.0 uu/s, recorded 304.3 in jumps.txt) and is not turned (the car is on its
+//     wheels already). The next tick's switch hands over: to kJump while the contact ticks
+//     or the force last, to kAir after them, to kSurface (a landing) when the wheels touch.
+//   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise.
 template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
                          const Controls& u, double dt_s, bool rotate_with_new_omega) {
-  const CarStepChoice choice = ChooseCarStep(s, u, arena);
+  const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
+  if (choice.regime == CarRegime::kJump) {
+    JumpCarState<T> js;
+    js.car = s.body;
+    js.jump = choice.jump;
+    const JumpCarState<T> out = StepJump(c.jump, js, u, dt_s, rotate_with_new_omega);
+    next.body = out.car;
+    next.jump = out.jump;
+    next.regime = CarRegime::kJump;
+    next.regime_ticks = s.regime == CarRegime::kJump ? s.regime_ticks + 1 : 1;
+    return next;
+  }
+  next.jump = choice.jump_after;
   CarState<T> body = s.body;
   const bool surface = choice.regime == CarRegime::kSurface;
   const bool on_floor = surface && choice.contact.flat_floor();

@@ -47,6 +47,14 @@ const CoeffLayout& JumpLayout() {
   return layout;
 }
 
+JumpState JumpStateOfRow(const Episode& ep, int row, const Integration& integ,
+                         const JumpTiming& timing) {
+  JumpState j = JumpState::FromSample(ep.rows[row], timing);
+  const double t = ep.rows[row].t_s;
+  j.jump_held = row > 0 && ControlsOver(ep, t - 1.0 / integ.tick_rate_hz, t, integ).jump > 0.5;
+  return j;
+}
+
 JumpState JumpStateAt(const Episode& ep, int takeoff, int row, const Integration& integ,
                       const JumpTiming& timing) {
   JumpState s;  // in contact, jump not held

@@ -381,6 +381,13 @@ JumpCarState<T> AdvanceJumpRow(const JumpCoeffs<T>& c, const JumpCarState<T>& s,
 JumpState JumpStateAt(const Episode& ep, int takeoff, int row, const Integration& integ,
                       const JumpTiming& timing);
 
+// The jump state at row `row` of `ep` from that row alone, where no recorded take-off holds it
+// (rlsim predict's start, a car rollout outside a jump): JumpState::FromSample (in contact when
+// on_ground), with jump held as the input acting in the tick before the row (ControlsOver), and
+// not held before the first row: a jump held from the first row on is a press.
+JumpState JumpStateOfRow(const Episode& ep, int row, const Integration& integ,
+                         const JumpTiming& timing);
+
 // The state replay and the fit start a jump rollout from at `row`: the recorded car and the
 // jump state of JumpStateAt. The recorded velocity is kept as it is, also the vz ~8.3 uu/s the
 // game reports for a car resting on the floor (datasets README): with it the impulse's row step

@@ -42,7 +42,8 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
 }
 
 // Jump rollouts start from the recorded car and the jump state since the take-off of the
-// recorded jump holding `start` (JumpSegments; the row's flags alone when none holds it).
+// recorded jump holding `start` (JumpSegments; the row alone, JumpStateOfRow, when none holds
+// it: rlsim predict's start).
 class JumpPredictor : public Predictor {
  public:
   JumpPredictor(JumpCoeffs<double> coeffs, Integration integ)
@@ -53,7 +54,7 @@ class JumpPredictor : public Predictor {
     out.reserve(end - start + 1);
     JumpCarState<double> s;
     s.car = CarState<double>::FromSample(ep.rows[start]);
-    s.jump = JumpState::FromSample(ep.rows[start], coeffs_.timing);
+    s.jump = JumpStateOfRow(ep, start, integ_, coeffs_.timing);
     for (const auto& [first, last] : JumpSegments(ep))
       if (first <= start && start <= last)
         s = JumpStartState<double>(ep, first, start, integ_, coeffs_.timing);
@@ -185,16 +186,37 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
   return out;
 }
 
-// The car switches regimes on the arena mesh (as the ball, from the datasets root).
+// The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
+// start from the recorded car and the jump state of CarJumpStateAt (the state since the
+// take-off inside a recorded jump).
+class CarPredictor : public Predictor {
+ public:
+  CarPredictor(CarCoeffs<double> coeffs, Integration integ, const Arena* arena)
+      : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
+
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    std::vector<PredictedState> out;
+    out.reserve(end - start + 1);
+    CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[start]);
+    s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
+    out.push_back(ToPredicted(s));
+    for (int k = start; k < end; ++k) {
+      s = AdvanceCarModelRow(coeffs_, *arena_, s, ep, k, integ_);
+      out.push_back(ToPredicted(s));
+    }
+    return out;
+  }
+
+ private:
+  CarCoeffs<double> coeffs_;
+  Integration integ_;
+  const Arena* arena_;
+};
+
 std::unique_ptr<Predictor> MakeCar(const CoeffFile& file, const std::string& data_root) {
-  const auto coeffs = CarCoeffs<double>::FromArray(file.values.data());
   const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
-  return MakeRowPredictor<CarCoeffs<double>, CarModelState<double>>(
-      coeffs, file.integration,
-      [arena](const CarCoeffs<double>& c, const CarModelState<double>& s, const Episode& ep,
-              int k, const Integration& integ) {
-        return AdvanceCarModelRow(c, *arena, s, ep, k, integ);
-      });
+  return std::make_unique<CarPredictor>(CarCoeffs<double>::FromArray(file.values.data()),
+                                        file.integration, arena);
 }
 
 // The car's switch against the recorded on_ground flag, on the recorded states and along
@@ -278,7 +300,7 @@ const std::vector<ModelInfo>& Models() {
       // The mixed recordings: freestyling.txt (floor, ramps, walls, jumps, flight, 61 Hz) and
       // data.txt (flat-floor driving, 120 Hz). Rows no sub-model covers yet are labelled
       // (ClassifyRows "car") and left out of the scores.
-      {"car", "one car across regimes: surface (flat floor) and air, switched per tick",
+      {"car", "one car across regimes: surface (floor, ramps, walls), air and jump, switched per tick",
        EpisodeKind::kCar, true, &CarLayout(),
        {"car_control/freestyling.txt", "car_control/data.txt"}, {0.5, 1.0, 2.0}, MakeCar, nullptr,
        CarChecks, CarRowLabels},

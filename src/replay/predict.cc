@@ -24,6 +24,7 @@
 #include "src/io/plausible.h"
 #include "src/models/model.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/regime.h"
 
 namespace rlfit {
 namespace {
@@ -457,8 +458,14 @@ Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
   first.x = state.x;
   first.v = state.v;
   first.omega = state.omega;
-  if (kind == EpisodeKind::kCar)
+  if (kind == EpisodeKind::kCar) {
     first.theta = EulerToMatrix(state.euler(0), state.euler(1), state.euler(2));
+    // A car resting on the floor as the ground model's rows do (GroundRegime's height band and
+    // upright test) starts with its wheels on the ground: the jump model reads this flag for
+    // its start (a press takes off); the other car models do not read it.
+    first.on_ground = std::abs(first.x.z() - game::kCarRestHeight) <= kGroundHeightBandUu &&
+                      first.theta(2, 2) >= kGroundUprightMinCos;
+  }
   std::size_t next = 0;  // first control not yet in force
   CarInputs held;        // no input before the first control row
   for (int k = 0; k <= steps; ++k) {

@@ -39,24 +39,32 @@ Regime WallRegime(const Sample& s, const Arena& arena) {
 std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
   const std::vector<CarStepChoice> choices = CarChoicesOnRecorded(ep, arena);
   std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  const double settle_min_cos = std::cos(kCarFloorSettleTiltDeg * M_PI / 180.0);
+  bool taking_off = false;  // left (or leaving) a surface with jump held, not yet clear of it
   for (int k = 0; k < ep.size(); ++k) {
     const Sample& s = ep.rows[k];
     const Sample& before = ep.rows[k > 0 ? k - 1 : 0];
-    if (s.input.jump || before.input.jump) {
-      rows[k] = Regime::kJumping;
-    } else if (s.input.handbrake || before.input.handbrake) {
+    const bool jump_held = s.input.jump || before.input.jump;
+    if (s.input.handbrake || before.input.handbrake) {
       rows[k] = Regime::kHandbrake;
+      taking_off = false;
     } else if (choices[k].regime == CarRegime::kSurface) {
-      // The flat floor: the car lies on it as the ground model's rows do. Any other surface:
-      // the car is on its wheels there as the surface step requires (IsOnSurface).
-      const bool on_floor = choices[k].contact.flat_floor() &&
-                            std::abs(s.x.z() - game::kCarRestHeight) <= kGroundHeightBandUu &&
-                            s.theta(2, 2) >= kGroundUprightMinCos;
+      // The flat floor: the car lies on it as the ground model's rows do, or settles on its
+      // suspension after a landing. Any other surface: the car is on its wheels there as the
+      // surface step requires (IsOnSurface).
+      const double dz = s.x.z() - game::kCarRestHeight;
+      const bool on_floor = choices[k].contact.flat_floor() && dz <= kGroundHeightBandUu &&
+                            dz >= -kCarFloorSettleUu && s.theta(2, 2) >= settle_min_cos;
       const bool on_surface = !choices[k].contact.flat_floor() &&
                               IsOnSurface(SurfaceCoeffs<double>(), arena, s.x, s.theta.col(2));
-      if (!on_floor && !on_surface) rows[k] = Regime::kOffFlatFloor;
+      // A take-off's rows that still touch: the jump lifts the car off the band.
+      const bool ok = on_floor || on_surface || (jump_held && taking_off);
+      if (!ok) rows[k] = Regime::kOffFlatFloor;
+      taking_off = ok && jump_held;
     } else if (arena.Collide(s.x, kCarSurfaceReachUu).hit) {
-      rows[k] = Regime::kTouchingSurface;
+      if (!taking_off) rows[k] = Regime::kTouchingSurface;
+    } else {
+      taking_off = false;
     }
   }
   return rows;
@@ -145,7 +153,6 @@ const char* RegimeLabel(Regime regime) {
     case Regime::kOffFlatFloor: return "on a wall, curve or ramp";
     case Regime::kHandbrake: return "handbrake held";
     case Regime::kCarTouch: return "touched by a car";
-    case Regime::kJumping: return "jumping";
     case Regime::kNoTakeOff: return "in the air without a take-off";
   }
   return "unknown";
@@ -210,6 +217,13 @@ std::vector<std::pair<int, int>> JumpSegments(const Episode& ep) {
     k = j - 1;
   }
   return out;
+}
+
+JumpState CarJumpStateAt(const Episode& ep, int row, const Integration& integ,
+                         const JumpTiming& timing) {
+  for (const auto& [first, last] : JumpSegments(ep))
+    if (first <= row && row <= last) return JumpStateAt(ep, first, row, integ, timing);
+  return JumpStateOfRow(ep, row, integ, timing);
 }
 
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows) {
