@@ -33,6 +33,12 @@ struct RegressionOptions {
   // standard errors are lower bounds, see fit.cc; plus 1e-6 relative for round-off).
   double refit_sigmas = 3.0;
   bool refit = true;   // also refit and compare coefficients
+  // The refit starts from the committed coefficients and runs the model's last smoothing pass
+  // (FitOptions::last_pass_only), stopping on a step below SolverOptions::step_sigmas of the
+  // committed standard errors: unchanged code and data stay put in 1-3 iterations, a change
+  // that moves the optimum walks away from them. true: from the seed values, every pass, as
+  // `rlfit fit` (minutes).
+  bool refit_from_seed = false;
   bool quiet = false;
   bool Check(std::string* why) const;
 };
