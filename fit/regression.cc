@@ -197,7 +197,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
       std::vector<Episode> train, heldout;
       SplitEpisodes(all, fit.holdout_every, &train, &heldout);
       CoeffFile start = DefaultCoeffs(name, *model.layout);
-      if (!options.refit_from_seed) {
+      if (options.warm_refit) {
         start = coeffs;
         fit.init_coeffs = dir + "/coeffs.json";
         fit.last_pass_only = true;
@@ -220,7 +220,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
                              Num(committed) + " by more than " + Num(allowed));
       }
       out << "check " << name << ": refit from "
-          << (options.refit_from_seed ? "the seed values" : "the committed coefficients")
+          << (options.warm_refit ? "the committed coefficients" : "the seed values")
           << " compared on " << model.layout->size() << " coefficients (largest move "
           << Num(largest_move) << " standard errors; " << r.coeffs.fit_report["iterations"]
           << " iterations, " << Num(r.seconds) << " s: "
