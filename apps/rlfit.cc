@@ -62,6 +62,11 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")
       ->capture_default_str()
       ->check(rlfit::Between(1, 10000));
+  cmd->add_option("--step-sigmas", o->solver.step_sigmas,
+                  "stop when a step moves no coefficient by this many standard errors (those of "
+                  "--init, else of the previous smoothing pass; 0: Ceres' tolerances only)")
+      ->capture_default_str()
+      ->check(rlfit::NonNegative());
   cmd->add_option("--threads", o->solver.threads, "threads evaluating the rollouts (default: every core)")
       ->capture_default_str()
       ->check(rlfit::Between(1, 64));
@@ -239,6 +244,11 @@ Command AddCheck(CLI::App* app) {
       ->capture_default_str()
       ->check(rlfit::Positive());
   check->add_flag("--no-refit", args->no_refit, "only replay, do not refit");
+  check->add_flag("--warm-refit", regression.warm_refit,
+                  "refit from the committed coefficients, last smoothing pass only, until a step "
+                  "moves no coefficient by 0.1 standard error (~6x faster, weaker: a wrong "
+                  "committed coefficient may pass the refit; default: from the seed values, as "
+                  "`rlfit fit`)");
   check->add_flag("--quiet", regression.quiet, "no progress on stderr");
   rlfit::AddDataOption(check, &regression.data_root);
 

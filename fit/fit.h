@@ -29,6 +29,13 @@ struct SolverOptions {
   std::string loss;         // "huber", "cauchy" or "none" (plain squares); "" = model default
   double loss_scale = 0.0;  // robust-loss threshold, in per-residual sigmas; 0 = model default
   int max_iterations = 50;
+  // A successful step that moves every varying coefficient by less than this many of its
+  // standard errors ends the solve (converged: a fraction of the statistical uncertainty is
+  // left). The standard errors are the starting coefficients' (CoeffFile::std_errors, e.g.
+  // --init results/ball/coeffs.json) or, from the second smoothing pass on, the previous
+  // pass's; none known (a single-pass fit from the seed values): only Ceres' own tolerances.
+  // 0 = off.
+  double step_sigmas = 0.1;
   // Threads that evaluate the residual blocks (and the covariance): every core by default.
   int threads = DefaultThreads();
   static int DefaultThreads() {
@@ -53,6 +60,9 @@ struct FitOptions {
   // Scale of the steps over which a model with a piecewise-smooth cost differentiates it (the
   // ball: SmoothedBallRolloutCost); FitEpisodes sets it per pass (FitterInfo::smoothing_passes).
   double smoothing = 1.0;
+  // Only the model's last smoothing pass, from `init`: for a start that is already a converged
+  // fit (the regression check refits from the committed coefficients).
+  bool last_pass_only = false;
   bool quiet = false;
   bool Check(std::string* why) const;
 };

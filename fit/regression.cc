@@ -1,10 +1,14 @@
 // Baselines in results/ and the regression check against them.
 #include "fit/regression.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <ostream>
+#include <thread>
 
 #include "src/common/error.h"
 #include "src/common/resources.h"
@@ -115,19 +119,56 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
   if (options.data_root.empty())
     throw InputError("(data)", 0, 0, MissingDataRootMessage());
 
-  std::vector<std::string> failures;
+  // Every file is read (and refused) before any work starts.
+  std::vector<nlohmann::json> baselines;
+  std::vector<CoeffFile> committed;
   for (const std::string& name : models) {
     const ModelInfo& model = FindModel(name);
     const std::string dir = ModelDir(options, name);
     const std::string baseline_path = dir + "/baseline.json";
-    const nlohmann::json baseline = ReadJsonFile(baseline_path);
-    if (RequireKey(baseline, "schema_version", baseline_path).get<int>() != kBaselineSchemaVersion)
+    baselines.push_back(ReadJsonFile(baseline_path));
+    if (RequireKey(baselines.back(), "schema_version", baseline_path).get<int>() !=
+        kBaselineSchemaVersion)
       throw InputError(baseline_path, 0, 0, "unsupported schema_version");
-    const CoeffFile coeffs = ReadCoeffFile(dir + "/coeffs.json", name, *model.layout);
+    committed.push_back(ReadCoeffFile(dir + "/coeffs.json", name, *model.layout));
+  }
 
-    // 1. Replay with the committed coefficients; every guarded metric against its baseline.
-    const nlohmann::json now =
-        GuardedMetrics(ReplayDefault(model, coeffs, options.data_root, options.quiet));
+  // 1. The replays with the committed coefficients, one model per thread on every core (each
+  // replay is single-threaded; they share nothing but the read-only arena). Their progress
+  // lines would interleave, so they run quietly when more than one runs at a time.
+  std::vector<nlohmann::json> replayed(models.size());
+  {
+    const int workers = std::min<int>(SolverOptions::DefaultThreads(), models.size());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(models.size());
+    auto work = [&] {
+      for (std::size_t i = next++; i < models.size(); i = next++) {
+        try {
+          replayed[i] = GuardedMetrics(ReplayDefault(FindModel(models[i]), committed[i],
+                                                     options.data_root,
+                                                     options.quiet || workers > 1));
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < workers; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);  // the first model's error, in the given order
+  }
+
+  std::vector<std::string> failures;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const std::string& name = models[m];
+    const ModelInfo& model = FindModel(name);
+    const std::string dir = ModelDir(options, name);
+    const std::string baseline_path = dir + "/baseline.json";
+    const nlohmann::json& baseline = baselines[m];
+    const CoeffFile& coeffs = committed[m];
+    const nlohmann::json& now = replayed[m];
     const nlohmann::json& then = RequireKey(baseline, "metrics", baseline_path);
     int checked = 0;
     for (const auto& [key, value] : then.items()) {
@@ -155,7 +196,14 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
       const std::vector<Episode> all = LoadEpisodesFor(model, {}, options.data_root);
       std::vector<Episode> train, heldout;
       SplitEpisodes(all, fit.holdout_every, &train, &heldout);
-      const FitResult r = FitEpisodes(train, {}, DefaultCoeffs(name, *model.layout), fit);
+      CoeffFile start = DefaultCoeffs(name, *model.layout);
+      if (options.warm_refit) {
+        start = coeffs;
+        fit.init_coeffs = dir + "/coeffs.json";
+        fit.last_pass_only = true;
+      }
+      const FitResult r = FitEpisodes(train, {}, start, fit);
+      double largest_move = 0.0;  // in committed standard errors
       for (int i = 0; i < model.layout->size(); ++i) {
         const double committed = coeffs.values[i];
         // No standard error (none recorded, or null: the fit could not determine it): the
@@ -164,13 +212,19 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
                                  ? 0.0
                                  : coeffs.std_errors[i];
         const double allowed = options.refit_sigmas * sigma + 1e-6 * std::abs(committed);
+        if (sigma > 0.0)
+          largest_move = std::max(largest_move, std::abs(r.coeffs.values[i] - committed) / sigma);
         if (std::abs(r.coeffs.values[i] - committed) > allowed)
           failures.push_back(name + " refit " + model.layout->names[i] + ": " +
                              Num(r.coeffs.values[i]) + " differs from committed " +
                              Num(committed) + " by more than " + Num(allowed));
       }
-      out << "check " << name << ": refit compared on " << model.layout->size()
-          << " coefficients\n";
+      out << "check " << name << ": refit from "
+          << (options.warm_refit ? "the committed coefficients" : "the seed values")
+          << " compared on " << model.layout->size() << " coefficients (largest move "
+          << Num(largest_move) << " standard errors; " << r.coeffs.fit_report["iterations"]
+          << " iterations, " << Num(r.seconds) << " s: "
+          << r.coeffs.fit_report["termination"].get<std::string>() << ")\n";
     }
   }
   return failures;
