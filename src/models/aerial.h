@@ -212,8 +212,9 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
   // Torque: lanes roll, pitch; then yaw.
   const __m128d tau01 = _mm_add_pd(
       _mm_mul_pd(_mm_loadu_pd(c.torque.data()), _mm_set_pd(u.pitch, u.roll)),
-      _mm_mul_pd(_mm_mul_pd(_mm_loadu_pd(c.damping.data()), _mm_set_pd(1.0 - std::abs(u.pitch), 1.0)),
-                 wb01));
+      _mm_mul_pd(
+          _mm_mul_pd(_mm_loadu_pd(c.damping.data()), _mm_set_pd(1.0 - std::abs(u.pitch), 1.0)),
+          wb01));
   const double tau2 = c.torque(2) * u.yaw + c.damping(2) * (1.0 - std::abs(u.yaw)) * wb2;
   const __m128d tau0b = low(tau01), tau1b = high(tau01), tau2b = _mm_set1_pd(tau2);
 
