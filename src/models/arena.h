@@ -82,6 +82,14 @@ class Arena {
   Contact Collide(const Eigen::Vector3d& center, double radius) const;
   // Same answer, bit for bit, through the BVH alone (reference for tests and benchmarks).
   Contact CollideBvh(const Eigen::Vector3d& center, double radius) const;
+  // True when the grid shows that Collide(center, radius) has no hit: the centre's cell lists
+  // no triangle (nothing within kGridRadius of any point of the cell). False when it does, and
+  // when the grid does not answer (no grid, centre outside it, radius above kGridRadius, NaN):
+  // then ask Collide. Inline, for the free flight of a ball (most of its ticks).
+  bool GridSaysFree(const Eigen::Vector3d& center, double radius) const {
+    const std::int64_t cell = GridCell(center, radius);
+    return cell >= 0 && grid_cells_[cell] == grid_cells_[cell + 1];
+  }
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
   // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;

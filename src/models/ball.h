@@ -149,52 +149,37 @@ inline Eigen::Vector3d ClosestFeatureNormal(const Arena& arena, const Eigen::Vec
   return gradient.norm() > 0.5 ? Eigen::Vector3d(-gradient.normalized()) : contact.normal;
 }
 
-// One physics step of dt_s seconds, in the order of the game's engine (Bullet):
-//  1. forces: v1 = (v + g dt) exp(drag dt);
-//  2. contact of the sphere (contact_radius R) at the current centre with the mesh, searched
-//     contact_margin beyond R: normal n of the closest feature (ClosestFeatureNormal), depth p
-//     (< 0 for a gap). If v1.n < 0, the normal
-//     velocity becomes
-//       -C_R (v1.n)          in contact (p >= 0);
-//       -C_R (v1.n) + p / dt across a gap that the ball closes within the tick (the engine's
-//                            speculative contact: a slow ball lands on the surface at the end
-//                            of the tick, so the last small hops die out into rolling at R),
-//     and only if that is larger than v1.n; a ball that does not close the gap flies on. The
-//     gap term slows a fast ball bouncing across it by up to contact_margin / dt: with a
-//     margin of 1 uu (120 uu/s) rebounds fell visibly short of the recordings, 0.3 does not. (Bullet's speculative contact would bounce a fast
-//     ball across a gap at -C_R (v1.n) + p / dt: up to 120 uu/s slower than the recordings.) With dvn the change of normal speed, note 003's
-//     tangential impulse, against the slip velocity at the contact point:
-//       s = v1 - (v1.n) n + R (n x omega),
-//       dv_par = -min(1, Y |v_perp| / |s|) mu s,  |v_perp| = dvn / (1 + C_R) (= |v1.n| for a
-//                                                  full bounce, as in the note),
-//     with the coefficient C_R also where the contact does not bounce (under the restitution
-//     threshold, e.g. rolling): friction is then at most Y mu / (1 + C_R) = 0.35 times the
-//     normal impulse, Coulomb friction. Measured on the 350 recorded rows of a ball sliding on
-//     the floor (slip 20-800 uu/s): 227.5 uu/s^2 = 0.350 g in every slip bin; with the
-//     thresholded C_R (0) the model slid to a stop at 370 uu/s^2.
-//       v2 = v1 + dvn n + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
-//  3. caps |v2| <= max_speed, |omega2| <= max_omega;
-//  4. x2 = x + v2 dt + f max(p, 0) n: a fraction f (recovery) of the penetration is removed by
-//     moving the ball out along the normal, not by adding velocity.
-// Autodiff: the mesh query runs in double on the scalar part of the centre and radius. n is
-// constant in the derivative (exact on a flat face; near a seam or on a curved wall the true
-// normal turns with the position); p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to
-// first order for a face contact, so the contact radius is seen through the resting height.
+// StepBall's free flight (every tick but those near the mesh) is a few dozen instructions, so
+// it is inlined into the caller's loop and the contact code kept out of line.
+#if defined(__GNUC__)
+#define RLFIT_BALL_INLINE __attribute__((always_inline)) inline
+#define RLFIT_BALL_NOINLINE __attribute__((noinline))
+#else
+#define RLFIT_BALL_INLINE inline
+#define RLFIT_BALL_NOINLINE
+#endif
+
+// Steps 3 and 4 of StepBall: the caps and the new position.
 template <typename T>
-BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s,
-                      const Arena& arena) {
-  using std::exp;
-  using std::sqrt;
-  const T dt(dt_s);
+RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const BallState<T>& s,
+                                              const T& dt, const Vec3<T>& v, const Vec3<T>& omega,
+                                              const Vec3<T>& push) {
   BallState<T> next;
-  Vec3<T> v = s.v;
-  v(2) += T(c.gravity_z) * dt;
-  v *= RepeatedExp<2>(T(c.drag * dt));
+  next.v = ClampNorm<T>(v, c.max_speed);
+  next.omega = ClampNorm<T>(omega, c.max_omega);
+  next.x = s.x + next.v * dt + push;
+  return next;
+}
+
+// StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
+// x0 and r0 the scalar parts of the centre and contact radius.
+template <typename T>
+RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
+                                                 const T& dt, const Arena& arena,
+                                                 const Eigen::Vector3d& x0, double r0, Vec3<T> v) {
+  using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
-
-  const Eigen::Vector3d x0 = ScalarPart(s.x);
-  const double r0 = ScalarPart(c.contact_radius);
   const Contact contact = arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     const Eigen::Vector3d n0 = contact.triangles > 1
@@ -230,9 +215,86 @@ BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s, double dt_s
     }
     if (depth > T(0.0)) push = c.recovery * depth * n;
   }
-  next.v = ClampNorm<T>(v, c.max_speed);
-  next.omega = ClampNorm<T>(omega, c.max_omega);
-  next.x = s.x + next.v * dt + push;
+  return FinishBallStep(c, s, dt, v, omega, push);
+}
+
+// One physics step of dt_s seconds, in the order of the game's engine (Bullet):
+//  1. forces: v1 = (v + g dt) exp(drag dt);
+//  2. contact of the sphere (contact_radius R) at the current centre with the mesh, searched
+//     contact_margin beyond R: normal n of the closest feature (ClosestFeatureNormal), depth p
+//     (< 0 for a gap). If v1.n < 0, the normal
+//     velocity becomes
+//       -C_R (v1.n)          in contact (p >= 0);
+//       -C_R (v1.n) + p / dt across a gap that the ball closes within the tick (the engine's
+//                            speculative contact: a slow ball lands on the surface at the end
+//                            of the tick, so the last small hops die out into rolling at R),
+//     and only if that is larger than v1.n; a ball that does not close the gap flies on. The
+//     gap term slows a fast ball bouncing across it by up to contact_margin / dt: with a
+//     margin of 1 uu (120 uu/s) rebounds fell visibly short of the recordings, 0.3 does not. (Bullet's speculative contact would bounce a fast
+//     ball across a gap at -C_R (v1.n) + p / dt: up to 120 uu/s slower than the recordings.) With dvn the change of normal speed, note 003's
+//     tangential impulse, against the slip velocity at the contact point:
+//       s = v1 - (v1.n) n + R (n x omega),
+//       dv_par = -min(1, Y |v_perp| / |s|) mu s,  |v_perp| = dvn / (1 + C_R) (= |v1.n| for a
+//                                                  full bounce, as in the note),
+//     with the coefficient C_R also where the contact does not bounce (under the restitution
+//     threshold, e.g. rolling): friction is then at most Y mu / (1 + C_R) = 0.35 times the
+//     normal impulse, Coulomb friction. Measured on the 350 recorded rows of a ball sliding on
+//     the floor (slip 20-800 uu/s): 227.5 uu/s^2 = 0.350 g in every slip bin; with the
+//     thresholded C_R (0) the model slid to a stop at 370 uu/s^2.
+//       v2 = v1 + dvn n + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
+//  3. caps |v2| <= max_speed, |omega2| <= max_omega;
+//  4. x2 = x + v2 dt + f max(p, 0) n: a fraction f (recovery) of the penetration is removed by
+//     moving the ball out along the normal, not by adding velocity.
+// Autodiff: the mesh query runs in double on the scalar part of the centre and radius. n is
+// constant in the derivative (exact on a flat face; near a seam or on a curved wall the true
+// normal turns with the position); p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to
+// first order for a face contact, so the contact radius is seen through the resting height.
+template <typename T>
+RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
+                                        double dt_s, const Arena& arena) {
+  const T dt(dt_s);
+  Vec3<T> v = s.v;
+  v(2) += T(c.gravity_z) * dt;
+  v *= RepeatedExp<2>(T(c.drag * dt));
+  const Eigen::Vector3d x0 = ScalarPart(s.x);
+  const double r0 = ScalarPart(c.contact_radius);
+  // Where the grid shows no triangle near the centre's cell, Collide would report no hit: free
+  // flight, without the contact code.
+  if (!arena.GridSaysFree(x0, r0 + c.contact_margin))
+    return StepBallContact(c, s, dt, arena, x0, r0, v);
+  return FinishBallStep<T>(c, s, dt, v, s.omega, Vec3<T>::Zero());
+}
+
+// StepBall for double: the template's free flight spelled out in scalars (GCC keeps Eigen's
+// small-vector calls out of line in a long loop), the same operations in the same order, so
+// the same values bit for bit (tested against StepBall<double>, which names the template);
+// contacts go to the template's StepBallContact.
+RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                             const BallState<double>& s, double dt_s,
+                                             const Arena& arena) {
+  const double e = RepeatedExp<2>(c.drag * dt_s);
+  const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
+  if (!arena.GridSaysFree(s.x, c.contact_radius + c.contact_margin))
+    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
+  BallState<double> next;
+  // ClampNorm (Eigen's squaredNorm: the first two squares summed first).
+  const double vv = (v0 * v0 + v1 * v1) + v2 * v2;
+  if (vv > c.max_speed * c.max_speed) {
+    const double v_scale = c.max_speed / std::sqrt(vv);
+    next.v = Vec3<double>(v0 * v_scale, v1 * v_scale, v2 * v_scale);
+  } else {
+    next.v = Vec3<double>(v0, v1, v2);
+  }
+  const Vec3<double>& w = s.omega;
+  const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
+  if (ww > c.max_omega * c.max_omega) {
+    const double w_scale = c.max_omega / std::sqrt(ww);
+    next.omega = Vec3<double>(w(0) * w_scale, w(1) * w_scale, w(2) * w_scale);
+  } else {
+    next.omega = w;
+  }
+  // + 0.0: the template adds its zero push, which turns a position of -0 into +0.
+  for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
   return next;
 }
 
