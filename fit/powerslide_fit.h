@@ -8,17 +8,14 @@
 #include <vector>
 
 #include "fit/fit.h"
+#include "fit/ground_fit.h"
 #include "src/io/episode.h"
 #include "src/models/powerslide.h"
 
 namespace rlfit {
 
-// Scales as the ground fit's (GroundResidualScales).
-struct PowerslideResidualScales {
-  double omega_rad_s = 0.05;
-  double v_uu_s = 10.0;
-  double x_uu = 5.0;
-};
+// The ground fit's scales: the same quantities of the same car on the same floor.
+using PowerslideResidualScales = GroundResidualScales;
 
 // Rollout over rows start..start+rows of an episode from the recorded state at `start` (the
 // handbrake level at the value acting on the first step): for each row j in 1..rows the 5

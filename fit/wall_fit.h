@@ -8,19 +8,16 @@
 #include <vector>
 
 #include "fit/fit.h"
+#include "fit/ground_fit.h"
 #include "src/io/episode.h"
 #include "src/models/surface.h"
 
 namespace rlfit {
 
-// Per-component scales that turn errors into dimensionless residuals: about the size of a good
-// 0.5 s prediction on the wall episodes (windowed medians 0.06 rad/s, 29 uu/s, 6 uu with the
-// seed coefficients), as for the ground fit.
-struct WallResidualScales {
-  double omega_rad_s = 0.05;
-  double v_uu_s = 10.0;
-  double x_uu = 5.0;
-};
+// The ground fit's scales (the step is the ground model's, in the surface's frame); they are also
+// about the size of a good 0.5 s prediction on the wall episodes (windowed medians 0.06 rad/s,
+// 29 uu/s, 6 uu with the seed coefficients).
+using WallResidualScales = GroundResidualScales;
 
 // Rollout over rows start..start+rows of an episode from the recorded state at `start`: for
 // each row j in 1..rows the 9 residuals
