@@ -14,18 +14,6 @@ namespace {
 
 constexpr double kRowS = 1.0 / 60.96;  // one ~61 Hz row, s
 
-Arena Floor() {
-  constexpr float kFar = 1.0e5f;
-  std::vector<Triangle> t(2);
-  t[0].p[0] = {-kFar, -kFar, 0};
-  t[0].p[1] = {kFar, -kFar, 0};
-  t[0].p[2] = {kFar, kFar, 0};
-  t[1].p[0] = {-kFar, -kFar, 0};
-  t[1].p[1] = {kFar, kFar, 0};
-  t[1].p[2] = {-kFar, kFar, 0};
-  return Arena(t);
-}
-
 // A car dropped from 400 uu with random piecewise-constant inputs (held 10-40 rows), landing
 // after about 0.8 s and driving on, simulated by StepCar with `c` on `arena`.
 // With jump_from >= 0 the jump input is held on rows jump_from .. jump_from + 14 as well.
@@ -79,7 +67,7 @@ std::vector<const double*> Blocks(const std::vector<double>& params) {
 }
 
 TEST_CASE("car rollout residual: zero at the simulating coefficients, across the landing") {
-  const Arena floor = Floor();
+  const Arena floor = testing::FlatFloor();
   const Episode ep = Mixed(Defaults(), floor, 3, 200);
   int first_surface = -1;
   for (int k = 0; k < ep.size() && first_surface < 0; ++k)
@@ -97,7 +85,7 @@ TEST_CASE("car rollout residual: zero at the simulating coefficients, across the
 }
 
 TEST_CASE("car rollout residual: zero at the simulating coefficients across a jump and landing") {
-  const Arena floor = Floor();
+  const Arena floor = testing::FlatFloor();
   // Lands after ~0.8 s (row ~49), jumps from the floor at row 100 with jump held 15 rows.
   const Episode ep = Mixed(Defaults(), floor, 3, 240, 100);
   int jump_rows = 0, landed_after = -1;
@@ -130,7 +118,7 @@ TEST_CASE("car rollout residual: zero at the simulating coefficients across a ju
 }
 
 TEST_CASE("GradientChecker: the car rollout residual in the air and on the floor") {
-  const Arena floor = Floor();
+  const Arena floor = testing::FlatFloor();
   const Episode ep = Mixed(Defaults(), floor, 3, 200);
   std::vector<double> params = CarLayout().defaults;
   for (double& p : params) p *= 1.03;
@@ -149,7 +137,7 @@ TEST_CASE("GradientChecker: the car rollout residual in the air and on the floor
 }
 
 TEST_CASE("synthetic round trip: perturbed car coefficients of both sub-models are recovered") {
-  const Arena floor = Floor();
+  const Arena floor = testing::FlatFloor();
   const CarCoeffs<double> truth = Defaults();
   std::vector<Episode> eps;
   for (unsigned seed : {11u, 12u}) eps.push_back(Mixed(truth, floor, seed, 240));

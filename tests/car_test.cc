@@ -15,7 +15,6 @@ namespace rlfit {
 namespace {
 
 constexpr double kTickS = 1.0 / 120.0;    // one physics tick, s
-constexpr double kRowDtS = 1.0 / 60.96;   // one ~61 Hz episode row, s (datasets README)
 
 // Two triangles covering [x0, x1] x [-y, y] at height z.
 void AddRectangle(double x0, double x1, double y, double z, std::vector<Triangle>* t) {
@@ -417,21 +416,6 @@ TEST_CASE("the switch is deterministic: the same inputs give the same states and
   CHECK(air);
 }
 
-Episode Make(std::vector<Sample> rows) {
-  Episode ep;
-  ep.path = ep.name = "hand.csv";
-  ep.kind = EpisodeKind::kCar;
-  ep.rows = std::move(rows);
-  for (int k = 0; k < ep.size(); ++k) {
-    ep.rows[k].t_s = k * kRowDtS;
-    if (k + 1 < ep.size()) {
-      ep.step_dt_s.push_back(kRowDtS);
-      ep.step_ticks.push_back(2);
-    }
-  }
-  return ep;
-}
-
 Sample Row(double z, bool on_ground) {
   Sample s;
   s.x = Eigen::Vector3d(100.0, -200.0, z);
@@ -459,7 +443,7 @@ TEST_CASE("on_ground against the switch on a hand-made episode, and the car's ro
     rows.back().theta =
         Eigen::AngleAxisd(5.0 * M_PI / 180.0, Eigen::Vector3d::UnitY()).toRotationMatrix();
   }
-  const Episode ep = Make(rows);
+  const Episode ep = testing::HandMadeEpisode(EpisodeKind::kCar, rows);
 
   const std::vector<CarStepChoice> choices = CarChoicesOnRecorded(ep, floor);
   std::vector<signed char> decision;
@@ -512,7 +496,7 @@ TEST_CASE("the car's row labels: a take-off with jump held is covered, and so is
   rows.push_back(Row(game::kCarRestHeight, true));  // 14: tilted 4 degrees: not the floor's
   rows.back().theta =
       Eigen::AngleAxisd(4.0 * M_PI / 180.0, Eigen::Vector3d::UnitX()).toRotationMatrix();
-  const Episode ep = Make(rows);
+  const Episode ep = testing::HandMadeEpisode(EpisodeKind::kCar, rows);
   const std::vector<Regime> r = ClassifyRows("car", ep, floor);
   for (int k = 0; k <= 8; ++k) CHECK_MESSAGE(r[k] == Regime::kCovered, "row ", k);
   CHECK(r[9] == Regime::kTouchingSurface);
@@ -524,7 +508,8 @@ TEST_CASE("the car's row labels: a take-off with jump held is covered, and so is
   // The same rising rows without jump held are a car near the floor, not a take-off.
   std::vector<Sample> plain = rows;
   for (Sample& row : plain) row.input.jump = false;
-  const std::vector<Regime> p = ClassifyRows("car", Make(plain), floor);
+  const std::vector<Regime> p =
+      ClassifyRows("car", testing::HandMadeEpisode(EpisodeKind::kCar, plain), floor);
   CHECK(p[2] == Regime::kOffFlatFloor);
   CHECK(p[4] == Regime::kTouchingSurface);
 }

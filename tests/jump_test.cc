@@ -8,6 +8,7 @@
 #include "src/models/jump.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
+#include "tests/surface_test_util.h"
 
 namespace rlfit {
 namespace {
@@ -201,19 +202,6 @@ TEST_CASE("the jump state of a row replays the rules over the recorded inputs") 
   CHECK(std::abs(after.jump_time_s - 18 * kTick) < 1e-12);
 }
 
-// The floor plane z = 0 (two triangles far beyond any test position).
-Arena FloorArena() {
-  constexpr float kFar = 1.0e5f;
-  std::vector<Triangle> t(2);
-  t[0].p[0] = {-kFar, -kFar, 0.0f};
-  t[0].p[1] = {kFar, -kFar, 0.0f};
-  t[0].p[2] = {kFar, kFar, 0.0f};
-  t[1].p[0] = {-kFar, -kFar, 0.0f};
-  t[1].p[1] = {kFar, kFar, 0.0f};
-  t[1].p[2] = {-kFar, kFar, 0.0f};
-  return Arena(t);
-}
-
 TEST_CASE("jump coverage: from the take-off row to the last row before landing") {
   Episode ep;
   ep.kind = EpisodeKind::kCar;
@@ -238,7 +226,7 @@ TEST_CASE("jump coverage: from the take-off row to the last row before landing")
   CHECK(segments[0].second == 24);
   // Against the floor plane: rows 5..22 are covered; from row 23 (within the wheels' reach
   // after having been clear) the car lands.
-  const std::vector<Regime> r = ClassifyRows("jump", ep, FloorArena());
+  const std::vector<Regime> r = ClassifyRows("jump", ep, testing::FlatFloor());
   const std::vector<int> counts = CountRegimes(r);
   CHECK(counts[static_cast<int>(Regime::kCovered)] == 18);
   CHECK(counts[static_cast<int>(Regime::kTouchingSurface)] == 2);

@@ -11,39 +11,12 @@
 #include "src/io/recording.h"
 #include "src/replay/regime.h"
 #include "tests/test_util.h"
+#include "tests/surface_test_util.h"
 
 namespace rlfit {
 namespace {
 
 constexpr double kRowDtS = 1.0 / 60.96;  // one ~61 Hz episode row, s (datasets README)
-
-// The floor plane z = 0 alone, far beyond any test position.
-Arena Floor() {
-  constexpr float kFar = 1.0e5f;
-  std::vector<Triangle> t(2);
-  t[0].p[0] = {-kFar, -kFar, 0};
-  t[0].p[1] = {kFar, -kFar, 0};
-  t[0].p[2] = {kFar, kFar, 0};
-  t[1].p[0] = {-kFar, -kFar, 0};
-  t[1].p[1] = {kFar, kFar, 0};
-  t[1].p[2] = {-kFar, kFar, 0};
-  return Arena(t);
-}
-
-Episode Make(EpisodeKind kind, std::vector<Sample> rows) {
-  Episode ep;
-  ep.path = ep.name = "hand.csv";
-  ep.kind = kind;
-  ep.rows = std::move(rows);
-  for (int k = 0; k < ep.size(); ++k) {
-    ep.rows[k].t_s = k * kRowDtS;
-    if (k + 1 < ep.size()) {
-      ep.step_dt_s.push_back(kRowDtS);
-      ep.step_ticks.push_back(2);
-    }
-  }
-  return ep;
-}
 
 Sample Car(double z, bool on_ground) {
   Sample s;
@@ -63,13 +36,13 @@ TEST_CASE("the car's reach is the farthest corner of the Octane hitbox") {
 }
 
 TEST_CASE("aerial: airborne and clear of the mesh is covered, whatever the jump state") {
-  const Arena floor = Floor();
+  const Arena floor = testing::FlatFloor();
   Sample jumping = Car(800.0, false);
   jumping.input.jump = true;
   jumping.jumped = true;
   Sample tilted = Car(800.0, false);
   tilted.theta = Eigen::AngleAxisd(1.2, Eigen::Vector3d::UnitX()).toRotationMatrix();
-  const Episode ep = Make(EpisodeKind::kCar,
+  const Episode ep = testing::HandMadeEpisode(EpisodeKind::kCar,
                           {Car(17.01, true),                     // resting on the floor
                            Car(800.0, true),                     // flag set: trust it
                            Car(17.01, false),                    // flag off, wheels down
@@ -103,8 +76,9 @@ TEST_CASE("ground: on the flat floor, upright, no handbrake is covered") {
   Sample handbrake = Car(17.01, true);
   handbrake.input.handbrake = true;
   Sample settling = Car(17.01 - 0.5 * kGroundHeightBandUu, true);
-  const Episode ep = Make(EpisodeKind::kCar, {Car(17.01, true), Car(17.01, false), high, wall,
-                                              tilted, leaning, handbrake, settling});
+  const Episode ep = testing::HandMadeEpisode(
+      EpisodeKind::kCar,
+      {Car(17.01, true), Car(17.01, false), high, wall, tilted, leaning, handbrake, settling});
   // The ground test needs no mesh: an empty datasets root is fine.
   const std::vector<Regime> r = ClassifyRows("ground", ep, std::string());
   REQUIRE(r.size() == 8);
@@ -130,11 +104,11 @@ Episode FreeBall(const Eigen::Vector3d& x0, const Eigen::Vector3d& v0) {
     v *= std::exp(c.drag * kRowDtS);
     x += v * kRowDtS;
   }
-  return Make(EpisodeKind::kBall, rows);
+  return testing::HandMadeEpisode(EpisodeKind::kBall, rows);
 }
 
 TEST_CASE("ball: a velocity jump far from any surface marks both rows of the step") {
-  const Arena floor = Floor();
+  const Arena floor = testing::FlatFloor();
   Episode ep = FreeBall({0, 0, 1500}, {300, 0, 200});
   CHECK(CountRegimes(ClassifyRows("ball", ep, floor))[0] == ep.size());  // free flight
   // A car hit between rows 29 and 30: every later row carries 800 uu/s more along y.
@@ -185,7 +159,7 @@ TEST_CASE("ball situation: free flight, a floor bounce, rolling, a seam, the goa
     Sample s;
     s.x = x;
     s.v = v;
-    return Make(EpisodeKind::kBall, {s, s});
+    return testing::HandMadeEpisode(EpisodeKind::kBall, {s, s});
   };
   CHECK(BallSituation(one({-3000, 0, 500}, {0, 0, -500}), 1, arena, c) == "free flight");
   CHECK(BallSituation(one({-3000, 0, r}, {0, 0, -500}), 1, arena, c) == "bounce floor");
@@ -203,8 +177,9 @@ TEST_CASE("ball situation: free flight, a floor bounce, rolling, a seam, the goa
 }
 
 TEST_CASE("unknown models and episodes of the wrong kind are input errors") {
-  const Arena floor = Floor();
-  const Episode car = Make(EpisodeKind::kCar, {Car(500, false), Car(500, false)});
+  const Arena floor = testing::FlatFloor();
+  const Episode car =
+      testing::HandMadeEpisode(EpisodeKind::kCar, {Car(500, false), Car(500, false)});
   const Episode ball = FreeBall({0, 0, 1500}, {0, 0, 0});
   CHECK_THROWS_AS(ClassifyRows("boat", car, floor), InputError);
   CHECK_THROWS_AS(ClassifyRows("boat", car, std::string()), InputError);

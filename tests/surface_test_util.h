@@ -3,8 +3,10 @@
 // (normal -x), each two triangles spanning |y| <= kHalfWidthUu; and a driving episode on it.
 #pragma once
 
+#include <utility>
 #include <vector>
 
+#include "src/io/episode.h"
 #include "src/models/surface.h"
 
 namespace rlfit::testing {
@@ -38,6 +40,33 @@ inline Arena FloorWall() {
   AddQuad(&t, {-5000.0f, -w, 0.0f}, {top, -w, 0.0f}, {top, w, 0.0f}, {-5000.0f, w, 0.0f});
   AddQuad(&t, {top, -w, 0.0f}, {top, -w, 4000.0f}, {top, w, 4000.0f}, {top, w, 0.0f});
   return Arena(t);
+}
+
+// The floor plane z = 0 alone: two triangles far beyond any test position.
+inline Arena FlatFloor() {
+  const float far = 1.0e5f;
+  std::vector<Triangle> t;
+  AddQuad(&t, {-far, -far, 0.0f}, {far, -far, 0.0f}, {far, far, 0.0f}, {-far, far, 0.0f});
+  return Arena(t);
+}
+
+// One ~61 Hz episode row, s (datasets README).
+inline constexpr double kEpisodeRowS = 1.0 / 60.96;
+
+// A hand-made episode of `kind` from `rows`: row k at k rows of 61 Hz, two ticks per step.
+inline Episode HandMadeEpisode(EpisodeKind kind, std::vector<Sample> rows) {
+  Episode ep;
+  ep.path = ep.name = "hand.csv";
+  ep.kind = kind;
+  ep.rows = std::move(rows);
+  for (int k = 0; k < ep.size(); ++k) {
+    ep.rows[k].t_s = k * kEpisodeRowS;
+    if (k + 1 < ep.size()) {
+      ep.step_dt_s.push_back(kEpisodeRowS);
+      ep.step_ticks.push_back(2);
+    }
+  }
+  return ep;
 }
 
 // A car at rest height on the floor at (x, y) heading along yaw (rad), forward speed v_f.
