@@ -163,14 +163,14 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
   for (const Sample& s : ep.rows) presses = presses || s.input.handbrake;
   const Integration& integ = p.integration();
   std::map<std::string, int> out;
-  const std::string source = "handbrake from the recorded column (else inferred)";
+  const std::string source = "handbrake source";
   const std::string vs_slip = "inferred handbrake vs rear-axle slip > 250 uu/s";
   const std::string vs_input = "inferred handbrake vs recorded input";
   for (int k = 0; k + 1 < ep.size(); ++k) {
     if (regimes[k] != Regime::kCovered) continue;
     const bool on = inferred[k] > 0.5;
     ++out[source + ".rows"];
-    out[source + (recorded ? ".agree" : ".inferred")] += 1;
+    out[source + (recorded ? ".from the recorded column" : ".inferred from the motion")] += 1;
     ++out[vs_slip + ".rows"];
     if (on == slip[k + 1]) ++out[vs_slip + ".agree"];
     else if (on) ++out[vs_slip + ".switch on, no slip"];

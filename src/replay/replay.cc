@@ -279,7 +279,8 @@ std::string LeftOutText(const std::map<std::string, int>& counts) {
 }
 
 // One line per check of ModelInfo::checks: "check <name>: <agree> of <rows> rows agree
-// (<pct>%); <n> <kind>, ..." ("" when there is none).
+// (<pct>%); <n> <kind>, ...", or "check <name>: <rows> rows; <n> <kind>, ..." for a check that
+// only counts rows by kind (no "agree" entry); "" when there is none.
 std::string ChecksText(const std::map<std::string, int>& checks) {
   std::map<std::string, std::map<std::string, int>> by_check;
   for (const auto& [key, n] : checks) {
@@ -288,10 +289,14 @@ std::string ChecksText(const std::map<std::string, int>& checks) {
   }
   std::string out;
   for (auto& [name, counts] : by_check) {
+    const bool compares = counts.count("agree") > 0;  // else a count of rows by kind
     const int rows = counts["rows"], agree = counts["agree"];
     char buf[160];
-    std::snprintf(buf, sizeof(buf), "check %s: %d of %d rows agree (%.2f%%)", name.c_str(), agree,
-                  rows, rows > 0 ? 100.0 * agree / rows : 0.0);
+    if (compares)
+      std::snprintf(buf, sizeof(buf), "check %s: %d of %d rows agree (%.2f%%)", name.c_str(),
+                    agree, rows, rows > 0 ? 100.0 * agree / rows : 0.0);
+    else
+      std::snprintf(buf, sizeof(buf), "check %s: %d rows", name.c_str(), rows);
     out += buf;
     for (const auto& [kind, n] : counts)
       if (kind != "rows" && kind != "agree") out += "; " + std::to_string(n) + " " + kind;
