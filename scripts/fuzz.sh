@@ -12,16 +12,8 @@ build="$src/build-fuzz"
 
 # Debian packages: clang and its runtime libraries (libFuzzer, sanitizers), plus what
 # rlfit_core builds with.
-PKGS=(cmake make clang libclang-rt-14-dev libeigen3-dev libfccp-dev nlohmann-json3-dev)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+"$src/scripts/install_deps.sh" cmake make clang libclang-rt-14-dev libeigen3-dev libfccp-dev \
+  nlohmann-json3-dev
 
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rlfit builds, tests and plots with (clang for the fuzzers,
 # chromium for the report-page screenshot check). Safe to re-run.
+# Usage: scripts/install_deps.sh [PACKAGE ...]   (the packages given instead of rlfit's list)
 set -euo pipefail
 PKGS=(cmake g++ make git libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
       doctest-dev libbenchmark-dev python3-matplotlib python3-numpy
       clang libclang-rt-14-dev chromium
       pybind11-dev python3-dev python3-pytest)
+[ "$#" -gt 0 ] && PKGS=("$@")
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

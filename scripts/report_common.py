@@ -62,35 +62,35 @@ def require(obj, key, where):
     return obj[key]
 
 
-def write_atomic(path, text):
-    """Writes through a temporary file and a rename, so a reader never sees half a page."""
+def _replace_atomic(path, write):
+    """Calls write(tmp) on a temporary file beside path, then renames it onto path, so a
+    reader never sees half a file; on any failure the temporary file is removed."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=os.path.basename(path) + ".tmp.")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        write(tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_atomic(path, text):
+    """Writes text through a temporary file and a rename, so a reader never sees half a page."""
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+    _replace_atomic(path, write)
 
 
 def save_figure(fig, path):
     """Saves a figure as PNG through a temporary name, then closes it."""
     import matplotlib.pyplot as plt
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=os.path.basename(path) + ".tmp.")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=FIG_DPI, format="png")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        _replace_atomic(path, lambda tmp: fig.savefig(tmp, dpi=FIG_DPI, format="png"))
     finally:
         plt.close(fig)
 

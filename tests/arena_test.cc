@@ -21,7 +21,6 @@
 namespace rlfit {
 namespace {
 
-namespace fs = std::filesystem;
 using Eigen::Vector3d;
 
 // The ball's collision radius in the arena, uu (it rests at z = 93.15).
@@ -36,30 +35,8 @@ constexpr double kHandTolerance = 1e-9;
 constexpr double kNormalTolerance = 1e-12;
 constexpr double kPi = 3.14159265358979323846;
 
-std::string DataRoot() { return ResolveDataRoot(""); }
-
-// A fresh temporary folder for bad input files, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / ("rlfit_arena_" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Write(const std::string& name, const std::string& contents) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << contents;
-    return p;
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
+using testing::DataRoot;
+using testing::TempDir;
 
 // Loaded once: building the BVH takes a few milliseconds.
 const Arena& Pitch() {
