@@ -55,12 +55,11 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
     touched_rows += touched;
     touched_episodes += touched > 0 ? 1 : 0;
     const std::vector<int> contact = ContactRows(ep, start, kContactJumpUuS);
-    const double clock_origin_rows = BallClockOrigin(ep, start, options.integration);
     for (const RolloutWindow& w : RolloutWindows(ep, regimes, options.window_s, options.stride_s)) {
       problem->AddResidualBlock(
           Reduced(new SmoothedBallRolloutCost(
               new BallRolloutResidual(&ep, w.start, w.rows, options.integration, &arena, {},
-                                      contact, clock_origin_rows),
+                                      contact),
               w.rows, Scaled(BallSmoothingSteps(), options.smoothing))),
           MakeLoss(options.solver, 9 * w.rows), params + layout.blocks[0].offset,
           params + layout.blocks[1].offset, params + layout.blocks[2].offset,

@@ -37,21 +37,20 @@ class BallRolloutResidual {
  public:
   template <typename T>
   struct StatesOf {  // (a non-deduced context: Roll takes nullptr for "no states")
-    using type = std::vector<BallTicks<T>>;
+    using type = std::vector<BallState<T>>;
   };
 
   BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                       const Arena* arena, const BallResidualScales& scales,
-                      std::vector<int> skip_rows, double clock_origin_rows = 0.0)
+                      std::vector<int> skip_rows)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
-        scales_(scales), skip_rows_(std::move(skip_rows)),
-        start_a_(BallTickFraction(clock_origin_rows, BallClockRowsTo(*episode, start), integ)) {}
+        scales_(scales), skip_rows_(std::move(skip_rows)) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
                   T* residuals) const {
     const BallCoeffs<T> c = BallCoeffs<T>::FromBlocks(bounce, spin, drag, geometry);
-    Roll(c, 0, StartTicks(c), residuals, nullptr);
+    Roll(c, 0, BallState<T>::FromSample(episode_->rows[start_]), residuals, nullptr);
     return true;
   }
 
@@ -59,15 +58,15 @@ class BallRolloutResidual {
   // rows j0+1..rows (at residuals + 9 (j - 1), as operator() lays them out) and, if `states`
   // is given, the state at each row j0..rows (states->at(j), resized to rows + 1).
   template <typename T>
-  void Roll(const BallCoeffs<T>& c, int j0, BallTicks<T> t, T* residuals,
+  void Roll(const BallCoeffs<T>& c, int j0, BallState<T> s, T* residuals,
             typename StatesOf<T>::type* states) const {
     if (states != nullptr) {
       states->resize(rows_ + 1);
-      (*states)[j0] = t;
+      (*states)[j0] = s;
     }
     for (int j = j0 + 1; j <= rows_; ++j) {
-      const BallState<T> s = AdvanceBallTicks(c, &t, *episode_, start_ + j - 1, integ_, *arena_);
-      if (states != nullptr) (*states)[j] = t;
+      s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
+      if (states != nullptr) (*states)[j] = s;
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + 9 * (j - 1);
       if (std::binary_search(skip_rows_.begin(), skip_rows_.end(), start_ + j)) {
@@ -87,42 +86,33 @@ class BallRolloutResidual {
   // of each such step no triangle lies within radius + contact_margin + the distance the ball
   // can travel during the step. A coefficient that acts only through a contact leaves those
   // steps bit-identical (SmoothedBallRolloutCost).
-  int StepsClearOfContact(const std::vector<BallTicks<double>>& states,
+  int StepsClearOfContact(const std::vector<BallState<double>>& states,
                           const BallCoeffs<double>& c, double radius) const {
     // Safety on the travel: 10% and 1 uu beyond |v| dt + |g| dt^2 (drag only slows the ball).
     constexpr double kTravelFactor = 1.1, kTravelPadUu = 1.0;
     for (int j = 0; j < rows_; ++j) {
       const double clock_rows =
           std::round(episode_->step_dt_s[start_ + j] * game::kEpisodeRowRateHz);
-      // From the row's first tick (tick0) to the tick after the next row's (the ticks a
-      // rollout resumed at row j + 1 has already stepped), and the start's inversion
-      // (BallTicksAroundRow) one tick either side.
       const double dt = std::max(episode_->step_dt_s[start_ + j],
-                                 clock_rows * integ_.ticks_per_clock_row / integ_.tick_rate_hz) +
-                        2.0 / integ_.tick_rate_hz;
-      const BallState<double>& s = states[j].tick0;
+                                 clock_rows * integ_.ticks_per_clock_row / integ_.tick_rate_hz);
       const double travel =
-          kTravelFactor * (s.v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
-      if (arena_->Collide(s.x, radius + c.contact_margin + travel).hit) return j;
+          kTravelFactor * (states[j].v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
+      if (arena_->Collide(states[j].x, radius + c.contact_margin + travel).hit) return j;
     }
     return rows_;
   }
 
-  // The tick pair around the window's first row (BallTicksAroundRow).
-  template <typename T>
-  BallTicks<T> StartTicks(const BallCoeffs<T>& c) const {
-    return BallTicksAroundRow(c, BallState<T>::FromSample(episode_->rows[start_]), start_a_,
-                              integ_, *arena_);
+  BallState<double> StartState() const {
+    return BallState<double>::FromSample(episode_->rows[start_]);
   }
 
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const Arena* arena,
                                      const BallResidualScales& scales = {},
-                                     std::vector<int> skip_rows = {},
-                                     double clock_origin_rows = 0.0) {
+                                     std::vector<int> skip_rows = {}) {
     return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 2>(
         new BallRolloutResidual(episode, start, rows, integ, arena, scales,
-                                std::move(skip_rows), clock_origin_rows),
+                                std::move(skip_rows)),
         9 * rows);
   }
 
@@ -134,7 +124,6 @@ class BallRolloutResidual {
   const Arena* arena_;
   BallResidualScales scales_;
   std::vector<int> skip_rows_;
-  double start_a_;  // the first row's place between two ticks (BallTickFraction)
 };
 
 // The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central
@@ -168,9 +157,9 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
                 flat.begin() + blocks[bi].offset);
     if (jacobians == nullptr) return Run(flat.data(), residuals);
     // The unperturbed rollout, with its states.
-    std::vector<BallTicks<double>> states;
+    std::vector<BallState<double>> states;
     const BallCoeffs<double> c = BallCoeffs<double>::FromArray(flat.data());
-    residual_->Roll(c, 0, residual_->StartTicks(c), residuals, &states);
+    residual_->Roll(c, 0, residual_->StartState(), residuals, &states);
     const int shared =
         share_prefix_
             ? residual_->StepsClearOfContact(
@@ -185,16 +174,12 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
         // Every coefficient but drag acts only through a contact (StepBall).
         const int from = i == BallCoeffs<double>::kDrag ? 0 : shared;
         const double x = flat[i], h = steps_[i];
-        // From row 0 the start's tick pair depends on the coefficients (BallTicksAroundRow).
-        auto roll = [&](double* out) {
-          const BallCoeffs<double> cp = BallCoeffs<double>::FromArray(flat.data());
-          residual_->Roll(cp, from, from == 0 ? residual_->StartTicks(cp) : states[from], out,
-                          nullptr);
-        };
         flat[i] = x + h;
-        roll(plus.data());
+        residual_->Roll(BallCoeffs<double>::FromArray(flat.data()), from, states[from],
+                        plus.data(), nullptr);
         flat[i] = x - h;
-        roll(minus.data());
+        residual_->Roll(BallCoeffs<double>::FromArray(flat.data()), from, states[from],
+                        minus.data(), nullptr);
         flat[i] = x;
         for (int r = 0; r < 9 * from; ++r) jacobians[bi][r * blocks[bi].size + j] = 0.0;
         for (int r = 9 * from; r < m; ++r)

@@ -102,10 +102,10 @@ TEST_CASE("smoothed derivative: sharing the steps clear of contact changes no bi
   int partly = 0, clear = 0, touching = 0;
   for (int start = 0; start + rows < ep.size(); start += 2) {
     BallRolloutResidual probe(&ep, start, rows, Integration{}, &arena, {}, skip);
-    std::vector<BallTicks<double>> states;
+    std::vector<BallState<double>> states;
     std::vector<double> r0(9 * rows);
     const BallCoeffs<double> c = BallCoeffs<double>::FromArray(params.data());
-    probe.Roll(c, 0, probe.StartTicks(c), r0.data(), &states);
+    probe.Roll(c, 0, probe.StartState(), r0.data(), &states);
     const int steps = probe.StepsClearOfContact(states, c, c.contact_radius + 1.0);
     (steps == rows ? clear : steps == 0 ? touching : partly) += 1;
 

@@ -1,7 +1,5 @@
 // The registry of models: each entry binds a model's coefficient layout and row step to
 // the replay machinery. Adding a model means adding one entry here.
-#include <cmath>
-#include <cstdlib>
 #include <memory>
 
 #include "src/common/error.h"
@@ -80,49 +78,13 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
 
 // The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
 // ../shared/datasets/lobot).
-// Ball rollouts on the game's tick clock (RollBallOnTicks), each episode placed on it by its
-// bounces (EstimateBallClockOrigin) or, without one, at `fallback_origin_rows`.
-class BallPredictor : public Predictor {
- public:
-  BallPredictor(BallCoeffs<double> coeffs, Integration integ, const Arena* arena)
-      : coeffs_(coeffs), integ_(integ), arena_(arena) {
-    const char* mode = std::getenv("RLFIT_BALL_TICKS");
-    ticks_ = mode != nullptr && mode[0] == '1';
-  }
-
-  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
-    BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
-    out.push_back(ToPredicted(s));
-    if (!ticks_) {
-      for (int k = start; k < end; ++k) {
-        s = AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_);
-        out.push_back(ToPredicted(s));
-      }
-      return out;
-    }
-    const double origin = BallClockOrigin(ep, coeffs_, integ_);
-    BallTicks<double> ticks = BallTicksAroundRow(
-        coeffs_, s, BallTickFraction(origin, BallClockRowsTo(ep, start), integ_), integ_, *arena_);
-    for (int k = start; k < end; ++k)
-      out.push_back(ToPredicted(AdvanceBallTicks(coeffs_, &ticks, ep, k, integ_, *arena_)));
-    return out;
-  }
-
- private:
-  BallCoeffs<double> coeffs_;
-  Integration integ_;
-  const Arena* arena_;
-  bool ticks_ = false;
-};
-
-// The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
-// ../shared/datasets/lobot).
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
   const auto coeffs = BallCoeffs<double>::FromArray(file.values.data());
   const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
-  return std::make_unique<BallPredictor>(coeffs, file.integration, arena);
+  return MakeRowPredictor<BallCoeffs<double>, BallState<double>>(
+      coeffs, file.integration,
+      [arena](const BallCoeffs<double>& c, const BallState<double>& s, const Episode& ep, int k,
+              const Integration& integ) { return AdvanceBallRow(c, s, ep, k, integ, *arena); });
 }
 
 // The wall model drives on the arena mesh with the committed ground coefficients
