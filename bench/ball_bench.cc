@@ -190,33 +190,38 @@ void BM_BallStepList(benchmark::State& state) {
 }
 BENCHMARK(BM_BallStepList);
 
+// N steps of the chained predictions (with or without a BallClearance), outside Google
+// Benchmark, for callgrind: N and 2N steps differ by N steps' instructions.
+template <bool kSkip>
+int RunCallgrindSteps(long n) {
+  const Scene& s = GetScene();
+  BallState<double> b = s.random_starts[0];
+  BallClearance clearance;
+  double sink = 0.0;
+  std::size_t start = 0;
+  for (long k = 0, tick = 0; k < n; ++k) {
+    b = PredictionStep<kSkip>(s, b, &clearance);
+    if (++tick == kTicks6s) {
+      sink += b.x.z();
+      tick = 0;
+      if (++start == s.random_starts.size()) start = 0;
+      b = s.random_starts[start];
+      clearance = {};
+    }
+  }
+  std::printf("%ld steps, checksum %.17g\n", n, sink + b.x.z());
+  return 0;
+}
+
 }  // namespace
 }  // namespace rlfit
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    const bool skip = std::strncmp(argv[i], "--callgrind_steps=", 18) == 0;
-    if (skip || std::strncmp(argv[i], "--callgrind_steps_noskip=", 25) == 0) {
-      const long n = std::atol(std::strchr(argv[i], '=') + 1);
-      const auto& s = rlfit::GetScene();
-      rlfit::BallState<double> b = s.random_starts[0];
-      rlfit::BallClearance clearance;
-      double sink = 0.0;
-      std::size_t start = 0;
-      for (long k = 0, tick = 0; k < n; ++k) {
-        b = skip ? rlfit::PredictionStep<true>(s, b, &clearance)
-                 : rlfit::PredictionStep<false>(s, b, &clearance);
-        if (++tick == rlfit::kTicks6s) {
-          sink += b.x.z();
-          tick = 0;
-          if (++start == s.random_starts.size()) start = 0;
-          b = s.random_starts[start];
-          clearance = {};
-        }
-      }
-      std::printf("%ld steps, checksum %.17g\n", n, sink + b.x.z());
-      return 0;
-    }
+    if (std::strncmp(argv[i], "--callgrind_steps=", 18) == 0)
+      return rlfit::RunCallgrindSteps<true>(std::atol(argv[i] + 18));
+    if (std::strncmp(argv[i], "--callgrind_steps_noskip=", 25) == 0)
+      return rlfit::RunCallgrindSteps<false>(std::atol(argv[i] + 25));
     if (std::strncmp(argv[i], "--callgrind_list_steps=", 23) == 0) {
       const long n = std::atol(argv[i] + 23);
       const auto& s = rlfit::GetScene();

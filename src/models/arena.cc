@@ -448,7 +448,7 @@ void Arena::BuildGrid() {
   for (std::int64_t cell = 0; cell < cells; ++cell)
     if (grid_cells_[cell] != grid_cells_[cell + 1]) grid_clear_cells_[cell] = 0;
   const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
-  std::vector<int> near(static_cast<std::size_t>(nx));
+  std::vector<std::uint8_t> near(static_cast<std::size_t>(nx));
   auto sweep = [&](int step) {
     for (std::int64_t kk = 0; kk < nz; ++kk)
       for (std::int64_t jj = 0; jj < ny; ++jj) {
@@ -457,12 +457,11 @@ void Arena::BuildGrid() {
         auto take = [&](std::int64_t rj, std::int64_t rk) {
           if (rj < 0 || rj >= ny || rk < 0 || rk >= nz) return;
           const std::uint8_t* r = grid_clear_cells_.data() + nx * (rj + ny * rk);
-          for (std::int64_t i = 0; i < nx; ++i) {
-            int m = r[i];
-            if (i > 0) m = std::min<int>(m, r[i - 1]);
-            if (i + 1 < nx) m = std::min<int>(m, r[i + 1]);
-            near[i] = std::min(near[i], m);
-          }
+          std::uint8_t* m = near.data();
+          m[0] = std::min({m[0], r[0], r[std::min<std::int64_t>(1, nx - 1)]});
+          for (std::int64_t i = 1; i + 1 < nx; ++i)  // vectorised by the compiler
+            m[i] = std::min(m[i], std::min(r[i - 1], std::min(r[i], r[i + 1])));
+          if (nx > 1) m[nx - 1] = std::min({m[nx - 1], r[nx - 2], r[nx - 1]});
         };
         for (std::int64_t dj = -1; dj <= 1; ++dj) take(j + dj, k - step);
         take(j - step, k);
