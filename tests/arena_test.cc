@@ -404,7 +404,7 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   }
   const Arena& arena = Pitch();
   REQUIRE(arena.grid_cells() > 0);
-  // The pitch's grid stays modest (bench/README.md: 9.1 MB).
+  // The pitch's grid stays modest (bench/README.md: 10.0 MB).
   CHECK(arena.grid_bytes() < 50 * 1000 * 1000);
   const auto& triangles = arena.triangles();
   std::mt19937_64 rng(20261123);

@@ -44,7 +44,7 @@ struct Contact {
 // triangles, in the order the BVH visits them, with the same float plane cull and the same
 // double contact: Collide returns bit for bit what CollideBvh returns. Spheres outside the grid
 // or larger than kGridRadius go to the BVH. A mesh whose grid would exceed kGridMaxCells cells
-// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid. Pitch: 0.91 M cells, 9.1 MB (bench/README.md).
+// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid. Pitch: 0.91 M cells, 10.0 MB (bench/README.md).
 //
 // The BVH: a binary tree split by surface area (SAH), leaves of up to 4 triangles, collapsed
 // into 4-wide nodes of 128 bytes (float boxes of the four children, structure of arrays) laid
