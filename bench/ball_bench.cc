@@ -1,8 +1,10 @@
 // Benchmarks of the ball model with arena collision: one 120 Hz step of real predictions (each
 // step feeds the next) from random in-arena starts, a whole 6 s prediction from those starts and
 // from recorded first rows, and (for comparison with earlier figures) one step over a
-// precomputed list of prediction states. `--callgrind_steps=N` instead runs N steps of the
-// chained predictions for instruction counts under callgrind (`--callgrind_list_steps=N`: the
+// precomputed list of prediction states. The predictions carry a BallClearance from tick to tick
+// as a prediction loop does (the *NoSkip variants do not). `--callgrind_steps=N` instead runs N
+// steps of the chained predictions for instruction counts under callgrind
+// (`--callgrind_steps_noskip=N` without the clearance, `--callgrind_list_steps=N` the
 // precomputed list).
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +35,7 @@ struct Scene {
   std::vector<BallState<double>> states;  // every tick of their 6 s predictions
   std::vector<BallState<double>> random_starts;  // random in-arena starts, see RandomStarts
   double contact_fraction = 0.0;  // of the ticks of the random-start predictions
+  double lookup_fraction = 0.0;   // of the same ticks, those a BallClearance does not skip
 };
 
 // Starts uniform in the mesh's bounding box, kept when Arena::Contains puts the centre inside
@@ -83,6 +86,16 @@ const Scene& GetScene() {
       }
     }
     s.contact_fraction = static_cast<double>(contacts) / (kRandomStarts * kTicks6s);
+    long lookups = 0;
+    for (const BallState<double>& start : s.random_starts) {
+      BallState<double> b = start;
+      BallClearance clearance;
+      for (int t = 0; t < kTicks6s; ++t) {
+        lookups += clearance.ticks == 0;
+        b = StepBall(s.coeffs, b, kTickS, *s.arena, &clearance);
+      }
+    }
+    s.lookup_fraction = static_cast<double>(lookups) / (kRandomStarts * kTicks6s);
     for (const BallState<double>& start : s.starts) {
       BallState<double> b = start;
       for (int t = 0; t < kTicks6s; ++t) {
@@ -95,40 +108,58 @@ const Scene& GetScene() {
   return scene;
 }
 
+// One StepBall of a prediction, with (kSkip) or without the clearance a prediction loop carries
+// from tick to tick (BallClearance: the arena lookups of ticks that cannot reach the mesh are
+// skipped; the states are the same bit for bit).
+template <bool kSkip>
+RLFIT_BALL_INLINE BallState<double> PredictionStep(const Scene& s, const BallState<double>& b,
+                                                   BallClearance* clearance) {
+  if (kSkip) return StepBall(s.coeffs, b, kTickS, *s.arena, clearance);
+  return StepBall(s.coeffs, b, kTickS, *s.arena);
+}
+
 // One step with collision in a real prediction: each step feeds the next, and the chain
 // restarts from the next random start every 720 ticks (6 s).
+template <bool kSkip>
 void BM_BallStep(benchmark::State& state) {
   const Scene& s = GetScene();
   BallState<double> b = s.random_starts[0];
+  BallClearance clearance;
   int tick = 0;
   std::size_t start = 0;
   for (auto _ : state) {
-    b = StepBall(s.coeffs, b, kTickS, *s.arena);
+    b = PredictionStep<kSkip>(s, b, &clearance);
     benchmark::DoNotOptimize(b);
     if (++tick == kTicks6s) {
       tick = 0;
       if (++start == s.random_starts.size()) start = 0;
       b = s.random_starts[start];
+      clearance = {};
     }
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["contact_fraction"] = s.contact_fraction;
+  if (kSkip) state.counters["lookup_fraction"] = s.lookup_fraction;
 }
-BENCHMARK(BM_BallStep);
+BENCHMARK(BM_BallStep<true>)->Name("BM_BallStep");
+BENCHMARK(BM_BallStep<false>)->Name("BM_BallStepNoSkip");
 
 // A 6 s prediction (720 ticks) from a random in-arena start.
+template <bool kSkip>
 void BM_Prediction6s(benchmark::State& state) {
   const Scene& s = GetScene();
   std::size_t i = 0;
   for (auto _ : state) {
     BallState<double> b = s.random_starts[i];
-    for (int t = 0; t < kTicks6s; ++t) b = StepBall(s.coeffs, b, kTickS, *s.arena);
+    BallClearance clearance;
+    for (int t = 0; t < kTicks6s; ++t) b = PredictionStep<kSkip>(s, b, &clearance);
     benchmark::DoNotOptimize(b);
     if (++i == s.random_starts.size()) i = 0;
   }
   state.SetItemsProcessed(state.iterations() * kTicks6s);
 }
-BENCHMARK(BM_Prediction6s)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prediction6s<true>)->Name("BM_Prediction6s")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prediction6s<false>)->Name("BM_Prediction6sNoSkip")->Unit(benchmark::kMicrosecond);
 
 // A 6 s prediction from a recorded first row (mostly slow balls near the floor).
 void BM_Prediction6sRecorded(benchmark::State& state) {
@@ -136,7 +167,8 @@ void BM_Prediction6sRecorded(benchmark::State& state) {
   std::size_t i = 0;
   for (auto _ : state) {
     BallState<double> b = s.starts[i];
-    for (int t = 0; t < kTicks6s; ++t) b = StepBall(s.coeffs, b, kTickS, *s.arena);
+    BallClearance clearance;
+    for (int t = 0; t < kTicks6s; ++t) b = PredictionStep<true>(s, b, &clearance);
     benchmark::DoNotOptimize(b);
     if (++i == s.starts.size()) i = 0;
   }
@@ -158,29 +190,38 @@ void BM_BallStepList(benchmark::State& state) {
 }
 BENCHMARK(BM_BallStepList);
 
+// N steps of the chained predictions (with or without a BallClearance), outside Google
+// Benchmark, for callgrind: N and 2N steps differ by N steps' instructions.
+template <bool kSkip>
+int RunCallgrindSteps(long n) {
+  const Scene& s = GetScene();
+  BallState<double> b = s.random_starts[0];
+  BallClearance clearance;
+  double sink = 0.0;
+  std::size_t start = 0;
+  for (long k = 0, tick = 0; k < n; ++k) {
+    b = PredictionStep<kSkip>(s, b, &clearance);
+    if (++tick == kTicks6s) {
+      sink += b.x.z();
+      tick = 0;
+      if (++start == s.random_starts.size()) start = 0;
+      b = s.random_starts[start];
+      clearance = {};
+    }
+  }
+  std::printf("%ld steps, checksum %.17g\n", n, sink + b.x.z());
+  return 0;
+}
+
 }  // namespace
 }  // namespace rlfit
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--callgrind_steps=", 18) == 0) {
-      const long n = std::atol(argv[i] + 18);
-      const auto& s = rlfit::GetScene();
-      rlfit::BallState<double> b = s.random_starts[0];
-      double sink = 0.0;
-      std::size_t start = 0;
-      for (long k = 0, tick = 0; k < n; ++k) {
-        b = rlfit::StepBall(s.coeffs, b, rlfit::kTickS, *s.arena);
-        if (++tick == rlfit::kTicks6s) {
-          sink += b.x.z();
-          tick = 0;
-          if (++start == s.random_starts.size()) start = 0;
-          b = s.random_starts[start];
-        }
-      }
-      std::printf("%ld steps, checksum %.17g\n", n, sink + b.x.z());
-      return 0;
-    }
+    if (std::strncmp(argv[i], "--callgrind_steps=", 18) == 0)
+      return rlfit::RunCallgrindSteps<true>(std::atol(argv[i] + 18));
+    if (std::strncmp(argv[i], "--callgrind_steps_noskip=", 25) == 0)
+      return rlfit::RunCallgrindSteps<false>(std::atol(argv[i] + 25));
     if (std::strncmp(argv[i], "--callgrind_list_steps=", 23) == 0) {
       const long n = std::atol(argv[i] + 23);
       const auto& s = rlfit::GetScene();

@@ -381,7 +381,7 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   }
   const Arena& arena = Pitch();
   REQUIRE(arena.grid_cells() > 0);
-  // The pitch's grid stays modest (bench/README.md: 9.1 MB).
+  // The pitch's grid stays modest (bench/README.md: 10.0 MB).
   CHECK(arena.grid_bytes() < 50 * 1000 * 1000);
   const auto& triangles = arena.triangles();
   std::mt19937_64 rng(20261123);
@@ -451,6 +451,51 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   CHECK(mismatches == 0);
   CHECK(hits > kSpheres / 3);
   CHECK(multi > kSpheres / 10);
+}
+
+TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh") {
+  // GridFreeClearance(c, r) = b >= 0 promises that no triangle is within b of c: a sphere of
+  // radius b there touches nothing (CollideBvh: a hit is a closest point within the radius).
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  std::mt19937_64 rng(20261125);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  const auto& triangles = arena.triangles();
+  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  constexpr int kPoints = testing::kSanitized ? 5000 : 50000;
+  int answered = 0, far = 0, wrong = 0, listed_free = 0;
+  for (int k = 0; k < kPoints; ++k) {
+    Vector3d center;
+    if (k % 2 == 0) {
+      center = SampleInside(arena, rng);
+    } else {
+      // 0-400 uu off a random vertex in a random direction: near the cells' edges of listing.
+      const Triangle& t = triangles[pick(rng)];
+      center = t.p[k % 3].cast<double>() +
+               400.0 * u(rng) * Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+    }
+    const double radius = k % 3 == 0 ? kBallRadius : kRestRadius + 0.3;
+    const double bound = arena.GridFreeClearance(center, radius);
+    CHECK((bound < 0.0) == !arena.GridSaysFree(center, radius));
+    if (bound < 0.0) continue;
+    ++answered;
+    CHECK(bound >= Arena::kGridRadius);
+    far += bound >= 500.0;
+    if (arena.CollideBvh(center, bound).hit && ++wrong <= 5)
+      MESSAGE("centre " << center.transpose() << ": bound " << bound << " but a triangle is closer");
+    // The bound also covers the grid's own answer: nothing within kGridRadius.
+    listed_free += !arena.CollideBvh(center, Arena::kGridRadius).hit;
+  }
+  MESSAGE(answered << " of " << kPoints << " centres in empty cells, " << far
+                   << " with a bound of 500 uu or more");
+  CHECK(wrong == 0);
+  CHECK(listed_free == answered);
+  CHECK(answered > kPoints / 4);
+  CHECK(far > answered / 10);  // not a vacuous bound
 }
 
 TEST_CASE("a query outside the grid, too large for it or not finite falls back to the BVH") {

@@ -1,6 +1,7 @@
 // Tests of the ball model: hand-computed single steps in free flight and through bounces, a
 // ball at rest staying at rest, settling into rolling, the caps, and synthetic replays.
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -199,6 +200,71 @@ TEST_CASE("StepBall for double equals the template bit for bit on the pitch") {
     }
   }
   CHECK(contacts > steps / 50);  // the contact path ran, not just free flight
+}
+
+TEST_CASE("BallFreeTicks: hand-computed counts, and none where it cannot promise") {
+  BallCoeffs<double> c = Defaults();
+  c.gravity_z = -650.0;
+  c.drag = -0.03;
+  const double dt = 1.0 / 120.0;
+  // a = 650 dt^2 / 2 = 0.0225694 uu: gravity's share of the travel, a n (n + 1).
+  // At rest with 100.01 uu free: the largest n with a n (n + 1) <= 100 is 66 (66 * 67 * a =
+  // 99.80, 67 * 68 * a = 102.83).
+  CHECK(BallFreeTicks(c, 0.0, dt, 100.01) == 66);
+  // At 1200 uu/s (10 uu a tick) with 50.01 uu free: n (10 + a) + a n^2 <= 50 gives 4
+  // (4 * 10 + 20 a = 40.45; 5 * 10 + 30 a = 50.68).
+  CHECK(BallFreeTicks(c, 1200.0 * 1200.0, dt, 50.01) == 4);
+  // Less than one tick's travel: none.
+  CHECK(BallFreeTicks(c, 1200.0 * 1200.0, dt, 10.0) == 0);
+  // Near the speed cap (6000): 5999 uu/s may reach it within the tick after next.
+  CHECK(BallFreeTicks(c, 5999.0 * 5999.0, dt, 1e4) == 0);
+  // 5980 uu/s: (6000 - 5980) / (650 dt) - 1 = 2.7 ticks.
+  CHECK(BallFreeTicks(c, 5980.0 * 5980.0, dt, 1e4) == 2);
+  // A drag that speeds the ball up, or an infinite or NaN speed: no promise.
+  c.drag = 0.01;
+  CHECK(BallFreeTicks(c, 0.0, dt, 100.0) == 0);
+  c.drag = -0.03;
+  CHECK(BallFreeTicks(c, std::numeric_limits<double>::infinity(), dt, 100.0) == 0);
+  CHECK(BallFreeTicks(c, std::nan(""), dt, 100.0) == 0);
+}
+
+TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's states") {
+  // Chains from random in-arena points as above, each stepped with and without a clearance:
+  // every state == (the skipped ticks are free flight either way). Part of the chains change
+  // dt midway (the clearance must look up again) or start above the caps.
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  const Arena& arena = PitchArena(testing::DataRoot());
+  BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  long steps = 0, skipped = 0, contacts = 0;
+  for (int chain = 0; chain < 300; ++chain) {
+    BallState<double> plain;
+    plain.x = Vec3<double>(3900.0 * u(rng), 5000.0 * u(rng), 1000.0 + 900.0 * u(rng));
+    plain.v = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 4 == 0 ? 7000.0 : 2000.0);
+    plain.omega = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 3 == 0 ? 8.0 : 3.0);
+    c.drag = chain % 5 == 0 ? -0.1 : -0.0305;
+    BallState<double> skipping = plain;
+    BallClearance clearance;
+    for (int t = 0; t < 720; ++t) {
+      const double dt = chain % 7 == 0 && t >= 360 ? 1.0 / 122.0 : 1.0 / 120.0;
+      skipped += clearance.ticks > 0 && clearance.dt_s == dt;
+      contacts += arena.Collide(plain.x, c.contact_radius + c.contact_margin).hit;
+      plain = StepBall(c, plain, dt, arena);
+      skipping = StepBall(c, skipping, dt, arena, &clearance);
+      REQUIRE(skipping.x == plain.x);
+      REQUIRE(skipping.v == plain.v);
+      REQUIRE(skipping.omega == plain.omega);
+      ++steps;
+    }
+  }
+  MESSAGE(skipped << " of " << steps << " ticks skipped their lookup, " << contacts
+                  << " in contact");
+  CHECK(skipped > steps / 3);     // the skip ran
+  CHECK(contacts > steps / 50);   // and so did the contacts
 }
 
 TEST_CASE("synthetic ball episodes replay with near-zero error") {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -184,6 +186,35 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
 // only faster (bench/README.md). Three-vectors are held as rows 0-1 in one register and row 2
 // beside; a product of two doubles with 1.0 is exact, which lets the roll axis share the
 // pitch axis's damping factor.
+// ClampNorm of the three-vector (lanes 0-1 of v01, v2) to max_norm, as the template does it:
+// the squared norm (v0^2 + v1^2) + v2^2, and if it exceeds max_norm^2 every component times
+// max_norm / sqrt(it). Stores the result at out[0..2].
+inline void ClampNormSse2(__m128d v01, double v2, double max_norm, double* out) {
+  const __m128d sq = _mm_mul_pd(v01, v01);
+  const double n2 = _mm_cvtsd_f64(_mm_add_sd(sq, _mm_unpackhi_pd(sq, sq))) + v2 * v2;
+  if (n2 > max_norm * max_norm) {
+    // sqrtsd is the correctly rounded square root std::sqrt returns, without its errno branch.
+    const double scale = max_norm / _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(n2)));
+    v01 = _mm_mul_pd(v01, _mm_set1_pd(scale));
+    v2 *= scale;
+  }
+  _mm_storeu_pd(out, v01);
+  out[2] = v2;
+}
+
+// True when the three doubles at v are all zero (+0 or -0), as IsExactlyZero, from their bits:
+// a zero has no bit set but the sign.
+inline bool AllZeroBits(const double* v) {
+  std::uint64_t b0, b1, b2;
+  std::memcpy(&b0, v, 8);
+  std::memcpy(&b1, v + 1, 8);
+  std::memcpy(&b2, v + 2, 8);
+  return ((b0 | b1 | b2) << 1) == 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))  // GCC's heuristics leave it out of line once its clamps are calls
+#endif
 inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState<double>& s,
                                    const Controls& u, double dt_s, bool rotate_with_new_omega) {
   const double* th = s.theta.data();  // column major: th[i + 3 j] = theta(i, j)
@@ -225,23 +256,14 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
                       dt));
   const double wu2 = w2 + (th[2] * _mm_cvtsd_f64(tau01) +
                            (th[5] * _mm_cvtsd_f64(tau1b) + th[8] * tau2)) * dt_s;
-  const double ww = lane_sum(_mm_mul_pd(wu01, wu01)) + wu2 * wu2;  // ClampNorm
-  __m128d nw01 = wu01;
-  double nw2 = wu2;
-  if (ww > c.max_omega * c.max_omega) {
-    const double scale = c.max_omega / std::sqrt(ww);
-    nw01 = _mm_mul_pd(wu01, _mm_set1_pd(scale));
-    nw2 = wu2 * scale;
-  }
-  _mm_storeu_pd(next.omega.data(), nw01);
-  next.omega(2) = nw2;
+  ClampNormSse2(wu01, wu2, c.max_omega, next.omega.data());
   __m128d rot01 = wu01;
   double rot2 = wu2;
   if (!rotate_with_new_omega) {
     rot01 = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(w01, wu01));
     rot2 = 0.5 * (w2 + wu2);
   }
-  if (!IsExactlyZero(c.drift)) {
+  if (!AllZeroBits(c.drift.data())) {
     const Vec3<double> drift = EulerRateDrift(c.drift, s.theta);
     rot01 = _mm_add_pd(rot01, _mm_loadu_pd(drift.data()));
     rot2 += drift(2);
@@ -309,18 +331,10 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
   const __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()),
                                  _mm_mul_pd(_mm_mul_pd(col0, _mm_set1_pd(thrust)), dt));
   const double v2 = s.v(2) + (th[2] * thrust + c.gravity_z) * dt_s;
-  const double vv = lane_sum(_mm_mul_pd(v01, v01)) + v2 * v2;
-  __m128d nv01 = v01;
-  double nv2 = v2;
-  if (vv > c.max_speed * c.max_speed) {
-    const double scale = c.max_speed / std::sqrt(vv);
-    nv01 = _mm_mul_pd(v01, _mm_set1_pd(scale));
-    nv2 = v2 * scale;
-  }
-  _mm_storeu_pd(next.v.data(), nv01);
-  next.v(2) = nv2;
-  _mm_storeu_pd(next.x.data(), _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(nv01, dt)));
-  next.x(2) = s.x(2) + nv2 * dt_s;
+  ClampNormSse2(v01, v2, c.max_speed, next.v.data());
+  _mm_storeu_pd(next.x.data(),
+                _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(_mm_loadu_pd(next.v.data()), dt)));
+  next.x(2) = s.x(2) + next.v(2) * dt_s;
   return next;
 }
 #endif

@@ -352,6 +352,7 @@ void Arena::Build() {
 void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
+  grid_clear_cells_.clear();
   const int n = static_cast<int>(planes_.size());
   if (n < kGridMinTriangles) return;
 
@@ -438,6 +439,44 @@ void Arena::BuildGrid() {
   grid_candidates_.resize(pairs.size());
   std::vector<std::uint32_t> cursor(grid_cells_.begin(), grid_cells_.end() - 1);
   for (const auto& pair : pairs) grid_candidates_[cursor[pair.first]++] = pair.second;
+
+  // Chebyshev distance to the nearest listed cell: a chamfer transform with unit weights over
+  // the 26 neighbours (exact for this metric), one sweep forward over the 13 neighbours already
+  // visited and one backward over the other 13. A row at a time: the 12 neighbours in the
+  // previous layer and row first (3-wide minima of 4 rows), then the one before in the row.
+  grid_clear_cells_.assign(static_cast<std::size_t>(cells), 255);
+  for (std::int64_t cell = 0; cell < cells; ++cell)
+    if (grid_cells_[cell] != grid_cells_[cell + 1]) grid_clear_cells_[cell] = 0;
+  const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
+  std::vector<std::uint8_t> near(static_cast<std::size_t>(nx));
+  auto sweep = [&](int step) {
+    for (std::int64_t kk = 0; kk < nz; ++kk)
+      for (std::int64_t jj = 0; jj < ny; ++jj) {
+        const std::int64_t k = step > 0 ? kk : nz - 1 - kk, j = step > 0 ? jj : ny - 1 - jj;
+        std::fill(near.begin(), near.end(), 255);
+        auto take = [&](std::int64_t rj, std::int64_t rk) {
+          if (rj < 0 || rj >= ny || rk < 0 || rk >= nz) return;
+          const std::uint8_t* r = grid_clear_cells_.data() + nx * (rj + ny * rk);
+          std::uint8_t* m = near.data();
+          m[0] = std::min({m[0], r[0], r[std::min<std::int64_t>(1, nx - 1)]});
+          for (std::int64_t i = 1; i + 1 < nx; ++i)  // vectorised by the compiler
+            m[i] = std::min(m[i], std::min(r[i - 1], std::min(r[i], r[i + 1])));
+          if (nx > 1) m[nx - 1] = std::min({m[nx - 1], r[nx - 2], r[nx - 1]});
+        };
+        for (std::int64_t dj = -1; dj <= 1; ++dj) take(j + dj, k - step);
+        take(j - step, k);
+        std::uint8_t* row = grid_clear_cells_.data() + nx * (j + ny * k);
+        int before = 255;  // the row's previous cell in the sweep's order, + 1 below
+        for (std::int64_t ii = 0; ii < nx; ++ii) {
+          const std::int64_t i = step > 0 ? ii : nx - 1 - ii;
+          const int d = std::min({static_cast<int>(row[i]), near[i] + 1, before + 1});
+          row[i] = static_cast<std::uint8_t>(std::min(d, 255));
+          before = row[i];
+        }
+      }
+  };
+  sweep(+1);
+  sweep(-1);
 
   for (int axis = 0; axis < 3; ++axis) {
     grid_origin_[axis] = lo[axis];

@@ -44,7 +44,7 @@ struct Contact {
 // triangles, in the order the BVH visits them, with the same float plane cull and the same
 // double contact: Collide returns bit for bit what CollideBvh returns. Spheres outside the grid
 // or larger than kGridRadius go to the BVH. A mesh whose grid would exceed kGridMaxCells cells
-// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid. Pitch: 0.91 M cells, 9.1 MB (bench/README.md).
+// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid. Pitch: 0.91 M cells, 10.0 MB (bench/README.md).
 //
 // The BVH: a binary tree split by surface area (SAH), leaves of up to 4 triangles, collapsed
 // into 4-wide nodes of 128 bytes (float boxes of the four children, structure of arrays) laid
@@ -90,6 +90,19 @@ class Arena {
     const std::int64_t cell = GridCell(center, radius);
     return cell >= 0 && grid_cells_[cell] == grid_cells_[cell + 1];
   }
+  // When the grid shows that Collide(center, radius) has no hit (as GridSaysFree): a lower bound
+  // on the distance from `center` to the mesh, uu (>= kGridRadius). Otherwise -1 (ask Collide).
+  // The bound: every point of a cell the grid lists nothing for is farther than kGridRadius
+  // from the mesh, and a cell whose nearest listed cell is D cells away (Chebyshev distance,
+  // grid_clear_cells_) is at least (D - 1) cells from any listed one, so (the distance being
+  // 1-Lipschitz) a point in it is at least kGridRadius + (D - 1) kGridCellUu from the mesh.
+  // A prediction may skip the lookups of the ticks in which the ball cannot travel that far
+  // (BallClearance in src/models/ball.h).
+  double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
+    const std::int64_t cell = GridCell(center, radius);
+    if (cell < 0 || grid_cells_[cell] != grid_cells_[cell + 1]) return -1.0;
+    return kGridRadius + kGridCellUu * (static_cast<int>(grid_clear_cells_[cell]) - 1);
+  }
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
   // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;
@@ -103,13 +116,14 @@ class Arena {
   bool Contains(const Eigen::Vector3d& point) const;
 
   int triangle_count() const { return static_cast<int>(triangles_.size()); }
-  // Grid size: cells (0 without a grid), listed candidates, and bytes of the two arrays.
+  // Grid size: cells (0 without a grid), listed candidates, and bytes of the three arrays.
   std::int64_t grid_cells() const {
     return grid_cells_.empty() ? 0 : static_cast<std::int64_t>(grid_cells_.size()) - 1;
   }
   std::int64_t grid_candidates() const { return static_cast<std::int64_t>(grid_candidates_.size()); }
   std::int64_t grid_bytes() const {
-    return static_cast<std::int64_t>((grid_cells_.size() + grid_candidates_.size()) * 4);
+    return static_cast<std::int64_t>((grid_cells_.size() + grid_candidates_.size()) * 4 +
+                                     grid_clear_cells_.size());
   }
   const std::vector<Triangle>& triangles() const { return triangles_; }
 
@@ -167,6 +181,10 @@ class Arena {
   float grid_margin_ = 0.0f;                 // float cull margin for any grid query, uu
   std::vector<std::uint32_t> grid_cells_;
   std::vector<std::uint32_t> grid_candidates_;
+  // Per cell, the Chebyshev distance in cells to the nearest cell with a non-empty list (0 for
+  // those), at most 255; cells outside the grid count as empty (they are farther than
+  // kGridRadius from the mesh's box). See GridFreeClearance.
+  std::vector<std::uint8_t> grid_clear_cells_;
 };
 
 }  // namespace rlfit

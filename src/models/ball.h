@@ -265,17 +265,13 @@ RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<
   return FinishBallStep<T>(c, s, dt, v, s.omega, Vec3<T>::Zero());
 }
 
-// StepBall for double: the template's free flight spelled out in scalars (GCC keeps Eigen's
-// small-vector calls out of line in a long loop), the same operations in the same order, so
-// the same values bit for bit (tested against StepBall<double>, which names the template);
-// contacts go to the template's StepBallContact.
-RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
-                                             const BallState<double>& s, double dt_s,
-                                             const Arena& arena) {
-  const double e = RepeatedExp<2>(c.drag * dt_s);
-  const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
-  if (!arena.GridSaysFree(s.x, c.contact_radius + c.contact_margin))
-    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
+// StepBall's free flight for double from the velocity after step 1 (v0, v1, v2): the caps and
+// the new position, spelled out in scalars (GCC keeps Eigen's small-vector calls out of line in
+// a long loop), the same operations in the same order as FinishBallStep with no push, so the
+// same values bit for bit.
+RLFIT_BALL_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
+                                                   const BallState<double>& s, double dt_s,
+                                                   double v0, double v1, double v2) {
   BallState<double> next;
   // ClampNorm (Eigen's squaredNorm: the first two squares summed first).
   const double vv = (v0 * v0 + v1 * v1) + v2 * v2;
@@ -295,6 +291,108 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   }
   // + 0.0: the template adds its zero push, which turns a position of -0 into +0.
   for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
+  return next;
+}
+
+// StepBall for double: the template's free flight through BallFreeFlight, so the same values
+// bit for bit (tested against StepBall<double>, which names the template); contacts go to the
+// template's StepBallContact.
+RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                             const BallState<double>& s, double dt_s,
+                                             const Arena& arena) {
+  const double e = RepeatedExp<2>(c.drag * dt_s);
+  const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
+  if (!arena.GridSaysFree(s.x, c.contact_radius + c.contact_margin))
+    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
+  return BallFreeFlight(c, s, dt_s, v0, v1, v2);
+}
+
+// What a chain of StepBall calls (a prediction) may carry from tick to tick: the number of
+// coming ticks in which the ball can neither reach the mesh nor the speed cap, so their arena
+// lookups and speed checks can be skipped. The integration is unchanged, so the states are
+// StepBall's bit for bit (a tick without a hit gives the same state through either path).
+// Use one per chain with fixed coefficients; start it at {} and reset it to {} whenever the
+// state is set from outside the chain.
+struct BallClearance {
+  int ticks = 0;               // coming ticks without a lookup
+  double dt_s = 0.0;           // the step they were counted for (another dt_s looks up again)
+  double drag_factor = 1.0;    // exp(drag dt_s), as the last lookup tick computed it
+  bool omega_settled = false;  // the last tick was free flight and did not cap omega
+};
+
+// Ticks after the current one in which a ball in free flight from speed |v| (speed2_uu2_s2 =
+// |v|^2) can neither move farther than free_uu nor reach the speed cap: the largest n with
+// dt (n |v| + |g| dt n (n + 1) / 2) <= free_uu and |v| + (n + 1) |g| dt <= max_speed, as |v|
+// grows by at most |g| dt a tick (drag <= 0 only slows the ball). 0 when drag > 0 (or NaN) or
+// the ball could go that far within one tick (checked first, without a square root: near the
+// mesh that is most lookups). At most kMaxTicks.
+inline int BallFreeTicks(const BallCoeffs<double>& c, double speed2_uu2_s2, double dt_s,
+                         double free_uu) {
+  constexpr int kMaxTicks = 1 << 16;
+  // Rounding of the chained position and speed updates is below 1e-9 uu (uu/s) per tick at
+  // these magnitudes; 0.01 uu and a relative 1e-9 on the speeds cover it many times over.
+  constexpr double kSlackUu = 0.01;
+  constexpr double kSpeedFactor = 1.0 + 1e-9;
+  const double f = free_uu - kSlackUu;
+  const double dv = std::abs(c.gravity_z) * dt_s;  // largest speed gain in a tick
+  const double a = 0.5 * dv * dt_s;
+  // n >= 1 needs dt |v| + 2 a <= f.
+  const double one_tick = f - 2.0 * a;
+  if (!(c.drag <= 0.0) || !(dt_s > 0.0) || !(one_tick > 0.0) ||
+      speed2_uu2_s2 * (dt_s * dt_s) * (kSpeedFactor * kSpeedFactor) > one_tick * one_tick)
+    return 0;
+  const double speed = std::sqrt(speed2_uu2_s2) * kSpeedFactor;
+  const double b = dt_s * speed + a;
+  double n = a > 0.0 ? (std::sqrt(b * b + 4.0 * a * f) - b) / (2.0 * a) : f / b;
+  const double speed_room = c.max_speed / kSpeedFactor - speed;
+  const double n_speed = dv > 0.0 ? speed_room / dv - 1.0 : (speed_room >= 0.0 ? n : -1.0);
+  n = std::min(n, n_speed);
+  if (!(n >= 0.0)) return 0;  // also NaN from an infinite speed (b = inf)
+  if (n > kMaxTicks) n = kMaxTicks;
+  int ticks = static_cast<int>(n);
+  if (ticks > 0 && a * ticks * ticks + b * ticks > f) --ticks;  // rounding of the root
+  return ticks;
+}
+
+// StepBall for double in a prediction: the same state as StepBall(c, s, dt_s, arena), bit for
+// bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
+// free (see BallClearance), and without omega's cap test while free flight leaves omega as it
+// is. A lookup that finds the centre's grid cell empty counts the ticks to come by the cell's
+// distance bound (Arena::GridFreeClearance) less the contact radius and margin.
+RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                             const BallState<double>& s, double dt_s,
+                                             const Arena& arena, BallClearance* clearance) {
+  if (clearance->ticks > 0 && clearance->dt_s == dt_s) {
+    --clearance->ticks;
+    const double e = clearance->drag_factor;
+    BallState<double> next;
+    // Below the speed cap (counted): ClampNorm leaves v as it is.
+    next.v = Vec3<double>(s.v(0) * e, s.v(1) * e, (s.v(2) + c.gravity_z * dt_s) * e);
+    if (clearance->omega_settled) {
+      next.omega = s.omega;  // omega passed the cap's test unchanged last tick
+    } else {
+      const Vec3<double>& w = s.omega;
+      const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
+      clearance->omega_settled = !(ww > c.max_omega * c.max_omega);
+      next.omega = clearance->omega_settled ? w : Vec3<double>(w * (c.max_omega / std::sqrt(ww)));
+    }
+    for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
+    return next;
+  }
+  const double e = RepeatedExp<2>(c.drag * dt_s);
+  const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
+  const double radius = c.contact_radius + c.contact_margin;
+  const double free_uu = arena.GridFreeClearance(s.x, radius);
+  if (free_uu < 0.0) {
+    clearance->ticks = 0;
+    clearance->omega_settled = false;
+    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
+  }
+  clearance->ticks = BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius);
+  clearance->dt_s = dt_s;
+  clearance->drag_factor = e;
+  const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
+  clearance->omega_settled = next.omega == s.omega;
   return next;
 }
 
