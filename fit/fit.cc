@@ -391,6 +391,11 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     }
 
     ceres::Solver::Options solver;
+    // A later smoothing pass starts with the trust region the previous pass ended with, not
+    // Ceres' default of 1e4: the ball's fine pass otherwise spent 7 rejected steps (each a
+    // rollout of every window) shrinking it back before ending where the coarse pass did.
+    if (pass > first_pass && !summary.iterations.empty())
+      solver.initial_trust_region_radius = summary.iterations.back().trust_region_radius;
     solver.linear_solver_type = ceres::DENSE_QR;
     solver.max_num_iterations = options.solver.max_iterations;
     solver.num_threads = options.solver.threads;
