@@ -391,15 +391,6 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     }
 
     ceres::Solver::Options solver;
-    // A finer smoothing pass (the same residuals, differentiated over smaller steps) starts
-    // with the trust region the previous pass ended with, not Ceres' default of 1e4: the
-    // ball's fine pass otherwise spent 7 rejected steps (each a rollout of every window)
-    // shrinking it back before ending where the coarse pass did. Not for passes at the same
-    // smoothing (powerslide: each re-infers the handbrake, a new cost; carried over, the small
-    // radius kept its refit 1.9 instead of 0.1 standard errors from the committed values).
-    if (pass > first_pass && !summary.iterations.empty() &&
-        fitter.smoothing_passes[pass] < fitter.smoothing_passes[pass - 1])
-      solver.initial_trust_region_radius = summary.iterations.back().trust_region_radius;
     solver.linear_solver_type = ceres::DENSE_QR;
     solver.max_num_iterations = options.solver.max_iterations;
     solver.num_threads = options.solver.threads;
