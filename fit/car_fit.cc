@@ -19,7 +19,7 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
       std::vector<double*> blocks_of_window;
       for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
-          Reduced(CarRolloutResidual::Create(
+          Reduced(CarRolloutResidual::CreateActive(
               &ep, arena, w.start, w.rows, options.integration,
               CarJumpStateAt(ep, w.start, options.integration, JumpTiming()))),
           MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows), blocks_of_window);

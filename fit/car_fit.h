@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fit/aerial_fit.h"
+#include "fit/active_lanes.h"
 #include "fit/fit.h"
 #include "src/io/episode.h"
 #include "src/models/car.h"
@@ -64,6 +65,32 @@ class CarRolloutResidual {
       r[11] = (e(1, 0) - e(0, 1)) * half_inv_scale;
     }
     return true;
+  }
+
+  // The same residuals from the flat coefficient vector (CarLayout() order).
+  template <typename T>
+  bool Flat(const T* c, T* residuals) const {
+    const std::vector<ParamBlock>& b = CarLayout().blocks;
+    return (*this)(c + b[0].offset, c + b[1].offset, c + b[2].offset, c + b[3].offset,
+                   c + b[4].offset, c + b[5].offset, c + b[6].offset, c + b[7].offset,
+                   c + b[8].offset, c + b[9].offset, c + b[10].offset, c + b[11].offset,
+                   c + b[12].offset, c + b[13].offset, c + b[14].offset, c + b[15].offset,
+                   residuals);
+  }
+
+  // What the fit uses: the same values and Jacobian, with Jet lanes only for the varying
+  // coefficients the window reads (ActiveLaneCost): a window in the air reads none of the
+  // ground's 20, one on the floor none of the aerial drift or thrust, and the held surface and
+  // jump blocks (AddCarResiduals) get no lanes at all; Create's Jets carry all 45.
+  static ceres::CostFunction* CreateActive(const Episode* episode, const Arena* arena, int start,
+                                           int rows, const Integration& integ,
+                                           const JumpState& jump = JumpState(),
+                                           const AerialResidualScales& scales = {}) {
+    std::vector<int> sizes;
+    for (const ParamBlock& b : CarLayout().blocks) sizes.push_back(b.size);
+    return new ActiveLaneCost<CarRolloutResidual, 8, 12, 16, 24, 32, CarCoeffs<double>::kSize>(
+        new CarRolloutResidual(episode, arena, start, rows, integ, jump, scales), sizes,
+        kPerRow * rows);
   }
 
   static ceres::CostFunction* Create(const Episode* episode, const Arena* arena, int start,

@@ -38,7 +38,7 @@ int AddGroundResiduals(ceres::Problem* problem, double* params,
       std::vector<double*> blocks_of_window;
       for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
-          Reduced(GroundRolloutResidual::Create(&ep, w.start, w.rows, options.integration)),
+          Reduced(GroundRolloutResidual::CreateActive(&ep, w.start, w.rows, options.integration)),
           MakeLoss(options.solver, GroundRolloutResidual::kPerRow * w.rows), blocks_of_window);
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "fit/active_lanes.h"
 #include "fit/fit.h"
 #include "src/io/episode.h"
 #include "src/models/ground.h"
@@ -55,12 +56,32 @@ class GroundRolloutResidual {
     return true;
   }
 
+  // The same residuals from the flat coefficient vector (GroundLayout() order).
+  template <typename T>
+  bool Flat(const T* c, T* residuals) const {
+    using G = GroundCoeffs<double>;
+    return (*this)(c + G::kThrottleAccel, c + G::kBrakeAccel, c + G::kBoostAccelSlow,
+                   c + G::kKappa0, c + G::kYawRateResponse, c + G::kLateralFrictionRate,
+                   c + G::kBackwardCurvatureScale, c + G::kTurnDragArm, residuals);
+  }
+
+  // Autodiff over all 20 coefficients (the reference of CreateActive).
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ,
                                      const GroundResidualScales& scales = {}) {
     return new ceres::AutoDiffCostFunction<GroundRolloutResidual, ceres::DYNAMIC, 3, 2, 2,
                                            kCurvatureKnots, 1, 2, 2, 2>(
         new GroundRolloutResidual(episode, start, rows, integ, scales), kPerRow * rows);
+  }
+
+  // What the fit uses: the same values and Jacobian, with Jet lanes only for the coefficients
+  // the window reads (ActiveLaneCost).
+  static ceres::CostFunction* CreateActive(const Episode* episode, int start, int rows,
+                                           const Integration& integ,
+                                           const GroundResidualScales& scales = {}) {
+    return new ActiveLaneCost<GroundRolloutResidual, 8, 12, 16, GroundCoeffs<double>::kSize>(
+        new GroundRolloutResidual(episode, start, rows, integ, scales), {3, 2, 2, kCurvatureKnots, 1, 2, 2, 2},
+        kPerRow * rows);
   }
 
  private:

@@ -3,6 +3,7 @@
 #include "fit/ground_fit.h"
 
 
+#include <cstring>
 #include <random>
 
 #include "fit/fit.h"
@@ -72,6 +73,73 @@ TEST_CASE("GradientChecker: autodiff of the ground rollout residual matches fini
     INFO("window " << start);
     testing::CheckJacobianBlocks(*cost, blocks.data(), numeric, kBlockRelativePrecision, false);
   }
+}
+
+// Evaluates `cost` at `params` with every Jacobian block asked for: residuals, then each
+// block's row-major Jacobian.
+std::vector<double> EvaluateAll(const ceres::CostFunction& cost, const std::vector<double>& params) {
+  std::vector<const double*> blocks;
+  std::vector<std::vector<double>> jac;
+  for (const ParamBlock& b : GroundLayout().blocks) {
+    blocks.push_back(params.data() + b.offset);
+    jac.emplace_back(static_cast<std::size_t>(cost.num_residuals()) * b.size);
+  }
+  std::vector<double*> jac_ptrs;
+  for (auto& j : jac) jac_ptrs.push_back(j.data());
+  std::vector<double> out(cost.num_residuals());
+  REQUIRE(cost.Evaluate(blocks.data(), out.data(), jac_ptrs.data()));
+  for (const auto& j : jac) out.insert(out.end(), j.begin(), j.end());
+  return out;
+}
+
+TEST_CASE("active lanes: the ground Jacobian is the full autodiff's, bit for bit") {
+  const Episode ep = Driving(DefaultCoeffs("ground", GroundLayout()), 5, 600);
+  std::vector<double> params = GroundLayout().defaults;
+  for (double& p : params) p *= 1.03;
+  // Windows across boosts, reversing, stops and curvature knots (see the GradientChecker test),
+  // so that the active set differs from window to window and changes inside some.
+  int narrower = 0;
+  for (int start = 0; start + 61 < ep.size(); start += 37) {
+    std::unique_ptr<ceres::CostFunction> full(
+        GroundRolloutResidual::Create(&ep, start, 61, Integration{}));
+    std::unique_ptr<ceres::CostFunction> active(
+        GroundRolloutResidual::CreateActive(&ep, start, 61, Integration{}));
+    const std::vector<double> a = EvaluateAll(*full, params), b = EvaluateAll(*active, params);
+    INFO("window " << start);
+    REQUIRE(a.size() == b.size());
+    CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+    // A window that reads fewer than all coefficients has all-zero columns in the full
+    // Jacobian too; count them to show the test covers narrower Jets.
+    int zero_columns = 0;
+    for (int c = 0; c < GroundLayout().size(); ++c) {
+      bool zero = true;
+      for (const ParamBlock& blk : GroundLayout().blocks)
+        if (c >= blk.offset && c < blk.offset + blk.size) {
+          const std::size_t base = full->num_residuals();
+          std::size_t block_start = base;
+          for (const ParamBlock& q : GroundLayout().blocks) {
+            if (&q == &blk) break;
+            block_start += static_cast<std::size_t>(full->num_residuals()) * q.size;
+          }
+          for (int r = 0; r < full->num_residuals() && zero; ++r)
+            zero = a[block_start + r * blk.size + (c - blk.offset)] == 0.0;
+        }
+      zero_columns += zero ? 1 : 0;
+    }
+    narrower += zero_columns > 0 ? 1 : 0;
+  }
+  CHECK(narrower > 0);
+  // Cost-only evaluations (trial steps) give the same residuals too.
+  std::unique_ptr<ceres::CostFunction> full(
+      GroundRolloutResidual::Create(&ep, 100, 61, Integration{}));
+  std::unique_ptr<ceres::CostFunction> active(
+      GroundRolloutResidual::CreateActive(&ep, 100, 61, Integration{}));
+  std::vector<const double*> blocks;
+  for (const ParamBlock& blk : GroundLayout().blocks) blocks.push_back(params.data() + blk.offset);
+  std::vector<double> ra(full->num_residuals()), rb(active->num_residuals());
+  REQUIRE(full->Evaluate(blocks.data(), ra.data(), nullptr));
+  REQUIRE(active->Evaluate(blocks.data(), rb.data(), nullptr));
+  CHECK(ra == rb);
 }
 
 TEST_CASE("synthetic round trip: perturbed ground coefficients are recovered") {
