@@ -1,5 +1,5 @@
-// The car's coefficient layout (the aerial, ground and surface layouts and the jump's own entries
-// side by side) and the switch on recorded rows.
+// The car's coefficient layout (the aerial, ground and surface layouts, the jump's own entries
+// and the powerslide layout side by side) and the switch on recorded rows.
 #include "src/models/car.h"
 
 namespace rlfit {
@@ -39,6 +39,15 @@ const CoeffLayout& CarLayout() {
     const double jump_fit[] = {294.3079835078712, 1411.348440617462, 204.6582205561329,
                                1185.556237435008};
     for (int i = 0; i < 4; ++i) l.defaults[CarCoeffs<double>::kJumpOffset + i] = jump_fit[i];
+    // The powerslide set: the powerslide model's fit, results/powerslide/coeffs.json, in
+    // PowerslideLayout() order.
+    Append(PowerslideLayout(), "powerslide.", &l);
+    const double slide_fit[] = {2478.087024424856,  3270.949056855243,   3078.174840043398,
+                                0.4290823671934709, 0.23490182337587204, 0.7152670905101777,
+                                0.16046937774415818, 0.5971316612759986, 0.10489561160984795,
+                                2342.8541913800495};
+    for (int i = 0; i < PowerslideCoeffs<double>::kSize; ++i)
+      l.defaults[CarCoeffs<double>::kSlideOffset + i] = slide_fit[i];
     return l;
   }();
   return layout;
