@@ -22,8 +22,8 @@ namespace rlfit {
 // the switch chose. On the floor the floor step (StepPowerslide, StepGround at handbrake 0) holds z, vz, omega_x, omega_y at their rest
 // values, which the recorded floor rows share, so those residuals carry no information there
 // (and do no harm). Parameter blocks: the 4 aerial blocks, the 8 ground blocks, then the surface
-// block, the 3 jump blocks and the 4 powerslide blocks (CarLayout()), sizes 3, 3, 2, 3 | 3, 2,
-// 2, kCurvatureKnots, 1, 2, 2, 2 | 4 | 4, 1, 5 | 4, 3, 2, 1. On walls, curves and ramps StepSurface runs; its derivatives treat the
+// block, the 3 jump blocks and the 5 powerslide blocks (CarLayout()), sizes 3, 3, 2, 3 | 3, 2,
+// 2, kCurvatureKnots, 1, 2, 2, 2 | 4 | 4, 1, 5 | 4, 3, 2, 1, 1. On walls, curves and ramps StepSurface runs; its derivatives treat the
 // mesh's normal as fixed within a tick (as the wall fit's). A jump runs StepJump.
 class CarRolloutResidual {
  public:
@@ -41,14 +41,16 @@ class CarRolloutResidual {
                   const T* steer_response, const T* lateral, const T* backward,
                   const T* turn_drag, const T* wall, const T* jump, const T* double_jump,
                   const T* dodge, const T* slide_grip, const T* slide_handbrake,
-                  const T* slide_steer, const T* slide_yaw, T* residuals) const {
+                  const T* slide_steer, const T* slide_yaw, const T* slide_drive,
+                  T* residuals) const {
     CarCoeffs<T> c;
     c.air = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
     c.ground = GroundCoeffs<T>::FromBlocks(throttle, brake_coast, boost, curvature,
                                            steer_response, lateral, backward, turn_drag);
     c.wall = SurfaceCoeffs<T>::FromBlocks(wall);
     c.jump = JumpCoeffs<T>::FromBlocks(torque, damping, thrust, drift, jump, double_jump, dodge);
-    c.slide = PowerslideCoeffs<T>::FromBlocks(slide_grip, slide_handbrake, slide_steer, slide_yaw);
+    c.slide = PowerslideCoeffs<T>::FromBlocks(slide_grip, slide_handbrake, slide_steer, slide_yaw,
+                                              slide_drive);
     CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
     s.jump = jump_;
     s.handbrake = handbrake_;
@@ -76,7 +78,7 @@ class CarRolloutResidual {
                                      const AerialResidualScales& scales = {}) {
     return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
                                            2, kCurvatureKnots, 1, 2, 2, 2,
-                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 2, 1>(
+                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 2, 1, 1>(
         new CarRolloutResidual(episode, arena, start, rows, integ, jump, handbrake, scales),
         kPerRow * rows);
   }

@@ -42,10 +42,10 @@ const CoeffLayout& CarLayout() {
     // The powerslide set: the powerslide model's fit, results/powerslide/coeffs.json, in
     // PowerslideLayout() order.
     Append(PowerslideLayout(), "powerslide.", &l);
-    const double slide_fit[] = {2478.087024424856,  3270.949056855243,   3078.174840043398,
-                                0.4290823671934709, 0.23490182337587204, 0.7152670905101777,
-                                0.16046937774415818, 0.5971316612759986, 0.10489561160984795,
-                                2342.8541913800495};
+    const double slide_fit[] = {4851.982181878558,   6689.362468270913,   5000.0,
+                                0.1671187960190371,  0.6280186062132176,  0.7038725711226559,
+                                0.17356751649503985, 0.3052234987936512,  0.14104219271618357,
+                                1901.940339622643,   0.7194160464086045};
     for (int i = 0; i < PowerslideCoeffs<double>::kSize; ++i)
       l.defaults[CarCoeffs<double>::kSlideOffset + i] = slide_fit[i];
     return l;
