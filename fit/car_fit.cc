@@ -21,7 +21,8 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
       problem->AddResidualBlock(
           Reduced(CarRolloutResidual::CreateActive(
               &ep, arena, w.start, w.rows, options.integration,
-              CarJumpStateAt(ep, w.start, options.integration, JumpTiming()))),
+              CarJumpStateAt(ep, w.start, options.integration, JumpTiming()),
+              PowerslideStartState(ep, w.start, options.integration, nullptr).handbrake)),
           MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows), blocks_of_window);
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;
@@ -30,7 +31,8 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
   // Held (see car_fit.h).
   for (const ParamBlock& b : layout.blocks) {
     double* block = params + b.offset;
-    const bool held = b.offset >= CarCoeffs<double>::kWallOffset;  // wall.surface, jump.*
+    // wall.surface, jump.*, powerslide.*
+    const bool held = b.offset >= CarCoeffs<double>::kWallOffset;
     if (held && blocks > 0 && problem->HasParameterBlock(block))
       problem->SetParameterBlockConstant(block);
   }

@@ -16,39 +16,45 @@
 namespace rlfit {
 
 // Rollout over rows start..start+rows of an episode from the recorded state at `start` (and the
-// jump state `jump`: CarJumpStateAt, as replay starts), through
+// jump state `jump`: CarJumpStateAt, and the handbrake level `handbrake`: PowerslideStartState
+// over the recorded input, as replay starts), through
 // StepCar on `arena`: for each row j in 1..rows the 12 residuals of AerialRolloutResidual
 // (omega, v, x and the rotation-vector error, divided by the aerial scales), whichever regime
-// the switch chose. On the floor the ground step holds z, vz, omega_x, omega_y at their rest
+// the switch chose. On the floor the floor step (StepPowerslide, StepGround at handbrake 0) holds z, vz, omega_x, omega_y at their rest
 // values, which the recorded floor rows share, so those residuals carry no information there
 // (and do no harm). Parameter blocks: the 4 aerial blocks, the 8 ground blocks, then the surface
-// block and the 3 jump blocks (CarLayout()), sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2,
-// 2, 2 | 4 | 4, 1, 5. On walls, curves and ramps StepSurface runs; its derivatives treat the
+// block, the 3 jump blocks and the 5 powerslide blocks (CarLayout()), sizes 3, 3, 2, 3 | 3, 2,
+// 2, kCurvatureKnots, 1, 2, 2, 2 | 4 | 4, 1, 5 | 4, 3, 2, 1, 1. On walls, curves and ramps StepSurface runs; its derivatives treat the
 // mesh's normal as fixed within a tick (as the wall fit's). A jump runs StepJump.
 class CarRolloutResidual {
  public:
   static constexpr int kPerRow = 12;
 
   CarRolloutResidual(const Episode* episode, const Arena* arena, int start, int rows,
-                     const Integration& integ, const JumpState& jump,
+                     const Integration& integ, const JumpState& jump, double handbrake,
                      const AerialResidualScales& scales)
       : episode_(episode), arena_(arena), start_(start), rows_(rows), integ_(integ), jump_(jump),
-        scales_(scales) {}
+        handbrake_(handbrake), scales_(scales) {}
 
   template <typename T>
   bool operator()(const T* torque, const T* damping, const T* thrust, const T* drift,
                   const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
                   const T* steer_response, const T* lateral, const T* backward,
                   const T* turn_drag, const T* wall, const T* jump, const T* double_jump,
-                  const T* dodge, T* residuals) const {
+                  const T* dodge, const T* slide_grip, const T* slide_handbrake,
+                  const T* slide_steer, const T* slide_yaw, const T* slide_drive,
+                  T* residuals) const {
     CarCoeffs<T> c;
     c.air = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
     c.ground = GroundCoeffs<T>::FromBlocks(throttle, brake_coast, boost, curvature,
                                            steer_response, lateral, backward, turn_drag);
     c.wall = SurfaceCoeffs<T>::FromBlocks(wall);
     c.jump = JumpCoeffs<T>::FromBlocks(torque, damping, thrust, drift, jump, double_jump, dodge);
+    c.slide = PowerslideCoeffs<T>::FromBlocks(slide_grip, slide_handbrake, slide_steer, slide_yaw,
+                                              slide_drive);
     CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
     s.jump = jump_;
+    s.handbrake = handbrake_;
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_);
       const Sample& rec = episode_->rows[start_ + j];
@@ -95,12 +101,12 @@ class CarRolloutResidual {
 
   static ceres::CostFunction* Create(const Episode* episode, const Arena* arena, int start,
                                      int rows, const Integration& integ,
-                                     const JumpState& jump = JumpState(),
+                                     const JumpState& jump = JumpState(), double handbrake = 0.0,
                                      const AerialResidualScales& scales = {}) {
     return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
                                            2, kCurvatureKnots, 1, 2, 2, 2,
-                                           SurfaceCoeffs<double>::kSize, 4, 1, 5>(
-        new CarRolloutResidual(episode, arena, start, rows, integ, jump, scales),
+                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 2, 1, 1>(
+        new CarRolloutResidual(episode, arena, start, rows, integ, jump, handbrake, scales),
         kPerRow * rows);
   }
 
@@ -111,6 +117,7 @@ class CarRolloutResidual {
   int rows_;
   Integration integ_;
   JumpState jump_;
+  double handbrake_;  // the handbrake level at `start` (PowerslideStartState)
   AerialResidualScales scales_;
 };
 
@@ -121,7 +128,9 @@ class CarRolloutResidual {
 // and ramps, all in one recording (freestyling.txt), against the wall fit's 7,525 rows in 25
 // episodes. The jump blocks ("jump.jump", "jump.double_jump", "jump.dodge") are held too: the
 // car's recordings hold 3 jumps (freestyling.txt), which the jump model's fit (results/jump)
-// already used with jumps.txt's 2, and no double jump or dodge.
+// already used with jumps.txt's 2, and no double jump or dodge. The powerslide blocks
+// ("powerslide.*") are held as well: the car's recordings hold the handbrake on ~50 covered
+// flat-floor rows (3 presses in freestyling.txt), the powerslide fit 30 episodes of it.
 int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                     const FitOptions& options, std::vector<int>* block_episodes);
 

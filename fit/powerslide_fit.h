@@ -22,7 +22,7 @@ using PowerslideResidualScales = GroundResidualScales;
 // residuals (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v,
 // (x_xy,pred - x_xy,rec) / s_x. `acting` (empty: the recorded input) is the handbrake acting
 // on each step of the episode (InferHandbrake). Parameter blocks: grip[4], handbrake[3],
-// steer[2], yaw[1] (PowerslideLayout()).
+// steer[2], yaw[1], drive[1] (PowerslideLayout()).
 class PowerslideRolloutResidual {
  public:
   static constexpr int kPerRow = 5;
@@ -35,8 +35,9 @@ class PowerslideRolloutResidual {
 
   template <typename T>
   bool operator()(const T* grip, const T* handbrake, const T* steer, const T* yaw,
-                  T* residuals) const {
-    const PowerslideCoeffs<T> c = PowerslideCoeffs<T>::FromBlocks(grip, handbrake, steer, yaw);
+                  const T* drive, T* residuals) const {
+    const PowerslideCoeffs<T> c =
+        PowerslideCoeffs<T>::FromBlocks(grip, handbrake, steer, yaw, drive);
     T ground_t[GroundCoeffs<double>::kSize];
     for (int i = 0; i < GroundCoeffs<double>::kSize; ++i) ground_t[i] = T(ground_[i]);
     const GroundCoeffs<T> g = GroundCoeffs<T>::FromArray(ground_t);
@@ -62,7 +63,7 @@ class PowerslideRolloutResidual {
                                      const Integration& integ, const std::vector<double>& ground,
                                      std::vector<double> acting,
                                      const PowerslideResidualScales& scales = {}) {
-    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1>(
+    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1, 1>(
         new PowerslideRolloutResidual(episode, start, rows, integ, ground, std::move(acting),
                                       scales),
         kPerRow * rows);

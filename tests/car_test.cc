@@ -1,6 +1,7 @@
 // Tests of the car model across regimes: landing on a floor and driving on, driving off a ledge
 // of a hand-made arena and flying, the switch's determinism, and the on_ground agreement and
 // row labels of a hand-made episode.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -57,22 +58,26 @@ CarModelState<double> Car(const Eigen::Vector3d& x, const Eigen::Vector3d& v,
   return s;
 }
 
-TEST_CASE("the car's layout is the aerial, the ground, the surface layout, then the jump's own") {
+TEST_CASE("the car's layout: aerial, ground, surface, the jump's own, then the powerslide") {
   const CoeffLayout& car = CarLayout();
   const int jump_own = JumpLayout().size() - AerialLayout().size();
-  REQUIRE(car.size() ==
-          AerialLayout().size() + GroundLayout().size() + SurfaceLayout().size() + jump_own);
+  REQUIRE(car.size() == AerialLayout().size() + GroundLayout().size() + SurfaceLayout().size() +
+                            jump_own + PowerslideLayout().size());
   CHECK(car.size() == CarCoeffs<double>::kSize);
   CHECK(car.names[0] == "aerial." + AerialLayout().names[0]);
   CHECK(car.names[CarCoeffs<double>::kGroundOffset] == "ground." + GroundLayout().names[0]);
   CHECK(car.names[CarCoeffs<double>::kWallOffset] == "wall." + SurfaceLayout().names[0]);
   CHECK(car.names[CarCoeffs<double>::kJumpOffset] == "jump.jump_impulse");
+  const int slide_blocks = static_cast<int>(PowerslideLayout().blocks.size());
   CHECK(car.blocks.size() == AerialLayout().blocks.size() + GroundLayout().blocks.size() +
-                                 SurfaceLayout().blocks.size() + 3);
-  CHECK(car.blocks[car.blocks.size() - 4].name == "wall.surface");
-  CHECK(car.blocks[car.blocks.size() - 3].name == "jump.jump");
-  CHECK(car.blocks[car.blocks.size() - 3].offset == CarCoeffs<double>::kJumpOffset);
-  CHECK(car.blocks.back().name == "jump.dodge");
+                                 SurfaceLayout().blocks.size() + 3 + slide_blocks);
+  CHECK(car.blocks[car.blocks.size() - 4 - slide_blocks].name == "wall.surface");
+  CHECK(car.blocks[car.blocks.size() - 3 - slide_blocks].name == "jump.jump");
+  CHECK(car.blocks[car.blocks.size() - 3 - slide_blocks].offset == CarCoeffs<double>::kJumpOffset);
+  CHECK(car.blocks[car.blocks.size() - 1 - slide_blocks].name == "jump.dodge");
+  CHECK(car.blocks[car.blocks.size() - slide_blocks].name == "powerslide.grip");
+  CHECK(car.blocks[car.blocks.size() - slide_blocks].offset == CarCoeffs<double>::kSlideOffset);
+  CHECK(car.names[CarCoeffs<double>::kSlideOffset] == "powerslide.front_grip");
   // The surface set defaults to the wall model's fit (results/wall/coeffs.json), the jump
   // block to the jump model's (results/jump/coeffs.json), double jump and dodge to the game's.
   CHECK(car.defaults[CarCoeffs<double>::kWallOffset] == doctest::Approx(0.9508).epsilon(1e-4));
@@ -87,6 +92,9 @@ TEST_CASE("the car's layout is the aerial, the ground, the surface layout, then 
   CHECK(c.jump.jump_impulse == car.defaults[CarCoeffs<double>::kJumpOffset]);
   CHECK(c.jump.double_jump_impulse == doctest::Approx(game::kJumpImpulse));
   CHECK(c.jump.dodge_z_damping == doctest::Approx(game::kDodgeZDamping));
+  // The powerslide set defaults to the powerslide model's fit (results/powerslide/coeffs.json).
+  CHECK(c.slide.front_grip == car.defaults[CarCoeffs<double>::kSlideOffset]);
+  CHECK(c.slide.yaw_gyration_sq == doctest::Approx(1901.94).epsilon(1e-4));
 }
 
 TEST_CASE("a car falling onto the floor lands, settles upright and drives on") {
@@ -121,6 +129,93 @@ TEST_CASE("a car falling onto the floor lands, settles upright and drives on") {
   // between 320 and 600 uu/s, ~1000 on average up to 820: ~500 uu/s gained.
   CHECK(s.body.v.x() > speed_at_landing + 400.0);
   CHECK(s.body.x.z() == game::kCarRestHeight);
+}
+
+TEST_CASE("the car with the handbrake on the floor is the powerslide step, bit for bit") {
+  const Arena floor = Floor();
+  const CarCoeffs<double> c = Defaults();
+  CarModelState<double> car;
+  car.body = testing::OnFloor(0.0, 0.0, 0.3, 1200.0);
+  car.body.x.z() = game::kCarRestHeight;
+  PowerslideState<double> slide;
+  slide.body = car.body;
+  CarState<double> ground = car.body;  // the same car without the handbrake
+  Controls u;
+  u.throttle = 1.0;
+  u.steer = 1.0;
+  double max_level = 0.0;
+  double max_yaw_rate_gap = 0.0;  // against the same car without the handbrake, rad/s
+  // 40 ticks held (the level reaches 1 after 24), 90 released (back to 0 after 60 more).
+  for (int i = 0; i < 130; ++i) {
+    u.handbrake = i < 40 ? 1.0 : 0.0;
+    car = StepCar(c, floor, car, u, kTickS, true);
+    slide = StepPowerslide(c.ground, c.slide, slide, u, kTickS, true);
+    Controls no_handbrake = u;
+    no_handbrake.handbrake = 0.0;
+    ground = StepGround(c.ground, ground, no_handbrake, kTickS, true);
+    REQUIRE(car.regime == CarRegime::kSurface);
+    CHECK(car.handbrake == slide.handbrake);
+    CHECK(car.body.x == slide.body.x);
+    CHECK(car.body.v == slide.body.v);
+    CHECK(car.body.omega == slide.body.omega);
+    CHECK(car.body.theta == slide.body.theta);
+    max_level = std::max(max_level, car.handbrake);
+    max_yaw_rate_gap = std::max(max_yaw_rate_gap, std::abs(car.body.omega.z() - ground.omega.z()));
+  }
+  CHECK(max_level == 1.0);
+  CHECK(car.handbrake == 0.0);
+  // The handbrake changed the motion: the slide turns the car otherwise than the ground step.
+  CHECK(max_yaw_rate_gap > 0.3);
+  // Back at level 0 with the handbrake released, the floor step is StepGround again.
+  const CarModelState<double> next = StepCar(c, floor, car, u, kTickS, true);
+  const CarState<double> plain = StepGround(c.ground, car.body, u, kTickS, true);
+  CHECK(next.body.x == plain.x);
+  CHECK(next.body.v == plain.v);
+  CHECK(next.body.omega == plain.omega);
+}
+
+TEST_CASE("regime switching with the handbrake: the level ramps in the air and the car lands sliding") {
+  const Arena floor = Floor();
+  const CarCoeffs<double> c = Defaults();
+  CarModelState<double> held = Car({0.0, 0.0, 60.0}, {800.0, 300.0, 0.0});
+  CarModelState<double> free = held;
+  Controls u;
+  u.throttle = 1.0;
+  u.steer = -1.0;
+  u.handbrake = 1.0;
+  Controls no_handbrake = u;
+  no_handbrake.handbrake = 0.0;
+  int air_ticks = 0;
+  while (held.regime != CarRegime::kSurface && air_ticks < 120) {
+    held = StepCar(c, floor, held, u, kTickS, true);
+    free = StepCar(c, floor, free, no_handbrake, kTickS, true);
+    if (held.regime == CarRegime::kAir) {
+      ++air_ticks;
+      // The ramp runs in the air too (the game's OutputHandbrake, 5 /s up).
+      CHECK(held.handbrake == doctest::Approx(std::min(1.0, air_ticks * 5.0 * kTickS)));
+      // The aerial step does not read the handbrake.
+      CHECK(held.body.x == free.body.x);
+      CHECK(held.body.omega == free.body.omega);
+    }
+  }
+  REQUIRE(held.regime == CarRegime::kSurface);
+  REQUIRE(free.regime == CarRegime::kSurface);
+  // Falling 60 - 26.84 uu under 650 uu/s^2: ~0.32 s, over 0.2 s: the level is full at landing.
+  CHECK(air_ticks > 24);
+  CHECK(held.handbrake == 1.0);
+  // The landing tick ran the bicycle: the same landing without the handbrake grips.
+  CHECK(held.body.x.z() == game::kCarRestHeight);
+  CHECK(held.body.v != free.body.v);
+  for (int i = 0; i < 30; ++i) {
+    held = StepCar(c, floor, held, u, kTickS, true);
+    free = StepCar(c, floor, free, no_handbrake, kTickS, true);
+  }
+  // Sliding: the rear axle slips sideways far more under the handbrake.
+  auto rear_slip = [](const CarState<double>& b) {
+    const Eigen::Vector3d left = b.theta.col(1);
+    return std::abs(b.v.dot(left) - kCarRearAxleUu * b.omega.z());
+  };
+  CHECK(rear_slip(held.body) > rear_slip(free.body) + 50.0);
 }
 
 TEST_CASE("a car driving off a ledge flies and falls") {
@@ -469,9 +564,17 @@ TEST_CASE("on_ground against the switch on a hand-made episode, and the car's ro
   CHECK(r[10] == Regime::kTouchingSurface);
   CHECK(r[11] == Regime::kCovered);  // jump pressed in the air: the car's jump step covers it
   CHECK(r[12] == Regime::kCovered);
-  CHECK(r[13] == Regime::kHandbrake);
-  CHECK(r[14] == Regime::kHandbrake);     // the row after a handbrake input
+  CHECK(r[13] == Regime::kCovered);  // the handbrake on the flat floor: the powerslide step
+  CHECK(r[14] == Regime::kHandbrake);     // the row after a handbrake input, off the floor
   CHECK(r[15] == Regime::kOffFlatFloor);  // on the floor, not lying flat on it
+  // The handbrake in the air (air roll) is left out.
+  std::vector<Sample> air = rows;
+  air[8].input.handbrake = true;
+  const std::vector<Regime> ra =
+      ClassifyRows("car", testing::HandMadeEpisode(EpisodeKind::kCar, air), floor);
+  CHECK(ra[8] == Regime::kHandbrake);
+  CHECK(ra[9] == Regime::kHandbrake);  // the row after it
+  CHECK(ra[10] == Regime::kTouchingSurface);
 }
 
 TEST_CASE("the car's row labels: a take-off with jump held is covered, and so is a landing's settling") {

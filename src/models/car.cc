@@ -1,5 +1,5 @@
-// The car's coefficient layout (the aerial, ground and surface layouts and the jump's own entries
-// side by side) and the switch on recorded rows.
+// The car's coefficient layout (the aerial, ground and surface layouts, the jump's own entries
+// and the powerslide layout side by side) and the switch on recorded rows.
 #include "src/models/car.h"
 
 namespace rlfit {
@@ -39,6 +39,15 @@ const CoeffLayout& CarLayout() {
     const double jump_fit[] = {294.3079835078712, 1411.348440617462, 204.6582205561329,
                                1185.556237435008};
     for (int i = 0; i < 4; ++i) l.defaults[CarCoeffs<double>::kJumpOffset + i] = jump_fit[i];
+    // The powerslide set: the powerslide model's fit, results/powerslide/coeffs.json, in
+    // PowerslideLayout() order.
+    Append(PowerslideLayout(), "powerslide.", &l);
+    const double slide_fit[] = {4851.982181878558,   6689.362468270913,   5000.0,
+                                0.1671187960190371,  0.6280186062132176,  0.7038725711226559,
+                                0.17356751649503985, 0.3052234987936512,  0.14104219271618357,
+                                1901.940339622643,   0.7194160464086045};
+    for (int i = 0; i < PowerslideCoeffs<double>::kSize; ++i)
+      l.defaults[CarCoeffs<double>::kSlideOffset + i] = slide_fit[i];
     return l;
   }();
   return layout;

@@ -18,6 +18,7 @@
 #include "src/models/ground.h"
 #include "src/models/jump.h"
 #include "src/models/model.h"
+#include "src/models/powerslide.h"
 #include "src/models/surface.h"
 
 namespace rlfit {
@@ -27,9 +28,12 @@ namespace rlfit {
 // "ground." / "wall." / "jump." (CarLayout). There is one implementation of each step: the car
 // calls StepAerial with `air`, StepGround with `ground`, StepSurface with `ground` and `wall`
 // (the wall model's pairing) and StepJump with `jump`, whose aerial part is `air` (the jump
-// model's pairing: the jump is built on the aerial step). Flat layout: AerialLayout() at offset
-// 0, GroundLayout() at kGroundOffset, SurfaceLayout() at kWallOffset, then JumpLayout()'s own
-// entries (those after its aerial part: blocks jump, double_jump, dodge) at kJumpOffset.
+// model's pairing: the jump is built on the aerial step), and StepPowerslide with `ground` and
+// `slide` on the flat floor (the powerslide model's pairing; at handbrake level 0 it is
+// StepGround bit for bit). Flat layout: AerialLayout() at offset 0, GroundLayout() at
+// kGroundOffset, SurfaceLayout() at kWallOffset, then JumpLayout()'s own entries (those after
+// its aerial part: blocks jump, double_jump, dodge) at kJumpOffset, then PowerslideLayout() at
+// kSlideOffset.
 template <typename T>
 struct CarCoeffs {
   static constexpr int kAerialOffset = 0;
@@ -38,11 +42,13 @@ struct CarCoeffs {
   static constexpr int kJumpOffset = kWallOffset + SurfaceCoeffs<T>::kSize;
   // The jump's own entries: JumpCoeffs' flat layout less its aerial part.
   static constexpr int kJumpSize = JumpCoeffs<T>::kSize - AerialCoeffs<T>::kSize;
-  static constexpr int kSize = kJumpOffset + kJumpSize;
+  static constexpr int kSlideOffset = kJumpOffset + kJumpSize;
+  static constexpr int kSize = kSlideOffset + PowerslideCoeffs<T>::kSize;
   AerialCoeffs<T> air;
   GroundCoeffs<T> ground;
   SurfaceCoeffs<T> wall;
   JumpCoeffs<T> jump;  // jump.air == air
+  PowerslideCoeffs<T> slide;
 
   static CarCoeffs FromArray(const T* flat) {
     CarCoeffs c;
@@ -56,20 +62,24 @@ struct CarCoeffs {
     c.jump = JumpCoeffs<T>::FromBlocks(a + AerialCoeffs<T>::kTr, a + AerialCoeffs<T>::kDr,
                                        a + AerialCoeffs<T>::kBoostAccel,
                                        a + AerialCoeffs<T>::kDriftR, j, j + kDouble, j + kDodge);
+    c.slide = PowerslideCoeffs<T>::FromArray(flat + kSlideOffset);
     return c;
   }
 };
 
-// The aerial, ground and surface layouts and the jump's own entries one after the other:
-// names, units, blocks ("aerial.air_torque", ..., "ground.throttle", ..., "wall.surface",
-// "jump.jump", "jump.double_jump", "jump.dodge") and bounds (with the reasons stated in
-// AerialLayout / GroundLayout / SurfaceLayout / JumpLayout) carried over. Defaults: the seed
+// The aerial, ground and surface layouts, the jump's own entries and the powerslide layout one
+// after the other: names, units, blocks ("aerial.air_torque", ..., "ground.throttle", ...,
+// "wall.surface", "jump.jump", "jump.double_jump", "jump.dodge", "powerslide.grip", ...,
+// "powerslide.yaw") and bounds (with the reasons stated in AerialLayout / GroundLayout /
+// SurfaceLayout / JumpLayout / PowerslideLayout) carried over. Defaults: the seed
 // notes' for the aerial and ground sets; for the surface set the wall model's fit
 // (results/wall/coeffs.json, 19 wall_driving episodes: far more wall driving than the car's
 // recordings hold); for the jump block the jump model's fit (results/jump/coeffs.json: the 5
 // recorded jumps, 3 of them in freestyling.txt) and the game's values for double jump and
-// dodge (never recorded). The car fit holds the surface and jump sets (see NOTES "One car
-// across regimes").
+// dodge (never recorded); for the powerslide set the powerslide model's fit
+// (results/powerslide/coeffs.json: 30 ground_driving_handbrake episodes, against the 3 presses
+// of freestyling.txt). The car fit holds the surface, jump and powerslide sets (see NOTES "One
+// car across regimes").
 const CoeffLayout& CarLayout();
 
 // Which step the car takes this tick. The switch (ChooseCarStep) returns one of these.
@@ -98,6 +108,11 @@ struct CarModelState {
   // counts as used, its windows closed); a rollout that starts inside a recorded jump takes
   // the state since its take-off instead (CarJumpStateAt, src/replay/regime.h).
   JumpState jump;
+  // The handbrake level (the game's OutputHandbrake, 0..1; PowerslideState::handbrake): follows
+  // the input at the ramp rates on every tick, whatever the regime; drives StepPowerslide on
+  // the flat floor. FromSample: 0; a rollout from a recorded row takes the level ramped over
+  // the recorded input before it (PowerslideStartState).
+  double handbrake = 0.0;
 
   static CarModelState FromSample(const Sample& s) {
     CarModelState out;
@@ -256,7 +271,8 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 // One physics tick of the car: ChooseCarStep, then that regime's step.
 //   kSurface: on landing (the last tick ran neither surface step) AlignToSurface(contact
 //     normal); from the floor step onto another surface, the car turned with the surface;
-//     then on the flat floor (contact.flat_floor()) StepGround, the floor at z =
+//     then on the flat floor (contact.flat_floor()) StepPowerslide with the car's handbrake
+//     level (StepGround bit for bit while the level and the input are 0), the floor at z =
 //     rest_height; on any other surface (ramp, curve, wall, ceiling) StepSurface with the
 //     ground and wall coefficients. When StepSurface reports the car leaving the surface, its
 //     result is dropped and the car flies (StepAerial) this tick from the state before it,
@@ -269,12 +285,16 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 //     uu/s^2 = 304.0 uu/s, recorded 304.3 in jumps.txt) and is not turned (the car is on its
 //     wheels already). The next tick's switch hands over: to kJump while the contact ticks
 //     or the force last, to kAir after them, to kSurface (a landing) when the wheels touch.
-//   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise.
+//   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise. The
+//   handbrake level follows the input on every tick (NextHandbrakeLevel, the game's ramp), so a
+//   car lands or stops holding it with the level where the game has it. The handbrake's other
+//   effects (air roll in the air, powerslides on walls, curves and ramps) are not modelled.
 template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
                          const Controls& u, double dt_s, bool rotate_with_new_omega) {
   const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
+  next.handbrake = NextHandbrakeLevel(c.slide, s.handbrake, u.handbrake, dt_s);
   if (choice.regime == CarRegime::kJump) {
     JumpCarState<T> js;
     js.car = s.body;
@@ -311,7 +331,10 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       body.omega = q * body.omega;
     }
     if (on_floor) {
-      next.body = StepGround(c.ground, body, u, dt_s, rotate_with_new_omega);
+      PowerslideState<T> slide;
+      slide.body = body;
+      slide.handbrake = s.handbrake;
+      next.body = StepPowerslide(c.ground, c.slide, slide, u, dt_s, rotate_with_new_omega).body;
     } else {
       bool stays = true;
       next.body = StepSurface(c.ground, c.wall, body, u, dt_s, rotate_with_new_omega, arena,

@@ -53,6 +53,15 @@ inline constexpr double kCarYawGyrationSq = (118.0074 * 118.0074 + 84.1994 * 84.
 //                  the angle is h of it plus 1 - h of the ground one, atan(kappa(|v_f|) L)
 //   block yaw      [yaw_gyration_sq uu^2: yaw inertia over mass; yaw acceleration =
 //                  (a F_front,lat - b F_rear) / yaw_gyration_sq, a, b the axle arms]
+//   block drive    [front_drive_share (1): the share of the wheels' drive acceleration (the
+//                  throttle's, boost implying full throttle, as GroundForwardSpeed) that acts
+//                  at the front wheels along their steered direction: its sideways part,
+//                  sin(delta) front_drive_share drive, pushes the front axle sideways and turns
+//                  the car (four-wheel drive: half of the drive at the front), and forward only
+//                  cos(delta) of it drives the car (the ground model's drive less
+//                  (1 - cos(delta)) front_drive_share drive). Measured: the one-row yaw acceleration
+//                  the bicycle without it misses on ground_driving_handbrake correlates with
+//                  steer x throttle (NOTES "Powerslide")]
 // Not fitted: the axle arms and the handbrake ramp rates (game values above).
 template <typename T>
 struct PowerslideCoeffs {
@@ -67,20 +76,22 @@ struct PowerslideCoeffs {
     kHandbrakeSteer0,
     kHandbrakeSteer2500,
     kYawGyrationSq,
+    kFrontDriveShare,
     kSize
   };
   T front_grip, rear_grip, slip_speed, slide_grip_fraction;
   T handbrake_rear_factor, handbrake_drive_scale, handbrake_brake_scale;
   T handbrake_steer_0, handbrake_steer_2500;
   T yaw_gyration_sq;
+  T front_drive_share;
   double front_arm = kCarFrontAxleUu;   // uu ahead of the centre
   double rear_arm = kCarRearAxleUu;     // uu behind the centre
   double rise_rate = kHandbrakeRiseRate;  // 1/s
   double fall_rate = kHandbrakeFallRate;  // 1/s
 
-  // From the blocks in layout order: grip[4], handbrake[3], steer[2], yaw[1].
+  // From the blocks in layout order: grip[4], handbrake[3], steer[2], yaw[1], drive[1].
   static PowerslideCoeffs FromBlocks(const T* grip, const T* handbrake, const T* steer,
-                                     const T* yaw) {
+                                     const T* yaw, const T* drive) {
     PowerslideCoeffs c;
     c.front_grip = grip[0];
     c.rear_grip = grip[1];
@@ -92,11 +103,12 @@ struct PowerslideCoeffs {
     c.handbrake_steer_0 = steer[0];
     c.handbrake_steer_2500 = steer[1];
     c.yaw_gyration_sq = yaw[0];
+    c.front_drive_share = drive[0];
     return c;
   }
   static PowerslideCoeffs FromArray(const T* flat) {
     return FromBlocks(flat + kFrontGrip, flat + kHandbrakeRearFactor, flat + kHandbrakeSteer0,
-                      flat + kYawGyrationSq);
+                      flat + kYawGyrationSq, flat + kFrontDriveShare);
   }
 };
 
@@ -104,16 +116,17 @@ inline const CoeffLayout& PowerslideLayout() {
   static const CoeffLayout layout{
       {"front_grip", "rear_grip", "slip_speed", "slide_grip_fraction", "handbrake_rear_factor",
        "handbrake_drive_scale", "handbrake_brake_scale", "handbrake_steer_0",
-       "handbrake_steer_2500", "yaw_gyration_sq"},
-      {"uu/s^2", "uu/s^2", "uu/s", "1", "1", "1", "1", "rad", "rad", "uu^2"},
+       "handbrake_steer_2500", "yaw_gyration_sq", "front_drive_share"},
+      {"uu/s^2", "uu/s^2", "uu/s", "1", "1", "1", "1", "rad", "rad", "uu^2", "1"},
       // Seeds: the grips share the ~4500 uu/s^2 of centripetal acceleration the ground model
       // reaches at full steer and 2300 uu/s (kappa_2300 v^2) in proportion to the static load
       // (rear b/L, front a/L of the weight sits on the other axle: front 0.4, rear 0.6); slip
       // speed 100 uu/s; the game's LatFrictionCurve 0.2 at full slide and 0.1 handbrake lateral
-      // factor; drive and brakes unchanged; the game's HandbrakeSteerAngleCurve.
+      // factor; drive and brakes unchanged; the game's HandbrakeSteerAngleCurve; half the drive
+      // at the front wheels (four-wheel drive).
       {0.4 * 4500.0, 0.6 * 4500.0, 100.0, 0.2, 0.1, 1.0, 1.0, 22.0869 * kPowerslidePi / 180.0,
-       7.17393 * kPowerslidePi / 180.0, kCarYawGyrationSq},
-      {{"grip", 0, 4}, {"handbrake", 4, 3}, {"steer", 7, 2}, {"yaw", 9, 1}},
+       7.17393 * kPowerslidePi / 180.0, kCarYawGyrationSq, 0.5},
+      {{"grip", 0, 4}, {"handbrake", 4, 3}, {"steer", 7, 2}, {"yaw", 9, 1}, {"drive", 10, 1}},
       // Bounds.
       {// Grips: lateral accelerations up to 4 g-equivalents of the car's 3600 uu/s^2 turn.
        {100.0, 15000.0},  // front_grip
@@ -131,7 +144,9 @@ inline const CoeffLayout& PowerslideLayout() {
        {0.0, kPowerslidePi / 3.0},  // handbrake_steer_0
        {0.0, kPowerslidePi / 3.0},  // handbrake_steer_2500
        // Yaw inertia over mass: from a point at the axles' mean arm squared / 10 to 10x the box.
-       {100.0, 10.0 * kCarYawGyrationSq}}};
+       {100.0, 10.0 * kCarYawGyrationSq},
+       // front_drive_share: none to all of the drive at the front wheels.
+       {0.0, 1.0}}};
   return layout;
 }
 
@@ -162,12 +177,15 @@ double NextHandbrakeLevel(const PowerslideCoeffs<T>& c, double level, double tar
 //        F_f = -front_grip g(s_f, u_f), u_f = cos(delta) v_f + sin(delta) (v_l + a w),
 //        F_r = -rear_grip / (h + (1 - h) handbrake_rear_factor) g(s_r, v_f),
 //        g(s, u) = (1 - (1 - slide_grip_fraction) |s| / (|s| + |u| + 1)) tanh(s / slip_speed);
-//        w   += (a cos(delta) F_f - b F_r) / yaw_gyration_sq dt;
+//        D = front_drive_share x the wheels' drive (throttle t, boost held: t = 1; only when
+//          driving, not braking or coasting; GroundDriveAccel(|v_f|) t, the backward scale when
+//          t < 0, times the drive scale below), the front wheels' sideways share sin(delta) D;
+//        w   += (a cos(delta) F_f - b F_r + a sin(delta) D) / yaw_gyration_sq dt;
 //        heading turns by w dt (new or average rate, as StepGround);
-//        in the new heading: v_l += (cos(delta) F_f + F_r) dt,
+//        in the new heading: v_l += (cos(delta) F_f + F_r + sin(delta) D) dt,
 //        v_f by GroundForwardSpeed (the wheels' drive scaled by 1 - h (1 - handbrake_drive_scale),
 //          braking and coasting by 1 - h (1 - handbrake_brake_scale), the front force's component
-//          -sin(delta) F_f as extra acceleration); |v| <= max_speed;
+//          -sin(delta) F_f and -(1 - cos(delta)) D as extra acceleration); |v| <= max_speed;
 //   3. position, height and the reported vz as StepGround.
 template <typename T>
 PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoeffs<T>& c,
@@ -218,7 +236,19 @@ PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoef
   const T force_f = -c.front_grip * curve(slip_f, roll_f);
   const T rear_scale = T(1) / (h + (T(1) - h) * c.handbrake_rear_factor);
   const T force_r = -c.rear_grip * rear_scale * curve(slip_r, v_f);
-  const T w = w0 + (a * cd * force_f - b * force_r) / c.yaw_gyration_sq * dt;
+  const T drive_scale = T(1) - h * (T(1) - c.handbrake_drive_scale);
+  const T brake_scale = T(1) - h * (T(1) - c.handbrake_brake_scale);
+  // The front wheels' drive (GroundForwardSpeed's throttle case; boost implies full throttle).
+  const double throttle = u.boost + (1.0 - u.boost) * u.throttle;
+  T drive_front(0);
+  const bool braking = speed_f > T(g.stop_speed) && T(throttle) * v_f < T(0);
+  if (std::abs(throttle) >= g.throttle_deadzone && !braking) {
+    const T back = throttle < 0.0 ? g.backward_throttle_scale : T(1);
+    drive_front = c.front_drive_share * T(throttle) * back * GroundDriveAccel(g, speed_f) *
+                  drive_scale;
+  }
+  const T side_drive = sd * drive_front;
+  const T w = w0 + (a * cd * force_f - b * force_r + a * side_drive) / c.yaw_gyration_sq * dt;
   next.body.omega = Vec3<T>(T(0), T(0), w);
   const T turn = (rotate_with_new_omega ? w : T(0.5) * (w0 + w)) * dt;
   next.body.theta = RotateAboutZ<T>(turn, s.body.theta);
@@ -226,10 +256,9 @@ PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoef
   Vec3<T> f1, l1;
   planar_axes(next.body.theta, &f1, &l1);
   const T v_f1 = s.body.v.dot(f1);
-  const T v_l1 = s.body.v.dot(l1) + (cd * force_f + force_r) * dt;
-  const T extra = -sd * force_f;
-  const T drive_scale = T(1) - h * (T(1) - c.handbrake_drive_scale);
-  const T brake_scale = T(1) - h * (T(1) - c.handbrake_brake_scale);
+  const T v_l1 = s.body.v.dot(l1) + (cd * force_f + force_r + side_drive) * dt;
+  // The front wheels' drive acts along their steered direction: forward only cos(delta) of it.
+  const T extra = -sd * force_f - (T(1) - cd) * drive_front;
   auto forward = [&](bool boost) {
     return GroundForwardSpeed(g, v_f1, u.throttle, boost, extra, dt_s, drive_scale, brake_scale);
   };

@@ -187,8 +187,9 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
 }
 
 // The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
-// start from the recorded car and the jump state of CarJumpStateAt (the state since the
-// take-off inside a recorded jump).
+// start from the recorded car, the jump state of CarJumpStateAt (the state since the
+// take-off inside a recorded jump) and the handbrake level ramped over the recorded input
+// (PowerslideStartState).
 class CarPredictor : public Predictor {
  public:
   CarPredictor(CarCoeffs<double> coeffs, Integration integ, const Arena* arena)
@@ -199,6 +200,7 @@ class CarPredictor : public Predictor {
     out.reserve(end - start + 1);
     CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[start]);
     s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
+    s.handbrake = PowerslideStartState(ep, start, integ_, nullptr).handbrake;
     out.push_back(ToPredicted(s));
     for (int k = start; k < end; ++k) {
       s = AdvanceCarModelRow(coeffs_, *arena_, s, ep, k, integ_);

@@ -45,16 +45,21 @@ std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
     const Sample& s = ep.rows[k];
     const Sample& before = ep.rows[k > 0 ? k - 1 : 0];
     const bool jump_held = s.input.jump || before.input.jump;
-    if (s.input.handbrake || before.input.handbrake) {
+    const bool surface = choices[k].regime == CarRegime::kSurface;
+    // The flat floor: the car lies on it as the ground model's rows do, or settles on its
+    // suspension after a landing.
+    const double dz = s.x.z() - game::kCarRestHeight;
+    const bool on_floor = surface && choices[k].contact.flat_floor() &&
+                          dz <= kGroundHeightBandUu && dz >= -kCarFloorSettleUu &&
+                          s.theta(2, 2) >= settle_min_cos;
+    if ((s.input.handbrake || before.input.handbrake) && !on_floor) {
+      // The handbrake on the flat floor is the powerslide step's; elsewhere (air roll in the
+      // air, a powerslide on a wall, curve or ramp) it is not modelled.
       rows[k] = Regime::kHandbrake;
       taking_off = false;
-    } else if (choices[k].regime == CarRegime::kSurface) {
-      // The flat floor: the car lies on it as the ground model's rows do, or settles on its
-      // suspension after a landing. Any other surface: the car is on its wheels there as the
-      // surface step requires (IsOnSurface).
-      const double dz = s.x.z() - game::kCarRestHeight;
-      const bool on_floor = choices[k].contact.flat_floor() && dz <= kGroundHeightBandUu &&
-                            dz >= -kCarFloorSettleUu && s.theta(2, 2) >= settle_min_cos;
+    } else if (surface) {
+      // Any other surface than the flat floor: the car is on its wheels there as the surface
+      // step requires (IsOnSurface).
       const bool on_surface = !choices[k].contact.flat_floor() &&
                               IsOnSurface(SurfaceCoeffs<double>(), arena, s.x, s.theta.col(2));
       // A take-off's rows that still touch: the jump lifts the car off the band.

@@ -28,7 +28,7 @@ enum class Regime : std::uint8_t {
   kTouchingSurface,   // body near the arena mesh (aerial model)
   kAirborne,          // no wheel contact (ground model)
   kOffFlatFloor,      // on a wall, curve or ramp (ground model)
-  kHandbrake,         // handbrake held: powerslide, not modelled (ground model)
+  kHandbrake,         // handbrake held: powerslide (ground, wall models), off the floor (car)
   kCarTouch,          // velocity change no surface explains (ball model)
   kNoTakeOff,         // in the air, but no recorded take-off starts this flight (jump model)
 };
@@ -62,8 +62,10 @@ const char* RegimeLabel(Regime regime);
 //   on the next rows, which the on_ground flag then leaves out.
 // car: the switch of the car model (ChooseCarStep, src/models/car.h) on the recorded state,
 //   then what the sub-models cover: kHandbrake when the handbrake is held at row k or k-1
-//   (the input of row k-1 still acts for input_delay_s, ~1 row, into step k -> k+1;
-//   powerslide on a surface, air roll in the air); on a surface: covered when the surface
+//   (the input of row k-1 still acts for input_delay_s, ~1 row, into step k -> k+1) and the
+//   row is not on the flat floor as below (the floor's powerslide is the car's StepPowerslide;
+//   a powerslide on a wall, curve or ramp and air roll in the air are not modelled); on a
+//   surface: covered when the surface
 //   under the wheels is the flat floor (WheelContact::flat_floor) and the car lies on it as the
 //   ground model's rows do or settles on it after a landing (z from rest - kCarFloorSettleUu
 //   to rest + kGroundHeightBandUu, up axis within kCarFloorSettleTiltDeg of vertical), or it is
