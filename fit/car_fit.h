@@ -52,6 +52,47 @@ class CarRolloutResidual {
     c.jump = JumpCoeffs<T>::FromBlocks(torque, damping, thrust, drift, jump, double_jump, dodge);
     c.slide = PowerslideCoeffs<T>::FromBlocks(slide_grip, slide_handbrake, slide_steer, slide_yaw,
                                               slide_drive);
+    return Rollout(c, residuals);
+  }
+
+  // The same residuals from the flat coefficient vector (CarLayout() order).
+  template <typename T>
+  bool Flat(const T* c, T* residuals) const {
+    return Rollout(CarCoeffs<T>::FromArray(c), residuals);
+  }
+
+  // What the fit uses: the same values and Jacobian, with Jet lanes only for the varying
+  // coefficients the window reads (ActiveLaneCost): a window in the air reads none of the
+  // ground's 20, one on the floor none of the aerial drift or thrust, and the held surface and
+  // jump and powerslide blocks (AddCarResiduals) get no lanes at all; Create's Jets carry all
+  // CarCoeffs::kSize (56).
+  static ceres::CostFunction* CreateActive(const Episode* episode, const Arena* arena, int start,
+                                           int rows, const Integration& integ,
+                                           const JumpState& jump = JumpState(),
+                                           double handbrake = 0.0,
+                                           const AerialResidualScales& scales = {}) {
+    std::vector<int> sizes;
+    for (const ParamBlock& b : CarLayout().blocks) sizes.push_back(b.size);
+    return new ActiveLaneCost<CarRolloutResidual, 8, 12, 16, 24, 32, CarCoeffs<double>::kSize>(
+        new CarRolloutResidual(episode, arena, start, rows, integ, jump, handbrake, scales), sizes,
+        kPerRow * rows);
+  }
+
+  static ceres::CostFunction* Create(const Episode* episode, const Arena* arena, int start,
+                                     int rows, const Integration& integ,
+                                     const JumpState& jump = JumpState(), double handbrake = 0.0,
+                                     const AerialResidualScales& scales = {}) {
+    return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
+                                           2, kCurvatureKnots, 1, 2, 2, 2,
+                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 2, 1, 1>(
+        new CarRolloutResidual(episode, arena, start, rows, integ, jump, handbrake, scales),
+        kPerRow * rows);
+  }
+
+ private:
+  // The rows' residuals of the rollout with coefficients c.
+  template <typename T>
+  bool Rollout(const CarCoeffs<T>& c, T* residuals) const {
     CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
     s.jump = jump_;
     s.handbrake = handbrake_;
@@ -73,44 +114,6 @@ class CarRolloutResidual {
     return true;
   }
 
-  // The same residuals from the flat coefficient vector (CarLayout() order).
-  template <typename T>
-  bool Flat(const T* c, T* residuals) const {
-    const std::vector<ParamBlock>& b = CarLayout().blocks;
-    return (*this)(c + b[0].offset, c + b[1].offset, c + b[2].offset, c + b[3].offset,
-                   c + b[4].offset, c + b[5].offset, c + b[6].offset, c + b[7].offset,
-                   c + b[8].offset, c + b[9].offset, c + b[10].offset, c + b[11].offset,
-                   c + b[12].offset, c + b[13].offset, c + b[14].offset, c + b[15].offset,
-                   residuals);
-  }
-
-  // What the fit uses: the same values and Jacobian, with Jet lanes only for the varying
-  // coefficients the window reads (ActiveLaneCost): a window in the air reads none of the
-  // ground's 20, one on the floor none of the aerial drift or thrust, and the held surface and
-  // jump blocks (AddCarResiduals) get no lanes at all; Create's Jets carry all 45.
-  static ceres::CostFunction* CreateActive(const Episode* episode, const Arena* arena, int start,
-                                           int rows, const Integration& integ,
-                                           const JumpState& jump = JumpState(),
-                                           const AerialResidualScales& scales = {}) {
-    std::vector<int> sizes;
-    for (const ParamBlock& b : CarLayout().blocks) sizes.push_back(b.size);
-    return new ActiveLaneCost<CarRolloutResidual, 8, 12, 16, 24, 32, CarCoeffs<double>::kSize>(
-        new CarRolloutResidual(episode, arena, start, rows, integ, jump, scales), sizes,
-        kPerRow * rows);
-  }
-
-  static ceres::CostFunction* Create(const Episode* episode, const Arena* arena, int start,
-                                     int rows, const Integration& integ,
-                                     const JumpState& jump = JumpState(), double handbrake = 0.0,
-                                     const AerialResidualScales& scales = {}) {
-    return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
-                                           2, kCurvatureKnots, 1, 2, 2, 2,
-                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 2, 1, 1>(
-        new CarRolloutResidual(episode, arena, start, rows, integ, jump, handbrake, scales),
-        kPerRow * rows);
-  }
-
- private:
   const Episode* episode_;
   const Arena* arena_;
   int start_;
