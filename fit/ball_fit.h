@@ -64,8 +64,9 @@ class BallRolloutResidual {
       states->resize(rows_ + 1);
       (*states)[j0] = s;
     }
+    BallClearance clearance;  // used by the double rollouts (AdvanceBallRow)
     for (int j = j0 + 1; j <= rows_; ++j) {
-      s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
+      s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_, &clearance);
       if (states != nullptr) (*states)[j] = s;
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + 9 * (j - 1);

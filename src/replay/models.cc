@@ -76,15 +76,38 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
                                          file.integration);
 }
 
+// The ball's rows chained through one BallClearance per rollout, so ticks that cannot reach the
+// mesh skip their arena lookups (the same states as AdvanceBallRow without it, bit for bit).
+class BallPredictor : public Predictor {
+ public:
+  BallPredictor(BallCoeffs<double> coeffs, Integration integ, const Arena* arena)
+      : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
+
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    std::vector<PredictedState> out;
+    out.reserve(end - start + 1);
+    BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+    BallClearance clearance;
+    out.push_back(ToPredicted(s));
+    for (int k = start; k < end; ++k) {
+      s = AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_, &clearance);
+      out.push_back(ToPredicted(s));
+    }
+    return out;
+  }
+
+ private:
+  BallCoeffs<double> coeffs_;
+  Integration integ_;
+  const Arena* arena_;
+};
+
 // The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
 // ../shared/datasets/lobot).
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
-  const auto coeffs = BallCoeffs<double>::FromArray(file.values.data());
   const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
-  return MakeRowPredictor<BallCoeffs<double>, BallState<double>>(
-      coeffs, file.integration,
-      [arena](const BallCoeffs<double>& c, const BallState<double>& s, const Episode& ep, int k,
-              const Integration& integ) { return AdvanceBallRow(c, s, ep, k, integ, *arena); });
+  return std::make_unique<BallPredictor>(BallCoeffs<double>::FromArray(file.values.data()),
+                                         file.integration, arena);
 }
 
 // The wall model drives on the arena mesh with the committed ground coefficients
