@@ -168,25 +168,39 @@ TEST_CASE("AdvanceBallRow: a 1/60.96 s clock row is 1/61 s of game time, in 2 ti
   CheckNear(by_row.v, by_ticks.v);
 }
 
+// The pitch's arena, or null (with a message: the test is skipped) without a datasets root.
+const Arena* PitchOrSkip() {
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return nullptr;
+  }
+  return &PitchArena(testing::DataRoot());
+}
+
+// A random chain start inside the arena: position, velocity and spin, every fourth chain's
+// velocity and every third's spin above the caps; every fifth chain with a strong drag.
+BallState<double> RandomPitchStart(std::mt19937_64& rng, int chain, BallCoeffs<double>* c) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  BallState<double> s;
+  s.x = Vec3<double>(3900.0 * u(rng), 5000.0 * u(rng), 1000.0 + 900.0 * u(rng));
+  s.v = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 4 == 0 ? 7000.0 : 2000.0);
+  s.omega = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 3 == 0 ? 8.0 : 3.0);
+  c->drag = chain % 5 == 0 ? -0.1 : -0.0305;
+  return s;
+}
+
 TEST_CASE("StepBall for double equals the template bit for bit on the pitch") {
   // Chains from random in-arena points with random velocities and spins (above the caps too,
   // -0 positions): free flight, bounces, rolling, multi-triangle contacts. Every component ==.
-  if (testing::DataRoot().empty()) {
-    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
-    return;
-  }
-  const Arena& arena = PitchArena(testing::DataRoot());
+  const Arena* pitch = PitchOrSkip();
+  if (pitch == nullptr) return;
+  const Arena& arena = *pitch;
   BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
   std::mt19937_64 rng(20261125);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
   long steps = 0, contacts = 0;
   for (int chain = 0; chain < 200; ++chain) {
-    BallState<double> s;
-    s.x = Vec3<double>(3900.0 * u(rng), 5000.0 * u(rng), 1000.0 + 900.0 * u(rng));
+    BallState<double> s = RandomPitchStart(rng, chain, &c);
     if (chain % 10 == 0) s.x(0) = -0.0;
-    s.v = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 4 == 0 ? 7000.0 : 2000.0);
-    s.omega = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 3 == 0 ? 8.0 : 3.0);
-    c.drag = chain % 5 == 0 ? -0.1 : -0.0305;
     for (int t = 0; t < 720; ++t) {
       const BallState<double> fast = StepBall(c, s, 1.0 / 120, arena);
       const BallState<double> generic = StepBall<double>(c, s, 1.0 / 120, arena);
@@ -232,21 +246,14 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
   // Chains from random in-arena points as above, each stepped with and without a clearance:
   // every state == (the skipped ticks are free flight either way). Part of the chains change
   // dt midway (the clearance must look up again) or start above the caps.
-  if (testing::DataRoot().empty()) {
-    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
-    return;
-  }
-  const Arena& arena = PitchArena(testing::DataRoot());
+  const Arena* pitch = PitchOrSkip();
+  if (pitch == nullptr) return;
+  const Arena& arena = *pitch;
   BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
   std::mt19937_64 rng(20261126);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
   long steps = 0, skipped = 0, contacts = 0;
   for (int chain = 0; chain < 300; ++chain) {
-    BallState<double> plain;
-    plain.x = Vec3<double>(3900.0 * u(rng), 5000.0 * u(rng), 1000.0 + 900.0 * u(rng));
-    plain.v = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 4 == 0 ? 7000.0 : 2000.0);
-    plain.omega = Vec3<double>(u(rng), u(rng), u(rng)) * (chain % 3 == 0 ? 8.0 : 3.0);
-    c.drag = chain % 5 == 0 ? -0.1 : -0.0305;
+    BallState<double> plain = RandomPitchStart(rng, chain, &c);
     BallState<double> skipping = plain;
     BallClearance clearance;
     for (int t = 0; t < 720; ++t) {

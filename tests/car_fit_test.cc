@@ -14,6 +14,23 @@ namespace {
 
 constexpr double kRowS = 1.0 / 60.96;  // one ~61 Hz row, s
 
+// Fills rows 1.. of `ep` by running the car model from row 0 with the rows' inputs; marks the
+// rows on a surface and in the jump.
+void SimulateRows(const CarCoeffs<double>& c, const Arena& arena, Episode* ep) {
+  const Integration integ;
+  CarModelState<double> s = CarModelState<double>::FromSample(ep->rows[0]);
+  for (std::size_t k = 0; k + 1 < ep->rows.size(); ++k) {
+    s = AdvanceCarModelRow(c, arena, s, *ep, static_cast<int>(k), integ);
+    Sample& r = ep->rows[k + 1];
+    r.x = s.body.x;
+    r.v = s.body.v;
+    r.omega = s.body.omega;
+    r.theta = s.body.theta;
+    r.on_ground = s.regime == CarRegime::kSurface;
+    r.jumped = s.regime == CarRegime::kJump;  // marks the jump's rows for the test
+  }
+}
+
 // A car dropped from 400 uu with random piecewise-constant inputs (held 10-40 rows), landing
 // after about 0.8 s and driving on, simulated by StepCar with `c` on `arena`.
 // With jump_from >= 0 the jump input is held on rows jump_from .. jump_from + 14 as well.
@@ -43,18 +60,7 @@ Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int
   ep.step_ticks.assign(rows - 1, 2);
   ep.rows[0].x = Eigen::Vector3d(0, 0, 400);
   ep.rows[0].v = Eigen::Vector3d(600, 100, 0);
-  const Integration integ;
-  CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[0]);
-  for (int k = 0; k + 1 < rows; ++k) {
-    s = AdvanceCarModelRow(c, arena, s, ep, k, integ);
-    Sample& r = ep.rows[k + 1];
-    r.x = s.body.x;
-    r.v = s.body.v;
-    r.omega = s.body.omega;
-    r.theta = s.body.theta;
-    r.on_ground = s.regime == CarRegime::kSurface;
-    r.jumped = s.regime == CarRegime::kJump;  // marks the jump's rows for the test
-  }
+  SimulateRows(c, arena, &ep);
   return ep;
 }
 
@@ -198,18 +204,7 @@ Episode UpTheWall(const CarCoeffs<double>& c, const Arena& arena, int rows) {
   ep.rows[0].omega = start.omega;
   ep.rows[0].theta = start.theta;
   ep.rows[0].on_ground = true;
-  const Integration integ;
-  CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[0]);
-  for (int k = 0; k + 1 < rows; ++k) {
-    s = AdvanceCarModelRow(c, arena, s, ep, k, integ);
-    Sample& r = ep.rows[k + 1];
-    r.x = s.body.x;
-    r.v = s.body.v;
-    r.omega = s.body.omega;
-    r.theta = s.body.theta;
-    r.on_ground = s.regime == CarRegime::kSurface;
-    r.jumped = s.regime == CarRegime::kJump;  // marks the jump's rows for the test
-  }
+  SimulateRows(c, arena, &ep);
   return ep;
 }
 

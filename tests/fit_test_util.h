@@ -2,10 +2,17 @@
 // Ceres headers so CHECK is doctest's in the test bodies.
 #pragma once
 
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
 #include <ceres/ceres.h>
 #include <ceres/gradient_checker.h>
 
 #include <doctest/doctest.h>
+
+#include "fit/fit.h"
 
 #undef CHECK
 #define CHECK DOCTEST_CHECK
@@ -31,6 +38,37 @@ inline void CheckJacobianBlocks(const ceres::CostFunction& cost, const double* c
     INFO("block " << b << " scale " << scale << " error " << error);
     if (require_nonzero_blocks) CHECK(scale > 0.0);
     CHECK(error <= block_relative_precision * scale);
+  }
+}
+
+// A round trip's start: `truth` with every value scaled by a factor drawn uniformly from
+// [1 - spread, 1 + spread] (std::mt19937 seeded with `seed`).
+inline CoeffFile Jittered(CoeffFile truth, double spread, unsigned seed = 7) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> jitter(1.0 - spread, 1.0 + spread);
+  for (double& v : truth.values) v *= jitter(rng);
+  return truth;
+}
+
+// The options of the synthetic round trips of the car fits: 0.5 s windows every 0.25 s, quiet,
+// up to 100 iterations.
+inline FitOptions RoundTripOptions(const std::string& model) {
+  FitOptions options;
+  options.model = model;
+  options.quiet = true;
+  options.window_s = 0.5;
+  options.stride_s = 0.25;
+  options.solver.max_iterations = 100;
+  return options;
+}
+
+// Every fitted coefficient within `relative` (of |truth|) of the truth; a failure names the
+// coefficient, its start and its fitted value.
+inline void CheckRecovered(const std::vector<std::string>& names, const CoeffFile& start,
+                           const CoeffFile& fitted, const CoeffFile& truth, double relative) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(names[i] << " start " << start.values[i] << " fitted " << fitted.values[i]);
+    CHECK(std::abs(fitted.values[i] - truth.values[i]) < relative * std::abs(truth.values[i]));
   }
 }
 

@@ -152,27 +152,12 @@ TEST_CASE("synthetic round trip: perturbed ground coefficients are recovered") {
   std::vector<Episode> episodes;
   for (unsigned seed : {1u, 2u, 3u}) episodes.push_back(Driving(truth, seed));
 
-  CoeffFile start = truth;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> jitter(0.95, 1.05);
-  for (double& v : start.values) v *= jitter(rng);
-
-  FitOptions options;
-  options.model = "ground";
-  options.quiet = true;
-  options.window_s = 0.5;
-  options.stride_s = 0.25;
-  options.solver.max_iterations = 100;
-  const FitResult r = FitEpisodes(episodes, {}, start, options);
+  const CoeffFile start = testing::Jittered(truth, 0.05);
+  const FitResult r = FitEpisodes(episodes, {}, start, testing::RoundTripOptions("ground"));
   // Noise-free data: the optimum is the truth up to solver tolerance. 1e-4 relative leaves
   // room for Ceres' default function tolerance (1e-6) on a cost that starts near 1e6.
   constexpr double kRecoveryRelative = 1e-4;
-  for (int i = 0; i < model.layout->size(); ++i) {
-    INFO(model.layout->names[i] << " start " << start.values[i] << " fitted "
-                                << r.coeffs.values[i]);
-    CHECK(std::abs(r.coeffs.values[i] - truth.values[i]) <
-          kRecoveryRelative * std::abs(truth.values[i]));
-  }
+  testing::CheckRecovered(model.layout->names, start, r.coeffs, truth, kRecoveryRelative);
   CHECK(r.cost_final < 1e-6 * r.cost_initial);
 }
 
