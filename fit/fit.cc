@@ -474,9 +474,15 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   result.coeffs = init;
   result.coeffs.model = model.name;
   result.coeffs.values = params;
-  const StandardErrors errors =
-      ComputeStandardErrors(problem.get(), &params, layout, summary.final_cost, block_episodes,
-                            options.solver.threads);
+  StandardErrors errors;
+  if (options.standard_errors) {
+    errors = ComputeStandardErrors(problem.get(), &params, layout, summary.final_cost,
+                                   block_episodes, options.solver.threads);
+  } else {
+    errors.robust.assign(layout.size(), std::nan(""));
+    errors.iid = errors.robust;
+    errors.note = "standard errors not computed (FitOptions::standard_errors is off)";
+  }
   result.coeffs.std_errors = errors.robust;
   result.coeffs.integration = options.integration;
 
