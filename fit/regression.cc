@@ -47,32 +47,43 @@ ReplayReport ReplayDefault(const ModelInfo& model, const CoeffFile& coeffs,
 }
 
 // The models' default recordings for one check, each file read once however many jobs use
-// it (a model's replay and refit; jump and car share freestyling.txt), and each model's list
-// assembled once. Thread-safe: the first job to ask reads, the others wait for it.
+// it (a model's replay and refit; jump and car share freestyling.txt), each model's list
+// assembled once and freed when its last job is done. Thread-safe: the first job to ask reads,
+// the others wait for it.
 class EpisodeCache {
  public:
-  explicit EpisodeCache(std::string data_root) : data_root_(std::move(data_root)) {}
+  // `uses[name]`: how many jobs will ask for model `name`'s episodes.
+  EpisodeCache(std::string data_root, const std::map<std::string, int>& uses)
+      : data_root_(std::move(data_root)) {
+    for (const auto& [name, count] : uses) {
+      models_[name].uses = count;
+      for (const std::string& file : RecordingFilesFor(FindModel(name), {}, data_root_))
+        ++files_[file].uses;
+    }
+  }
 
-  // The episodes LoadEpisodesFor(model, {}, data_root) gives; valid while the cache lives.
+  // The episodes LoadEpisodesFor(model, {}, data_root) gives; valid until Done(model) was
+  // called once per use.
   const std::vector<Episode>& For(const ModelInfo& model) {
     std::promise<std::vector<Episode>> promise;
-    std::shared_future<std::vector<Episode>> future;
-    bool first = false;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      auto it = models_.find(model.name);
-      if (it == models_.end()) {
-        it = models_.emplace(model.name, promise.get_future().share()).first;
-        first = true;
-      }
-      future = it->second;
-    }
+    const auto [future, first] = Slot(&models_.at(model.name), &promise);
     if (first) {
       try {
         std::vector<Episode> episodes;
         for (const std::string& file : RecordingFilesFor(model, {}, data_root_)) {
-          const std::vector<Episode>& read = File(file);
-          episodes.insert(episodes.end(), read.begin(), read.end());
+          Entry& entry = files_.at(file);
+          std::promise<std::vector<Episode>> file_promise;
+          const auto [read, first_read] = Slot(&entry, &file_promise);
+          if (first_read) {
+            try {
+              file_promise.set_value(ReadRecording(file));
+            } catch (...) {
+              file_promise.set_exception(std::current_exception());
+            }
+          }
+          const std::vector<Episode>& episodes_of_file = read.get();
+          episodes.insert(episodes.end(), episodes_of_file.begin(), episodes_of_file.end());
+          Release(&entry);  // this model's list holds its copy
         }
         CheckEpisodeKinds(model, episodes);
         promise.set_value(std::move(episodes));
@@ -83,33 +94,38 @@ class EpisodeCache {
     return future.get();
   }
 
+  // One job of `model` is done with its episodes.
+  void Done(const ModelInfo& model) { Release(&models_.at(model.name)); }
+
  private:
-  const std::vector<Episode>& File(const std::string& path) {
-    std::promise<std::vector<Episode>> promise;
-    std::shared_future<std::vector<Episode>> future;
-    bool first = false;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      auto it = files_.find(path);
-      if (it == files_.end()) {
-        it = files_.emplace(path, promise.get_future().share()).first;
-        first = true;
-      }
-      future = it->second;
-    }
+  struct Entry {
+    int uses = 0;
+    bool started = false;
+    std::shared_future<std::vector<Episode>> episodes;
+  };
+
+  // The entry's future, and whether the caller is the first (and must fulfil `promise`).
+  std::pair<std::shared_future<std::vector<Episode>>, bool> Slot(
+      Entry* entry, std::promise<std::vector<Episode>>* promise) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const bool first = !entry->started;
     if (first) {
-      try {
-        promise.set_value(ReadRecording(path));
-      } catch (...) {
-        promise.set_exception(std::current_exception());
-      }
+      entry->started = true;
+      entry->episodes = promise->get_future().share();
     }
-    return future.get();
+    return {entry->episodes, first};
+  }
+
+  void Release(Entry* entry) {
+    std::shared_future<std::vector<Episode>> last;  // freed outside the lock
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (--entry->uses == 0) last = std::move(entry->episodes);
   }
 
   std::string data_root_;
   std::mutex mutex_;
-  std::map<std::string, std::shared_future<std::vector<Episode>>> models_, files_;
+  // Built in the constructor; only the entries change afterwards (under mutex_).
+  std::map<std::string, Entry> models_, files_;
 };
 
 std::string Num(double v) {
@@ -216,7 +232,6 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
   // problem, the covariance). Each refit evaluates its residuals on every core as `rlfit fit`
   // does; each replay is single-threaded. Progress lines would interleave: the jobs run quietly
   // and each reports on stderr when it ends.
-  EpisodeCache cache(options.data_root);
   const std::size_t n = models.size();
   std::vector<nlohmann::json> replayed(n);
   std::vector<FitResult> refits(n);
@@ -238,6 +253,9 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     }
     jobs.push_back({m, false, -1.0});
   }
+  std::map<std::string, int> uses;
+  for (const Job& job : jobs) ++uses[models[job.model]];
+  EpisodeCache cache(options.data_root, uses);
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.expected_s > b.expected_s; });
   std::mutex progress_mutex;
@@ -267,6 +285,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
       }
       refits[m] = FitEpisodes(train, {}, start_coeffs, fit);
     }
+    cache.Done(model);
     const auto end = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(end - loaded).count();
     load_s[m] += std::chrono::duration<double>(loaded - start).count();
