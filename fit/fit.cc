@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 
@@ -57,8 +58,12 @@ const std::vector<FitterInfo>& Fitters() {
 // Ceres logs each non-finite residual block as a warning of several kB (glog, to stderr since
 // nothing initialises it) and a failed solve again as an error. FitEpisodes reports a failure
 // once, as the one error line of the tool, so Ceres' own logging is kept to fatal errors.
+// Once per process: `rlfit check` runs several fits at a time, and glog's flag is a plain int.
 void QuietCeresLogging() {
-  FLAGS_minloglevel = std::max<int>(FLAGS_minloglevel, google::GLOG_FATAL);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    FLAGS_minloglevel = std::max<int>(FLAGS_minloglevel, google::GLOG_FATAL);
+  });
 }
 
 // Ticks a Progress once per solver iteration.
