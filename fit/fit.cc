@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 
@@ -57,8 +58,12 @@ const std::vector<FitterInfo>& Fitters() {
 // Ceres logs each non-finite residual block as a warning of several kB (glog, to stderr since
 // nothing initialises it) and a failed solve again as an error. FitEpisodes reports a failure
 // once, as the one error line of the tool, so Ceres' own logging is kept to fatal errors.
+// Once per process: `rlfit check` runs several fits at a time, and glog's flag is a plain int.
 void QuietCeresLogging() {
-  FLAGS_minloglevel = std::max<int>(FLAGS_minloglevel, google::GLOG_FATAL);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    FLAGS_minloglevel = std::max<int>(FLAGS_minloglevel, google::GLOG_FATAL);
+  });
 }
 
 // Ticks a Progress once per solver iteration.
@@ -474,9 +479,15 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   result.coeffs = init;
   result.coeffs.model = model.name;
   result.coeffs.values = params;
-  const StandardErrors errors =
-      ComputeStandardErrors(problem.get(), &params, layout, summary.final_cost, block_episodes,
-                            options.solver.threads);
+  StandardErrors errors;
+  if (options.standard_errors) {
+    errors = ComputeStandardErrors(problem.get(), &params, layout, summary.final_cost,
+                                   block_episodes, options.solver.threads);
+  } else {
+    errors.robust.assign(layout.size(), std::nan(""));
+    errors.iid = errors.robust;
+    errors.note = "standard errors not computed (FitOptions::standard_errors is off)";
+  }
   result.coeffs.std_errors = errors.robust;
   result.coeffs.integration = options.integration;
 

@@ -63,6 +63,11 @@ struct FitOptions {
   // Only the model's last smoothing pass, from `init`: for a start that is already a converged
   // fit (the regression check refits from the committed coefficients).
   bool last_pass_only = false;
+  // false: the fitted values only, without their standard errors (FitResult's std_errors all
+  // NaN). The final ComputeStandardErrors evaluates every window's Jacobian twice more (once
+  // per episode for the sandwich, once in ceres::Covariance); the regression check compares
+  // values only. The errors between smoothing passes (their step scale) are still computed.
+  bool standard_errors = true;
   bool quiet = false;
   bool Check(std::string* why) const;
 };

@@ -3,16 +3,23 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <future>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <ostream>
 #include <thread>
 
 #include "src/common/error.h"
 #include "src/common/resources.h"
 #include "src/io/files.h"
+#include "src/io/recording.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -26,18 +33,100 @@ std::string ModelDir(const RegressionOptions& o, const std::string& model) {
 
 // The replay every baseline is measured with: the model's default data, default options.
 ReplayReport ReplayDefault(const ModelInfo& model, const CoeffFile& coeffs,
-                           const std::string& data_root, bool quiet) {
+                           const std::vector<Episode>& episodes, const std::string& data_root,
+                           bool quiet) {
   ReplayOptions replay;
   replay.model = model.name;
   replay.data_root = data_root;
   replay.quiet = quiet;
-  const std::vector<Episode> episodes = LoadEpisodesFor(model, {}, data_root);
   ReplayExtras extras;
   extras.provenance = coeffs.provenance;  // train / held-out splits of the table
   extras.coefficients_source = "committed fit (results/" + model.name + "/coeffs.json)";
   return ReplayEpisodes(episodes, *model.make_predictor(coeffs, data_root), model, replay,
                         extras);
 }
+
+// The models' default recordings for one check, each file read once however many jobs use
+// it (a model's replay and refit; jump and car share freestyling.txt), each model's list
+// assembled once and freed when its last job is done. Thread-safe: the first job to ask reads,
+// the others wait for it.
+class EpisodeCache {
+ public:
+  // `uses[name]`: how many jobs will ask for model `name`'s episodes.
+  EpisodeCache(std::string data_root, const std::map<std::string, int>& uses)
+      : data_root_(std::move(data_root)) {
+    for (const auto& [name, count] : uses) {
+      models_[name].uses = count;
+      for (const std::string& file : RecordingFilesFor(FindModel(name), {}, data_root_))
+        ++files_[file].uses;
+    }
+  }
+
+  // The episodes LoadEpisodesFor(model, {}, data_root) gives; valid until Done(model) was
+  // called once per use.
+  const std::vector<Episode>& For(const ModelInfo& model) {
+    std::promise<std::vector<Episode>> promise;
+    const auto [future, first] = Slot(&models_.at(model.name), &promise);
+    if (first) {
+      try {
+        std::vector<Episode> episodes;
+        for (const std::string& file : RecordingFilesFor(model, {}, data_root_)) {
+          Entry& entry = files_.at(file);
+          std::promise<std::vector<Episode>> file_promise;
+          const auto [read, first_read] = Slot(&entry, &file_promise);
+          if (first_read) {
+            try {
+              file_promise.set_value(ReadRecording(file));
+            } catch (...) {
+              file_promise.set_exception(std::current_exception());
+            }
+          }
+          const std::vector<Episode>& episodes_of_file = read.get();
+          episodes.insert(episodes.end(), episodes_of_file.begin(), episodes_of_file.end());
+          Release(&entry);  // this model's list holds its copy
+        }
+        CheckEpisodeKinds(model, episodes);
+        promise.set_value(std::move(episodes));
+      } catch (...) {
+        promise.set_exception(std::current_exception());
+      }
+    }
+    return future.get();
+  }
+
+  // One job of `model` is done with its episodes.
+  void Done(const ModelInfo& model) { Release(&models_.at(model.name)); }
+
+ private:
+  struct Entry {
+    int uses = 0;
+    bool started = false;
+    std::shared_future<std::vector<Episode>> episodes;
+  };
+
+  // The entry's future, and whether the caller is the first (and must fulfil `promise`).
+  std::pair<std::shared_future<std::vector<Episode>>, bool> Slot(
+      Entry* entry, std::promise<std::vector<Episode>>* promise) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const bool first = !entry->started;
+    if (first) {
+      entry->started = true;
+      entry->episodes = promise->get_future().share();
+    }
+    return {entry->episodes, first};
+  }
+
+  void Release(Entry* entry) {
+    std::shared_future<std::vector<Episode>> last;  // freed outside the lock
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (--entry->uses == 0) last = std::move(entry->episodes);
+  }
+
+  std::string data_root_;
+  std::mutex mutex_;
+  // Built in the constructor; only the entries change afterwards (under mutex_).
+  std::map<std::string, Entry> models_, files_;
+};
 
 std::string Num(double v) {
   char buf[32];
@@ -94,7 +183,9 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   CoeffFile coeffs = r.coeffs;
   coeffs.provenance["data_root"] = "(datasets root)";  // machine-independent
   WriteCoeffFile(dir + "/coeffs.json", coeffs, *model.layout);
-  const ReplayReport report = ReplayDefault(model, coeffs, options.data_root, options.quiet);
+  const ReplayReport report = ReplayDefault(
+      model, coeffs, LoadEpisodesFor(model, {}, options.data_root), options.data_root,
+      options.quiet);
   nlohmann::json baseline;
   baseline["schema_version"] = kBaselineSchemaVersion;
   baseline["model"] = model.name;
@@ -109,6 +200,7 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
 }
 
 std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, std::ostream& out) {
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> models = options.models;
   if (models.empty())
     for (const ModelInfo& m : Models())
@@ -133,20 +225,85 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     committed.push_back(ReadCoeffFile(dir + "/coeffs.json", name, *model.layout));
   }
 
-  // 1. The replays with the committed coefficients, one model per thread on every core (each
-  // replay is single-threaded; they share nothing but the read-only arena). Their progress
-  // lines would interleave, so they run quietly when more than one runs at a time.
-  std::vector<nlohmann::json> replayed(models.size());
+  // The jobs: a replay with the committed coefficients per model and (options.refit) a refit
+  // per model, all independent. They run on a pool of one worker per core, longest first (the
+  // refits by the seconds their committed fit took, then the replays), so the two long refits
+  // overlap and the short jobs fill the cores around their serial parts (building the
+  // problem, the covariance). Each refit evaluates its residuals on every core as `rlfit fit`
+  // does; each replay is single-threaded. Progress lines would interleave: the jobs run quietly
+  // and each reports on stderr when it ends.
+  const std::size_t n = models.size();
+  std::vector<nlohmann::json> replayed(n);
+  std::vector<FitResult> refits(n);
+  std::vector<double> replay_s(n, 0.0), refit_s(n, 0.0), load_s(n, 0.0);
+  struct Job {
+    std::size_t model;
+    bool refit;
+    double expected_s;
+  };
+  std::vector<Job> jobs;
+  for (std::size_t m = 0; m < n; ++m) {
+    if (options.refit) {
+      const nlohmann::json& report = committed[m].fit_report;
+      const double seconds = report.is_object() && report.contains("seconds") &&
+                                     report["seconds"].is_number()
+                                 ? report["seconds"].get<double>()
+                                 : 0.0;
+      jobs.push_back({m, true, seconds});
+    }
+    jobs.push_back({m, false, -1.0});
+  }
+  std::map<std::string, int> uses;
+  for (const Job& job : jobs) ++uses[models[job.model]];
+  EpisodeCache cache(options.data_root, uses);
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Job& a, const Job& b) { return a.expected_s > b.expected_s; });
+  std::mutex progress_mutex;
+  int done = 0;
+  auto run = [&](const Job& job) {
+    const std::size_t m = job.model;
+    const ModelInfo& model = FindModel(models[m]);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<Episode>& all = cache.For(model);
+    const auto loaded = std::chrono::steady_clock::now();
+    if (!job.refit) {
+      replayed[m] = GuardedMetrics(ReplayDefault(model, committed[m], all, options.data_root,
+                                                 /*quiet=*/true));
+    } else {
+      FitOptions fit;
+      fit.model = model.name;
+      fit.data_root = options.data_root;
+      fit.quiet = true;
+      fit.standard_errors = false;  // only the values are compared
+      std::vector<Episode> train, heldout;
+      SplitEpisodes(all, fit.holdout_every, &train, &heldout);
+      CoeffFile start_coeffs = DefaultCoeffs(model.name, *model.layout);
+      if (options.warm_refit) {
+        start_coeffs = committed[m];
+        fit.init_coeffs = ModelDir(options, model.name) + "/coeffs.json";
+        fit.last_pass_only = true;
+      }
+      refits[m] = FitEpisodes(train, {}, start_coeffs, fit);
+    }
+    cache.Done(model);
+    const auto end = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(end - loaded).count();
+    load_s[m] += std::chrono::duration<double>(loaded - start).count();
+    (job.refit ? refit_s : replay_s)[m] = seconds;
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    if (!options.quiet)
+      std::cerr << "check: " << done << "/" << jobs.size() << " " << model.name
+                << (job.refit ? " refit" : " replay") << " done in " << Num(seconds) << " s\n";
+  };
   {
-    const int workers = std::min<int>(SolverOptions::DefaultThreads(), models.size());
+    const int workers = std::min<int>(SolverOptions::DefaultThreads(), jobs.size());
     std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> errors(models.size());
+    std::vector<std::exception_ptr> errors(jobs.size());
     auto work = [&] {
-      for (std::size_t i = next++; i < models.size(); i = next++) {
+      for (std::size_t i = next++; i < jobs.size(); i = next++) {
         try {
-          replayed[i] = GuardedMetrics(ReplayDefault(FindModel(models[i]), committed[i],
-                                                     options.data_root,
-                                                     options.quiet || workers > 1));
+          run(jobs[i]);
         } catch (...) {
           errors[i] = std::current_exception();
         }
@@ -156,16 +313,23 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     for (int t = 1; t < workers; ++t) threads.emplace_back(work);
     work();
     for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& e : errors)
-      if (e) std::rethrow_exception(e);  // the first model's error, in the given order
+    // The first error in the models' order (a replay's before its model's refit).
+    std::exception_ptr first;
+    std::size_t first_rank = std::numeric_limits<std::size_t>::max();
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (errors[i] && 2 * jobs[i].model + jobs[i].refit < first_rank) {
+        first = errors[i];
+        first_rank = 2 * jobs[i].model + jobs[i].refit;
+      }
+    if (first) std::rethrow_exception(first);
   }
 
+  // The comparisons, in the models' order.
   std::vector<std::string> failures;
-  for (std::size_t m = 0; m < models.size(); ++m) {
+  for (std::size_t m = 0; m < n; ++m) {
     const std::string& name = models[m];
     const ModelInfo& model = FindModel(name);
-    const std::string dir = ModelDir(options, name);
-    const std::string baseline_path = dir + "/baseline.json";
+    const std::string baseline_path = ModelDir(options, name) + "/baseline.json";
     const nlohmann::json& baseline = baselines[m];
     const CoeffFile& coeffs = committed[m];
     const nlohmann::json& now = replayed[m];
@@ -187,46 +351,42 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     out << "check " << name << ": " << checked << " error metrics against " << baseline_path
         << "\n";
 
-    // 2. A refit with the committed options must reproduce the committed coefficients.
+    // A refit with the committed options must reproduce the committed coefficients.
     if (options.refit) {
-      FitOptions fit;
-      fit.model = name;
-      fit.data_root = options.data_root;
-      fit.quiet = true;
-      const std::vector<Episode> all = LoadEpisodesFor(model, {}, options.data_root);
-      std::vector<Episode> train, heldout;
-      SplitEpisodes(all, fit.holdout_every, &train, &heldout);
-      CoeffFile start = DefaultCoeffs(name, *model.layout);
-      if (options.warm_refit) {
-        start = coeffs;
-        fit.init_coeffs = dir + "/coeffs.json";
-        fit.last_pass_only = true;
-      }
-      const FitResult r = FitEpisodes(train, {}, start, fit);
+      const FitResult& r = refits[m];
       double largest_move = 0.0;  // in committed standard errors
       for (int i = 0; i < model.layout->size(); ++i) {
-        const double committed = coeffs.values[i];
+        const double committed_value = coeffs.values[i];
         // No standard error (none recorded, or null: the fit could not determine it): the
         // refit must then reproduce the committed value to round-off, never pass unchecked.
         const double sigma = coeffs.std_errors.empty() || !std::isfinite(coeffs.std_errors[i])
                                  ? 0.0
                                  : coeffs.std_errors[i];
-        const double allowed = options.refit_sigmas * sigma + 1e-6 * std::abs(committed);
+        const double allowed = options.refit_sigmas * sigma + 1e-6 * std::abs(committed_value);
         if (sigma > 0.0)
-          largest_move = std::max(largest_move, std::abs(r.coeffs.values[i] - committed) / sigma);
-        if (std::abs(r.coeffs.values[i] - committed) > allowed)
+          largest_move =
+              std::max(largest_move, std::abs(r.coeffs.values[i] - committed_value) / sigma);
+        if (std::abs(r.coeffs.values[i] - committed_value) > allowed)
           failures.push_back(name + " refit " + model.layout->names[i] + ": " +
                              Num(r.coeffs.values[i]) + " differs from committed " +
-                             Num(committed) + " by more than " + Num(allowed));
+                             Num(committed_value) + " by more than " + Num(allowed));
       }
       out << "check " << name << ": refit from "
           << (options.warm_refit ? "the committed coefficients" : "the seed values")
           << " compared on " << model.layout->size() << " coefficients (largest move "
           << Num(largest_move) << " standard errors; " << r.coeffs.fit_report["iterations"]
-          << " iterations, " << Num(r.seconds) << " s: "
-          << r.coeffs.fit_report["termination"].get<std::string>() << ")\n";
+          << " iterations: " << r.coeffs.fit_report["termination"].get<std::string>() << ")\n";
     }
   }
+  // Where the time went (wall seconds of each job, jobs running side by side).
+  for (std::size_t m = 0; m < n; ++m)
+    out << "check " << models[m] << ": time: load " << Num(load_s[m]) << " s, replay "
+        << Num(replay_s[m]) << " s" << (options.refit ? ", refit " + Num(refit_s[m]) + " s" : "")
+        << "\n";
+  out << "check: " << Num(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                              .count())
+      << " s in all, " << jobs.size() << " jobs on "
+      << std::min<int>(SolverOptions::DefaultThreads(), jobs.size()) << " workers\n";
   return failures;
 }
 
