@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <ceres/ceres.h>
@@ -132,7 +134,12 @@ namespace rlfit {
 // knots), and the cost of forward-mode autodiff grows with the lanes carried through every
 // step. Each lane's arithmetic is the one it has in a wider Jet, so values and Jacobians are
 // those of AutoDiffCostFunction to the bit; which coefficients are read may change with the
-// coefficients (a speed crossing a curvature knot), so the pass runs at every evaluation.
+// coefficients (a speed crossing a curvature knot), so the pass runs at every evaluation
+// unless the coefficients are those of the last cost-only evaluation: that one runs the
+// DepScalar pass itself (its values are the double pass's, bit for bit: a DepScalar computes
+// its value with the same double operations) with every coefficient seeded and keeps the set,
+// and the same coefficients take the same branches, so the set of a Jacobian asked for there
+// (Ceres' next request after an accepted step) is that set restricted to the blocks asked for.
 template <typename Functor, int... kLanes>
 class ActiveLaneCost : public ceres::CostFunction {
  public:
@@ -151,17 +158,44 @@ class ActiveLaneCost : public ceres::CostFunction {
     flat.reserve(num_parameters_);
     for (std::size_t b = 0; b < sizes.size(); ++b)
       flat.insert(flat.end(), parameters[b], parameters[b] + sizes[b]);
-    if (jacobians == nullptr) return functor_->Flat(flat.data(), residuals);
-
     std::vector<DepScalar> dep_coeffs(num_parameters_);
     std::vector<DepScalar> dep_residuals(num_residuals());
+    if (jacobians == nullptr) {
+      for (int i = 0; i < num_parameters_; ++i)
+        dep_coeffs[i] = DepScalar(flat[i], std::uint64_t{1} << i);
+      const bool ok = functor_->Flat(dep_coeffs.data(), dep_residuals.data());
+      std::uint64_t used = 0;
+      for (int r = 0; r < num_residuals(); ++r) {
+        residuals[r] = dep_residuals[r].a;
+        used |= dep_residuals[r].m;
+      }
+      const std::lock_guard<std::mutex> lock(mutex_);
+      cached_coeffs_ = ok ? flat : std::vector<double>();
+      cached_used_ = used;
+      return ok;
+    }
+
+    std::uint64_t requested = 0;
     for (std::size_t b = 0, i = 0; b < sizes.size(); ++b)
       for (int j = 0; j < sizes[b]; ++j, ++i)
-        dep_coeffs[i] = jacobians[b] != nullptr ? DepScalar(flat[i], std::uint64_t{1} << i)
-                                                : DepScalar(flat[i]);
-    if (!functor_->Flat(dep_coeffs.data(), dep_residuals.data())) return false;
+        if (jacobians[b] != nullptr) requested |= std::uint64_t{1} << i;
     std::uint64_t used = 0;
-    for (const DepScalar& r : dep_residuals) used |= r.m;
+    bool known = false;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (cached_coeffs_.size() == flat.size() &&
+          std::memcmp(cached_coeffs_.data(), flat.data(), flat.size() * sizeof(double)) == 0) {
+        used = cached_used_ & requested;
+        known = true;
+      }
+    }
+    if (!known) {
+      for (int i = 0; i < num_parameters_; ++i)
+        dep_coeffs[i] = requested >> i & 1 ? DepScalar(flat[i], std::uint64_t{1} << i)
+                                           : DepScalar(flat[i]);
+      if (!functor_->Flat(dep_coeffs.data(), dep_residuals.data())) return false;
+      for (const DepScalar& r : dep_residuals) used |= r.m;
+    }
     std::vector<int> active;
     for (int i = 0; i < num_parameters_; ++i)
       if (used >> i & 1) active.push_back(i);
@@ -209,6 +243,11 @@ class ActiveLaneCost : public ceres::CostFunction {
 
   std::unique_ptr<Functor> functor_;
   int num_parameters_ = 0;
+  // The last successful cost-only evaluation: its coefficients and the set of coefficients
+  // its residuals depend on (all seeded).
+  mutable std::mutex mutex_;
+  mutable std::vector<double> cached_coeffs_;
+  mutable std::uint64_t cached_used_ = 0;
 };
 
 }  // namespace rlfit

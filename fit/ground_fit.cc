@@ -29,16 +29,22 @@ int AddGroundResiduals(ceres::Problem* problem, double* params,
   int blocks = 0;
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
+    // Every window of the episode reads its steps' inputs from one table.
+    std::shared_ptr<const RowStepControls> controls;
     for (const RolloutWindow& w :
          RolloutWindows(ep, ClassifyRows("ground", ep, options.data_root), options.window_s,
                         options.stride_s)) {
       bool flat = true;
       for (int k = w.start; k <= w.start + w.rows && flat; ++k) flat = IsFlatGroundRow(ep, k);
       if (!flat) continue;
+      if (controls == nullptr)
+        controls = std::make_shared<const RowStepControls>(ep, options.integration, 0,
+                                                           ep.size() - 1);
       std::vector<double*> blocks_of_window;
       for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
-          Reduced(GroundRolloutResidual::CreateActive(&ep, w.start, w.rows, options.integration)),
+          Reduced(GroundRolloutResidual::CreateActive(&ep, w.start, w.rows, options.integration,
+                                                      {}, controls)),
           MakeLoss(options.solver, GroundRolloutResidual::kPerRow * w.rows), blocks_of_window);
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;

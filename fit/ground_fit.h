@@ -4,6 +4,8 @@
 
 #include <ceres/ceres.h>
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "fit/active_lanes.h"
@@ -32,9 +34,20 @@ class GroundRolloutResidual {
  public:
   static constexpr int kPerRow = 5;
 
+  // `controls`: the steps' inputs of the episode's rows (RowStepControls of `episode` and
+  // `integ`, covering rows start..start+rows-1), shared by the windows of an episode; null:
+  // computed here for the window's rows.
   GroundRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
-                        const GroundResidualScales& scales)
-      : episode_(episode), start_(start), rows_(rows), integ_(integ), scales_(scales) {}
+                        const GroundResidualScales& scales,
+                        std::shared_ptr<const RowStepControls> controls = nullptr)
+      : episode_(episode), start_(start), rows_(rows), integ_(integ), scales_(scales),
+        controls_(controls != nullptr
+                      ? std::move(controls)
+                      : std::make_shared<const RowStepControls>(*episode, integ, start,
+                                                                start + rows)) {
+    RLFIT_CHECK(controls_->first_row() <= start && start + rows <= controls_->last_row(),
+                "the step controls cover the window's rows");
+  }
 
   template <typename T>
   bool operator()(const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
@@ -44,7 +57,7 @@ class GroundRolloutResidual {
         throttle, brake_coast, boost, curvature, steer_response, lateral, backward, turn_drag);
     CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
-      s = AdvanceGroundRow(c, s, *episode_, start_ + j - 1, integ_);
+      s = AdvanceGroundRow(c, s, *episode_, start_ + j - 1, integ_, *controls_);
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + kPerRow * (j - 1);
       r[0] = (s.omega(2) - T(rec.omega(2))) / T(scales_.omega_rad_s);
@@ -76,12 +89,13 @@ class GroundRolloutResidual {
 
   // What the fit uses: the same values and Jacobian, with Jet lanes only for the coefficients
   // the window reads (ActiveLaneCost).
-  static ceres::CostFunction* CreateActive(const Episode* episode, int start, int rows,
-                                           const Integration& integ,
-                                           const GroundResidualScales& scales = {}) {
+  static ceres::CostFunction* CreateActive(
+      const Episode* episode, int start, int rows, const Integration& integ,
+      const GroundResidualScales& scales = {},
+      std::shared_ptr<const RowStepControls> controls = nullptr) {
     return new ActiveLaneCost<GroundRolloutResidual, 8, 12, 16, GroundCoeffs<double>::kSize>(
-        new GroundRolloutResidual(episode, start, rows, integ, scales), {3, 2, 2, kCurvatureKnots, 1, 2, 2, 2},
-        kPerRow * rows);
+        new GroundRolloutResidual(episode, start, rows, integ, scales, std::move(controls)),
+        {3, 2, 2, kCurvatureKnots, 1, 2, 2, 2}, kPerRow * rows);
   }
 
  private:
@@ -90,6 +104,7 @@ class GroundRolloutResidual {
   int rows_;
   Integration integ_;
   GroundResidualScales scales_;
+  std::shared_ptr<const RowStepControls> controls_;
 };
 
 // True if row k of `ep` is a car driving on flat ground: on_ground, at the rest height (within

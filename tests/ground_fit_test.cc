@@ -75,9 +75,10 @@ TEST_CASE("GradientChecker: autodiff of the ground rollout residual matches fini
   }
 }
 
-// Evaluates `cost` at `params` with every Jacobian block asked for: residuals, then each
-// block's row-major Jacobian.
-std::vector<double> EvaluateAll(const ceres::CostFunction& cost, const std::vector<double>& params) {
+// Evaluates `cost` at `params` with every Jacobian block asked for (but block `held`, as for a
+// constant block): residuals, then each block's row-major Jacobian.
+std::vector<double> EvaluateAll(const ceres::CostFunction& cost, const std::vector<double>& params,
+                                int held = -1) {
   std::vector<const double*> blocks;
   std::vector<std::vector<double>> jac;
   for (const ParamBlock& b : GroundLayout().blocks) {
@@ -86,6 +87,7 @@ std::vector<double> EvaluateAll(const ceres::CostFunction& cost, const std::vect
   }
   std::vector<double*> jac_ptrs;
   for (auto& j : jac) jac_ptrs.push_back(j.data());
+  if (held >= 0) jac_ptrs[held] = nullptr;
   std::vector<double> out(cost.num_residuals());
   REQUIRE(cost.Evaluate(blocks.data(), out.data(), jac_ptrs.data()));
   for (const auto& j : jac) out.insert(out.end(), j.begin(), j.end());
@@ -108,6 +110,29 @@ TEST_CASE("active lanes: the ground Jacobian is the full autodiff's, bit for bit
     INFO("window " << start);
     REQUIRE(a.size() == b.size());
     CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+    // After a cost-only evaluation the Jacobian at the same point takes its set of coefficients
+    // from that pass; at another point it recomputes it. Both the full autodiff's, also with a
+    // block held (curvature, block 3: the set restricted to the blocks asked for).
+    std::vector<double> moved = params;
+    for (double& p : moved) p *= 1.02;
+    std::vector<const double*> at_params, at_moved;
+    for (const ParamBlock& blk : GroundLayout().blocks) {
+      at_params.push_back(params.data() + blk.offset);
+      at_moved.push_back(moved.data() + blk.offset);
+    }
+    std::vector<double> r(active->num_residuals());
+    for (int held : {-1, 3}) {
+      const std::vector<double> expected = EvaluateAll(*full, params, held);
+      REQUIRE(active->Evaluate(at_params.data(), r.data(), nullptr));
+      const std::vector<double> same_point = EvaluateAll(*active, params, held);
+      REQUIRE(active->Evaluate(at_moved.data(), r.data(), nullptr));
+      const std::vector<double> other_point = EvaluateAll(*active, params, held);
+      REQUIRE(same_point.size() == expected.size());
+      REQUIRE(other_point.size() == expected.size());
+      CHECK(std::memcmp(same_point.data(), expected.data(), expected.size() * sizeof(double)) == 0);
+      CHECK(std::memcmp(other_point.data(), expected.data(), expected.size() * sizeof(double)) ==
+            0);
+    }
     // A window that reads fewer than all coefficients has all-zero columns in the full
     // Jacobian too; count them to show the test covers narrower Jets.
     int zero_columns = 0;

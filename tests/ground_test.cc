@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
@@ -246,6 +247,44 @@ TEST_CASE("synthetic ground episodes replay with near-zero error") {
   const ReplayReport off = ReplayEpisodes(episodes, *FindModel("ground").make_predictor(coeffs, ""),
                                           FindModel("ground"), options);
   CHECK(off.OpenLoop(q[0], report.horizon_labels.size() - 1).max > 1.0);
+}
+
+TEST_CASE("precomputed step inputs (RowStepControls): the same rollout, bit for bit") {
+  // A synthetic episode (the inputs switch between rows, so steps see blended inputs) rolled
+  // out with the inputs computed per step (ControlsOver) and read from the table.
+  const auto episodes = LoadEpisodesFor(FindModel("ground"),
+                                        {testing::RepoDatasets() + "/synthetic/ground"}, "");
+  REQUIRE(!episodes.empty());
+  const Episode& ep = episodes.front();
+  REQUIRE(ep.size() > 40);
+  const GroundCoeffs<double> c = Seed();
+  for (const Integration& integ : {Integration{}, [] {
+         Integration i;
+         i.tick_aligned_inputs = false;
+         i.tick_rate_hz = 240.0;
+         return i;
+       }()}) {
+    const RowStepControls table(ep, integ, 5, ep.size() - 1);
+    CHECK(table.first_row() == 5);
+    CHECK(table.last_row() == ep.size() - 1);
+    CarState<double> a = CarState<double>::FromSample(ep.rows[5]), b = a;
+    for (int k = 5; k < ep.size() - 1; ++k) {
+      const double h = ep.step_dt_s[k] / table.count(k);
+      REQUIRE(table.count(k) == SubstepsForRow(ep.step_dt_s[k], integ.tick_rate_hz));
+      for (int i = 0; i < table.count(k); ++i) {
+        const double t0 = ep.rows[k].t_s + i * h;  // as AdvanceCarRow forms it
+        const Controls u = ControlsOver(ep, t0, t0 + h, integ);
+        CHECK(std::memcmp(&u, table.begin(k) + i, sizeof(Controls)) == 0);
+      }
+      a = AdvanceGroundRow(c, a, ep, k, integ);
+      b = AdvanceGroundRow(c, b, ep, k, integ, table);
+      REQUIRE(std::memcmp(a.x.data(), b.x.data(), sizeof(double) * 3) == 0);
+      REQUIRE(std::memcmp(a.v.data(), b.v.data(), sizeof(double) * 3) == 0);
+      REQUIRE(std::memcmp(a.omega.data(), b.omega.data(), sizeof(double) * 3) == 0);
+      REQUIRE(std::memcmp(a.theta.data(), b.theta.data(), sizeof(double) * 9) == 0);
+    }
+    CHECK(a.x != CarState<double>::FromSample(ep.rows[5]).x);  // it moved
+  }
 }
 
 }  // namespace

@@ -351,5 +351,14 @@ CarState<T> AdvanceGroundRow(const GroundCoeffs<T>& c, const CarState<T>& s, con
                          return StepGround(c, state, u, h, integ.rotate_with_new_omega);
                        });
 }
+// The same with the steps' inputs precomputed (RowStepControls of `ep` and `integ`).
+template <typename T>
+CarState<T> AdvanceGroundRow(const GroundCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
+                             int k, const Integration& integ, const RowStepControls& controls) {
+  return AdvanceCarRow(s, ep, k, controls,
+                       [&](const CarState<T>& state, const Controls& u, double h) {
+                         return StepGround(c, state, u, h, integ.rotate_with_new_omega);
+                       });
+}
 
 }  // namespace rlfit

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "src/common/coeff_layout.h"
 #include "src/common/constants.h"
@@ -77,6 +78,53 @@ State AdvanceCarRow(const State& s, const Episode& ep, int k, const Integration&
     const double t0 = ep.rows[k].t_s + i * h;
     out = step(out, ControlsOver(ep, t0, t0 + h, integ), h);
   }
+  return out;
+}
+
+// The inputs of every physics step of rows first_row .. last_row - 1 of an episode, as
+// AdvanceCarRow computes them (ControlsOver each step's time span), computed once: a fit rolls
+// each window out many times, and overlapping windows share the rows. Holds no reference to
+// the episode.
+class RowStepControls {
+ public:
+  RowStepControls() = default;
+  RowStepControls(const Episode& ep, const Integration& integ, int first_row, int last_row)
+      : first_row_(first_row) {
+    offsets_.reserve(last_row - first_row + 1);
+    offsets_.push_back(0);
+    for (int k = first_row; k < last_row; ++k) {
+      const double dt_row = ep.step_dt_s[k];
+      const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
+      const double h = dt_row / n;
+      for (int i = 0; i < n; ++i) {
+        const double t0 = ep.rows[k].t_s + i * h;
+        controls_.push_back(ControlsOver(ep, t0, t0 + h, integ));
+      }
+      offsets_.push_back(static_cast<int>(controls_.size()));
+    }
+  }
+  int first_row() const { return first_row_; }
+  int last_row() const { return first_row_ + static_cast<int>(offsets_.size()) - 1; }
+  // Row k's steps: `count` Controls from `begin` (first_row <= k < last_row).
+  const Controls* begin(int k) const { return controls_.data() + offsets_[k - first_row_]; }
+  int count(int k) const { return offsets_[k - first_row_ + 1] - offsets_[k - first_row_]; }
+
+ private:
+  int first_row_ = 0;
+  std::vector<int> offsets_;  // row k's steps are controls_[offsets_[k - first_row_] ...)
+  std::vector<Controls> controls_;
+};
+
+// AdvanceCarRow with the steps' inputs taken from `controls` (built from the same episode and
+// Integration, covering row k): the same states, bit for bit.
+template <typename State, typename Step>
+State AdvanceCarRow(const State& s, const Episode& ep, int k, const RowStepControls& controls,
+                    const Step& step) {
+  const int n = controls.count(k);
+  const double h = ep.step_dt_s[k] / n;
+  const Controls* u = controls.begin(k);
+  State out = s;
+  for (int i = 0; i < n; ++i) out = step(out, u[i], h);
   return out;
 }
 
