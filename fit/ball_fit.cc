@@ -54,12 +54,12 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
     const int touched = CountRegimes(regimes)[static_cast<int>(Regime::kCarTouch)];
     touched_rows += touched;
     touched_episodes += touched > 0 ? 1 : 0;
-    const std::vector<int> contact = ContactRows(ep, start, kContactJumpUuS);
+    const auto plan = std::make_shared<const BallRolloutResidual::EpisodePlan>(
+        ep, options.integration, ContactRows(ep, start, kContactJumpUuS));
     for (const RolloutWindow& w : RolloutWindows(ep, regimes, options.window_s, options.stride_s)) {
       problem->AddResidualBlock(
           Reduced(new SmoothedBallRolloutCost(
-              new BallRolloutResidual(&ep, w.start, w.rows, options.integration, &arena, {},
-                                      contact),
+              new BallRolloutResidual(plan, &ep, w.start, w.rows, options.integration, &arena, {}),
               w.rows, Scaled(BallSmoothingSteps(), options.smoothing))),
           MakeLoss(options.solver, 9 * w.rows), params + layout.blocks[0].offset,
           params + layout.blocks[1].offset, params + layout.blocks[2].offset,

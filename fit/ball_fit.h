@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -25,11 +27,83 @@ struct BallResidualScales {
   double omega_rad_s = 0.05;
 };
 
+// Per-tick triangle lists shared by the rollouts of one window (SmoothedBallRolloutCost's
+// central differences: 15 rollouts whose centres stay within a few uu of each other tick by
+// tick). The first rollout that looks the mesh up at a tick gathers the triangles within
+// kReachUu of its centre there (Arena::GatherNear: typically 0-2 against the 6 of a grid cell's
+// list); a later lookup at that tick whose sphere lies within that reach is answered from them
+// (Arena::CollideEntries), any other from the Arena. Either way the answer is Arena::Collide's
+// bit for bit, so the rollouts are too. Reset before each set of rollouts (it keeps its memory).
+class BallTickMeshes {
+ public:
+  // Reach of the lists, uu: the largest the grid answers (Arena::kGridRadius), which leaves the
+  // contact query (contact radius 93.2 + margin 0.3, up to 1 uu more in the perturbed
+  // rollouts, another 1 uu in ClosestFeatureNormal's probes) 6-8 uu to move from the centre
+  // that gathered the list.
+  static constexpr double kReachUu = Arena::kGridRadius;
+
+  void Reset(const Arena* arena, int ticks) {
+    arena_ = arena;
+    patches_.assign(static_cast<std::size_t>(ticks), Patch{});
+    entries_.clear();
+  }
+
+  // The mesh of one tick, as StepBall queries it (GridFreeClearance and Collide).
+  class View {
+   public:
+    View(BallTickMeshes* meshes, int tick) : meshes_(meshes), tick_(tick) {}
+    double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
+      return meshes_->arena_->GridFreeClearance(center, radius);
+    }
+    Contact Collide(const Eigen::Vector3d& center, double radius) const {
+      return meshes_->Collide(tick_, center, radius);
+    }
+
+   private:
+    BallTickMeshes* meshes_;
+    int tick_;
+  };
+  View At(int tick) { return View(this, tick); }
+
+ private:
+  enum class State : std::uint8_t { kUnset, kListed, kNone };
+  struct Patch {
+    Eigen::Vector3d anchor = Eigen::Vector3d::Zero();  // centre the list was gathered at, uu
+    double nearest = 0.0;  // distance from the anchor to the nearest triangle, at most kReachUu
+    std::uint32_t begin = 0, end = 0;  // its entries in entries_
+    State state = State::kUnset;
+  };
+
+  Contact Collide(int tick, const Eigen::Vector3d& center, double radius) {
+    Patch& p = patches_[tick];
+    if (p.state == State::kUnset) {
+      p.anchor = center;
+      p.begin = static_cast<std::uint32_t>(entries_.size());
+      p.state = arena_->GatherNear(center, kReachUu, &entries_, &p.nearest) ? State::kListed
+                                                                            : State::kNone;
+      p.end = static_cast<std::uint32_t>(entries_.size());
+    }
+    if (p.state == State::kListed && radius >= 0.0) {
+      // False for a NaN centre or radius: then the Arena answers.
+      const double reach = (center - p.anchor).norm() + radius + Arena::kNearSlackUu;
+      if (reach < p.nearest) return Contact{};  // nothing that near: no hit (GatherNear)
+      if (reach <= kReachUu)
+        return arena_->CollideEntries(center, radius, entries_.data() + p.begin,
+                                      entries_.data() + p.end);
+    }
+    return arena_->Collide(center, radius);
+  }
+
+  const Arena* arena_ = nullptr;
+  std::vector<Patch> patches_;
+  std::vector<std::uint32_t> entries_;
+};
+
 // Rollout over rows start..start+rows of an episode from the recorded state at `start`: for
 // each row j in 1..rows the 9 residuals
 //   (x_pred - x_rec) / s_x, (v_pred - v_rec) / s_v, (omega_pred - omega_rec) / s_omega,
 // units uu, uu/s, rad/s divided by the scales; 0 for the rows in `skip_rows` (episode row
-// indices, sorted): the recordings interpolate between physics ticks, so a row in the middle
+// indices): the recordings interpolate between physics ticks, so a row in the middle
 // of a bounce holds a velocity half-way between incoming and outgoing that no tick has. Parameter blocks: bounce[3], spin[1], drag[1],
 // geometry[2] (BallLayout()). With Jets the mesh query runs in double on the value part (see
 // StepBall): the contact normal is constant in the derivative and the penetration linearised.
@@ -40,11 +114,36 @@ class BallRolloutResidual {
     using type = std::vector<BallState<T>>;
   };
 
+  // What every window of an episode reads per row, worked out once per episode (AdvanceBallRow
+  // would per row and rollout): the physics steps of row k -> k + 1 (BallRowStepOf), the ticks
+  // before row k, and whether row k is in skip_rows.
+  struct EpisodePlan {
+    EpisodePlan(const Episode& ep, const Integration& integ, const std::vector<int>& skip_rows)
+        : steps(ep.size() > 0 ? ep.size() - 1 : 0), first_tick(ep.size(), 0),
+          skip(ep.size(), 0) {
+      for (std::size_t k = 0; k < steps.size(); ++k) {
+        steps[k] = BallRowStepOf(ep, static_cast<int>(k), integ);
+        first_tick[k + 1] = first_tick[k] + steps[k].ticks;
+      }
+      for (int k : skip_rows)
+        if (k >= 0 && k < ep.size()) skip[k] = 1;
+    }
+    std::vector<BallRowStep> steps;
+    std::vector<int> first_tick;
+    std::vector<char> skip;
+  };
+
   BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                       const Arena* arena, const BallResidualScales& scales,
-                      std::vector<int> skip_rows)
+                      const std::vector<int>& skip_rows)
+      : BallRolloutResidual(std::make_shared<const EpisodePlan>(*episode, integ, skip_rows),
+                            episode, start, rows, integ, arena, scales) {}
+  // `plan`: the episode's, for this integ and skip_rows (shared by its windows).
+  BallRolloutResidual(std::shared_ptr<const EpisodePlan> plan, const Episode* episode, int start,
+                      int rows, const Integration& integ, const Arena* arena,
+                      const BallResidualScales& scales)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
-        scales_(scales), skip_rows_(std::move(skip_rows)) {}
+        scales_(scales), plan_(std::move(plan)) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
@@ -56,21 +155,41 @@ class BallRolloutResidual {
 
   // The rollout from step j0 of the window on, from its state `s` there: writes the residual
   // rows j0+1..rows (at residuals + 9 (j - 1), as operator() lays them out) and, if `states`
-  // is given, the state at each row j0..rows (states->at(j), resized to rows + 1).
+  // is given, the state at each row j0..rows (states->at(j), resized to rows + 1). For double:
+  // `meshes` (or nullptr: the Arena) answers the rollout's mesh lookups (BallTickMeshes, reset
+  // for ticks()), and `first_touch`, if given, receives the first step j (row j -> j + 1) in
+  // which the ball touched the mesh (BallClearance::touched), rows if none.
   template <typename T>
   void Roll(const BallCoeffs<T>& c, int j0, BallState<T> s, T* residuals,
-            typename StatesOf<T>::type* states) const {
+            typename StatesOf<T>::type* states, BallTickMeshes* meshes = nullptr,
+            int* first_touch = nullptr) const {
     if (states != nullptr) {
       states->resize(rows_ + 1);
       (*states)[j0] = s;
     }
-    BallClearance clearance;  // used by the double rollouts (AdvanceBallRow)
+    if (first_touch != nullptr) *first_touch = rows_;
+    BallClearance clearance;  // used by the double rollouts (StepBallRow)
+    const EpisodePlan& plan = *plan_;
     for (int j = j0 + 1; j <= rows_; ++j) {
-      s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_, &clearance);
+      const int k = start_ + j - 1;  // episode row of the step
+      if constexpr (std::is_same_v<T, double>) {
+        if (meshes != nullptr) {
+          const int tick0 = plan.first_tick[k] - plan.first_tick[start_];
+          s = StepBallRow(
+              c, s, plan.steps[k], [&](int i) { return meshes->At(tick0 + i); }, &clearance);
+        } else {
+          s = StepBallRow(
+              c, s, plan.steps[k], [this](int) -> const Arena& { return *arena_; }, &clearance);
+        }
+        if (first_touch != nullptr && clearance.touched && *first_touch == rows_)
+          *first_touch = j - 1;
+      } else {
+        s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
+      }
       if (states != nullptr) (*states)[j] = s;
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + 9 * (j - 1);
-      if (std::binary_search(skip_rows_.begin(), skip_rows_.end(), start_ + j)) {
+      if (plan.skip[start_ + j]) {
         for (int i = 0; i < 9; ++i) r[i] = T(0.0);
         continue;
       }
@@ -81,6 +200,9 @@ class BallRolloutResidual {
       }
     }
   }
+
+  // Physics ticks of the window (the size of a BallTickMeshes for Roll).
+  int ticks() const { return plan_->first_tick[start_ + rows_] - plan_->first_tick[start_]; }
 
   // Number of leading steps of the window along `states` (a rollout's states, from Roll) in
   // which the ball cannot touch the mesh with a contact radius up to `radius`: at the start
@@ -103,6 +225,9 @@ class BallRolloutResidual {
     return rows_;
   }
 
+  int rows() const { return rows_; }
+  const Arena* arena() const { return arena_; }
+
   BallState<double> StartState() const {
     return BallState<double>::FromSample(episode_->rows[start_]);
   }
@@ -110,10 +235,9 @@ class BallRolloutResidual {
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const Arena* arena,
                                      const BallResidualScales& scales = {},
-                                     std::vector<int> skip_rows = {}) {
+                                     const std::vector<int>& skip_rows = {}) {
     return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 2>(
-        new BallRolloutResidual(episode, start, rows, integ, arena, scales,
-                                std::move(skip_rows)),
+        new BallRolloutResidual(episode, start, rows, integ, arena, scales, skip_rows),
         9 * rows);
   }
 
@@ -124,7 +248,7 @@ class BallRolloutResidual {
   Integration integ_;
   const Arena* arena_;
   BallResidualScales scales_;
-  std::vector<int> skip_rows_;
+  std::shared_ptr<const EpisodePlan> plan_;
 };
 
 // The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central
@@ -137,10 +261,15 @@ class BallRolloutResidual {
 class SmoothedBallRolloutCost : public ceres::CostFunction {
  public:
   // steps: per coefficient in BallLayout order, in the coefficient's unit.
-  // share_prefix: the rollouts of a coefficient that acts only through contacts (all but
-  // drag) start from the unperturbed rollout's state at the first step that may touch the mesh
-  // (BallRolloutResidual::StepsClearOfContact); the steps before are the same to the bit, and
-  // so is the Jacobian (tested). false recomputes them (reference for the tests).
+  // share_prefix: the rollouts of a coefficient that acts only through contacts (all but drag)
+  // start from the unperturbed rollout's state at a step before which they cannot differ from
+  // it: for the contact radius the first step that may touch the mesh with the perturbed
+  // radius (BallRolloutResidual::StepsClearOfContact); for restitution, mu, Y, spin_factor and
+  // recovery, which StepBall reads only in a tick that touches the mesh, the first step in
+  // which the unperturbed rollout touched it (none: their columns are zero without a rollout).
+  // The rollouts also share their mesh lookups tick by tick (BallTickMeshes). The steps before
+  // are the same to the bit, and so is the Jacobian (tested). false recomputes every rollout
+  // from the window's start against the Arena (reference for the tests).
   SmoothedBallRolloutCost(BallRolloutResidual* residual, int rows, std::vector<double> steps,
                           bool share_prefix = true)
       : residual_(residual), steps_(std::move(steps)), share_prefix_(share_prefix) {
@@ -151,40 +280,57 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
 
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override {
+    using Coeffs = BallCoeffs<double>;
     const std::vector<ParamBlock>& blocks = BallLayout().blocks;
-    std::vector<double> flat(BallLayout().size());
+    double flat[Coeffs::kSize];
     for (std::size_t bi = 0; bi < blocks.size(); ++bi)
-      std::copy(parameters[bi], parameters[bi] + blocks[bi].size,
-                flat.begin() + blocks[bi].offset);
-    if (jacobians == nullptr) return Run(flat.data(), residuals);
+      std::copy(parameters[bi], parameters[bi] + blocks[bi].size, flat + blocks[bi].offset);
+    if (jacobians == nullptr) return Run(flat, residuals);
+    // Per-thread buffers, reused from evaluation to evaluation (no allocation per window).
+    thread_local Scratch scratch;
+    BallTickMeshes* meshes = nullptr;
+    if (share_prefix_) {
+      scratch.meshes.Reset(residual_->arena(), residual_->ticks());
+      meshes = &scratch.meshes;
+    }
     // The unperturbed rollout, with its states.
-    std::vector<BallState<double>> states;
-    const BallCoeffs<double> c = BallCoeffs<double>::FromArray(flat.data());
-    residual_->Roll(c, 0, residual_->StartState(), residuals, &states);
-    const int shared =
-        share_prefix_
-            ? residual_->StepsClearOfContact(
-                  states, c, c.contact_radius + std::abs(steps_[BallCoeffs<double>::kContactRadius]))
-            : 0;
+    std::vector<BallState<double>>& states = scratch.states;
+    const Coeffs c = Coeffs::FromArray(flat);
+    int first_touch = 0;
+    residual_->Roll(c, 0, residual_->StartState(), residuals, &states, meshes, &first_touch);
     const int m = num_residuals();
-    std::vector<double> plus(m), minus(m);
+    int shared_radius = 0;
+    if (share_prefix_) {
+      if (jacobians[3] != nullptr)  // the geometry block: the contact radius
+        shared_radius = residual_->StepsClearOfContact(
+            states, c, c.contact_radius + std::abs(steps_[Coeffs::kContactRadius]));
+    } else {
+      first_touch = 0;
+    }
+    scratch.plus.resize(m);
+    scratch.minus.resize(m);
+    double* plus = scratch.plus.data();
+    double* minus = scratch.minus.data();
     for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
       if (jacobians[bi] == nullptr) continue;
-      for (int j = 0; j < blocks[bi].size; ++j) {
+      const int size = blocks[bi].size;
+      for (int j = 0; j < size; ++j) {
         const int i = blocks[bi].offset + j;
-        // Every coefficient but drag acts only through a contact (StepBall).
-        const int from = i == BallCoeffs<double>::kDrag ? 0 : shared;
+        // Drag acts in every tick, the contact radius from the first that may touch with the
+        // perturbed radius, the others from the first that touched (StepBall).
+        const int from = i == Coeffs::kDrag            ? 0
+                         : i == Coeffs::kContactRadius ? shared_radius
+                                                       : first_touch;
+        double* column = jacobians[bi] + j;
+        for (int r = 0; r < 9 * from; ++r) column[r * size] = 0.0;
+        if (from == residual_->rows()) continue;  // no step left: the column is zero
         const double x = flat[i], h = steps_[i];
         flat[i] = x + h;
-        residual_->Roll(BallCoeffs<double>::FromArray(flat.data()), from, states[from],
-                        plus.data(), nullptr);
+        residual_->Roll(Coeffs::FromArray(flat), from, states[from], plus, nullptr, meshes);
         flat[i] = x - h;
-        residual_->Roll(BallCoeffs<double>::FromArray(flat.data()), from, states[from],
-                        minus.data(), nullptr);
+        residual_->Roll(Coeffs::FromArray(flat), from, states[from], minus, nullptr, meshes);
         flat[i] = x;
-        for (int r = 0; r < 9 * from; ++r) jacobians[bi][r * blocks[bi].size + j] = 0.0;
-        for (int r = 9 * from; r < m; ++r)
-          jacobians[bi][r * blocks[bi].size + j] = (plus[r] - minus[r]) / (2.0 * h);
+        for (int r = 9 * from; r < m; ++r) column[r * size] = (plus[r] - minus[r]) / (2.0 * h);
       }
     }
     return true;
@@ -197,6 +343,12 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
     return (*residual_)(flat + blocks[0].offset, flat + blocks[1].offset, flat + blocks[2].offset,
                         flat + blocks[3].offset, residuals);
   }
+  // A thread's buffers for Evaluate.
+  struct Scratch {
+    std::vector<BallState<double>> states;
+    std::vector<double> plus, minus;
+    BallTickMeshes meshes;
+  };
   std::unique_ptr<BallRolloutResidual> residual_;
   std::vector<double> steps_;
   bool share_prefix_;

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -498,9 +500,21 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   ReplayOptions replay = options.replay;
   replay.quiet = true;
   if (!heldout.empty()) {
-    result.heldout_before = ReplayEpisodes(heldout, *model.make_predictor(start, options.data_root), model, replay);
-    result.heldout_after =
-        ReplayEpisodes(heldout, *model.make_predictor(result.coeffs, options.data_root), model, replay);
+    // The two replays are independent (each single-threaded): one on another thread when the
+    // fit may use two (the same tables either way).
+    auto replay_with = [&](const CoeffFile& coeffs) {
+      return ReplayEpisodes(heldout, *model.make_predictor(coeffs, options.data_root), model,
+                            replay);
+    };
+    if (options.solver.threads > 1) {
+      std::future<ReplayReport> before =
+          std::async(std::launch::async, replay_with, std::cref(start));
+      result.heldout_after = replay_with(result.coeffs);
+      result.heldout_before = before.get();
+    } else {
+      result.heldout_before = replay_with(start);
+      result.heldout_after = replay_with(result.coeffs);
+    }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

@@ -88,7 +88,17 @@ bool ReducedCost::Evaluate(double const* const* parameters, double* residuals,
 bool ReducedCost::EvaluateInner(double const* const* parameters, double* residuals,
                                 double** jacobians) const {
   const int m = inner_->num_residuals();
-  Eigen::VectorXd r(m);
+  // Per-thread buffers, reused from block to block: the blocks of a fit have a few sizes, so
+  // after the first evaluations nothing is allocated (the arithmetic is the same).
+  struct Scratch {
+    Eigen::VectorXd r;
+    std::vector<double> inner_jacobians;
+    Eigen::MatrixXd a;
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+  };
+  thread_local Scratch scratch;
+  Eigen::VectorXd& r = scratch.r;
+  r.resize(m);
   if (jacobians == nullptr) {
     if (!inner_->Evaluate(parameters, r.data(), nullptr)) return false;
     residuals[0] = r.norm();
@@ -96,18 +106,22 @@ bool ReducedCost::EvaluateInner(double const* const* parameters, double* residua
     return true;
   }
   const std::vector<int>& sizes = parameter_block_sizes();
-  // The inner Jacobian of each requested block (row-major m x size, as Ceres lays it out).
-  std::vector<std::vector<double>> inner_jacobians(sizes.size());
+  // The inner Jacobian of each requested block (row-major m x size, as Ceres lays it out; the
+  // inner cost function writes every entry).
   std::vector<double*> inner_pointers(sizes.size(), nullptr);
   int q = 0;  // columns asked for
   for (std::size_t b = 0; b < sizes.size(); ++b)
+    if (jacobians[b] != nullptr) q += sizes[b];
+  if (scratch.inner_jacobians.size() < static_cast<std::size_t>(m) * q)
+    scratch.inner_jacobians.resize(static_cast<std::size_t>(m) * q);
+  for (std::size_t b = 0, offset = 0; b < sizes.size(); ++b)
     if (jacobians[b] != nullptr) {
-      inner_jacobians[b].resize(static_cast<std::size_t>(m) * sizes[b]);
-      inner_pointers[b] = inner_jacobians[b].data();
-      q += sizes[b];
+      inner_pointers[b] = scratch.inner_jacobians.data() + offset;
+      offset += static_cast<std::size_t>(m) * sizes[b];
     }
   if (!inner_->Evaluate(parameters, r.data(), inner_pointers.data())) return false;
-  Eigen::MatrixXd a(m, q);
+  Eigen::MatrixXd& a = scratch.a;
+  a.resize(m, q);
   for (std::size_t b = 0, col = 0; b < sizes.size(); ++b) {
     if (inner_pointers[b] == nullptr) continue;
     for (int i = 0; i < m; ++i)
@@ -117,7 +131,7 @@ bool ReducedCost::EvaluateInner(double const* const* parameters, double* residua
   std::fill(residuals, residuals + num_residuals(), 0.0);
   Eigen::MatrixXd upper = Eigen::MatrixXd::Zero(q, q);
   if (q > 0) {
-    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(a);
+    const Eigen::HouseholderQR<Eigen::MatrixXd>& qr = scratch.qr.compute(a);
     const Eigen::VectorXd qtr = qr.householderQ().adjoint() * r;
     for (int i = 0; i < q; ++i) residuals[i] = qtr(i);
     residuals[q] = qtr.tail(m - q).norm();

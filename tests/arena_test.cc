@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -451,6 +452,92 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   CHECK(mismatches == 0);
   CHECK(hits > kSpheres / 3);
   CHECK(multi > kSpheres / 10);
+}
+
+TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit for bit") {
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  const auto& triangles = arena.triangles();
+  std::mt19937_64 rng(20261125);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  constexpr int kAnchors = testing::kSanitized ? 2000 : 20000;
+  constexpr int kQueriesPerAnchor = 8;
+  const double reach = Arena::kGridRadius;
+  long listed = 0, cell_listed = 0, queries = 0, hits = 0, multi = 0, cleared = 0;
+  int mismatches = 0;
+  for (int k = 0; k < kAnchors; ++k) {
+    // Anchors a ball's radius (+- 10 uu) from a random point of a random triangle, or anywhere
+    // inside the arena.
+    Vector3d anchor;
+    if (k % 4 == 0) {
+      anchor = SampleInside(arena, rng);
+    } else {
+      const Triangle& t = triangles[pick(rng)];
+      double a = u(rng), b = u(rng);
+      if (a + b > 1.0) {
+        a = 1.0 - a;
+        b = 1.0 - b;
+      }
+      const Vector3d q = t.p[0].cast<double>() + a * (t.p[1] - t.p[0]).cast<double>() +
+                         b * (t.p[2] - t.p[0]).cast<double>();
+      anchor = q + (kRestRadius + 20.0 * u(rng) - 10.0) *
+                       Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+    }
+    std::vector<std::uint32_t> entries;
+    double nearest = -1.0;
+    if (!arena.GatherNear(anchor, reach, &entries, &nearest)) continue;  // outside the grid
+    CHECK(nearest <= reach);
+    CHECK(nearest >= 0.0);
+    listed += static_cast<long>(entries.size());
+    cell_listed += arena.GridListSize(anchor, reach);
+    for (int i = 0; i < kQueriesPerAnchor; ++i) {
+      // Radii of the contact and the normal's probes; centres up to the reach's edge (the
+      // last query of each anchor exactly on it).
+      const double radius = kRestRadius + 0.3 + (i % 3 == 0 ? 1.0 : 2.0 * u(rng));
+      const double room = reach - Arena::kNearSlackUu - radius;
+      const double distance = i + 1 == kQueriesPerAnchor ? room : room * u(rng);
+      const Vector3d center =
+          anchor + distance * Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      if ((center - anchor).norm() + radius > reach - Arena::kNearSlackUu) continue;  // rounding
+      const Contact near =
+          arena.CollideEntries(center, radius, entries.data(), entries.data() + entries.size());
+      const Contact full = arena.Collide(center, radius);
+      if ((center - anchor).norm() + radius + Arena::kNearSlackUu < nearest) {
+        ++cleared;  // GatherNear's bound: no triangle that near
+        if (full.hit && ++mismatches <= 5)
+          MESSAGE("sphere at " << center.transpose() << " r " << radius << " touches within "
+                               << nearest << " uu of " << anchor.transpose());
+      }
+      ++queries;
+      hits += full.hit;
+      multi += full.triangles > 1;
+      const bool same = near.hit == full.hit && near.triangles == full.triangles &&
+                        near.penetration == full.penetration && near.normal == full.normal;
+      if (!same && ++mismatches <= 5)
+        MESSAGE("anchor " << anchor.transpose() << ", sphere at " << center.transpose() << " r "
+                          << radius << ": near " << near.hit << "/" << near.triangles << "/"
+                          << near.penetration << ", full " << full.hit << "/" << full.triangles
+                          << "/" << full.penetration);
+    }
+  }
+  MESSAGE(queries << " queries, " << hits << " touch, " << multi << " several triangles, "
+                  << cleared << " cleared by the nearest distance; " << listed << " triangles gathered against " << cell_listed
+                  << " in the anchors' grid cells");
+  CHECK(mismatches == 0);
+  CHECK(hits > queries / 3);
+  CHECK(multi > queries / 50);
+  CHECK(listed < cell_listed);
+  CHECK(cleared > queries / 20);
+  // Outside the grid, or a reach beyond what the grid answers: nothing gathered.
+  std::vector<std::uint32_t> entries;
+  CHECK_FALSE(arena.GatherNear(Vector3d(1e6, 0, 0), reach, &entries));
+  CHECK_FALSE(arena.GatherNear(Vector3d(0, 0, 100), Arena::kGridRadius + 1.0, &entries));
+  CHECK(entries.empty());
 }
 
 TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh") {

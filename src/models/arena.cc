@@ -88,10 +88,12 @@ class ContactSum {
     contact.penetration = deepest_;
     contact.triangles = count_;
     const double weighted_norm = weighted_.norm();
-    const double unweighted_norm = unweighted_.norm();
-    if (weight_ > 0.0 && weighted_norm > kCancelledFraction * weight_)
+    if (weight_ > 0.0 && weighted_norm > kCancelledFraction * weight_) {
       contact.normal = weighted_ / weighted_norm;
-    else if (unweighted_norm > kCancelledFraction * count_)
+      return contact;
+    }
+    const double unweighted_norm = unweighted_.norm();  // only where the weighted sum cancels
+    if (unweighted_norm > kCancelledFraction * count_)
       contact.normal = unweighted_ / unweighted_norm;
     else
       contact.normal = deepest_direction_;
@@ -678,6 +680,36 @@ Contact Arena::Collide(const Vector3d& center, double radius) const {
   if (begin == end) return Contact{};  // most of the arena: nothing within kGridRadius
   return CollideList(center, radius, grid_candidates_.data() + begin,
                      grid_candidates_.data() + end);
+}
+
+bool Arena::GatherNear(const Vector3d& center, double reach,
+                       std::vector<std::uint32_t>* entries, double* nearest_uu) const {
+  const std::int64_t cell = GridCell(center, reach);
+  if (cell < 0) return false;
+  double nearest2 = reach * reach;
+  const double limit = reach + kNearSlackUu;
+  const float cx = static_cast<float>(center.x());
+  const float cy = static_cast<float>(center.y());
+  const float cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(limit) + grid_margin_;
+  for (std::uint32_t i = grid_cells_[cell]; i < grid_cells_[cell + 1]; ++i) {
+    const std::uint32_t t = grid_candidates_[i];
+    const Plane& plane = planes_[t];
+    const float s =
+        plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
+    if (std::abs(s) > r) continue;
+    const auto& v = leaf_vertices_[t].p;
+    const Vector3d q = ClosestPointOnTriangle(center, Vector3d(v[0][0], v[0][1], v[0][2]),
+                                              Vector3d(v[1][0], v[1][1], v[1][2]),
+                                              Vector3d(v[2][0], v[2][1], v[2][2]));
+    const double d2 = (center - q).squaredNorm();
+    if (d2 <= limit * limit) {
+      entries->push_back(t);
+      nearest2 = std::min(nearest2, d2);
+    }
+  }
+  if (nearest_uu != nullptr) *nearest_uu = std::sqrt(nearest2);
+  return true;
 }
 
 int Arena::GridListSize(const Vector3d& center, double radius) const {

@@ -103,6 +103,26 @@ class Arena {
     if (cell < 0 || grid_cells_[cell] != grid_cells_[cell + 1]) return -1.0;
     return kGridRadius + kGridCellUu * (static_cast<int>(grid_clear_cells_[cell]) - 1);
   }
+  // The leaf entries (see CollideEntries) of the triangles within `reach` of `center`, in the
+  // order Collide tests them, appended to `entries` (a few more may be listed: the test is
+  // conservative). False, with nothing appended, when the grid does not answer (as GridCell:
+  // no grid, centre outside it, reach above kGridRadius or not finite). Then, for any sphere
+  // (c, r) with r >= 0 and |c - center| + r <= reach - kNearSlackUu, CollideEntries(c, r, those
+  // entries) returns what Collide(c, r) returns, bit for bit: every triangle that can touch the
+  // sphere is listed, in the same order, and the others add nothing. For many queries near one
+  // point (the fit's perturbed rollouts of one window, fit/ball_fit.h). `nearest_uu`, if
+  // given, receives the distance from `center` to the nearest listed triangle, or `reach` if
+  // that is nearer (no triangle lies closer): a sphere (c, r) with |c - center| + r <
+  // nearest_uu - kNearSlackUu touches nothing, and Collide(c, r) reports no hit.
+  bool GatherNear(const Eigen::Vector3d& center, double reach,
+                  std::vector<std::uint32_t>* entries, double* nearest_uu = nullptr) const;
+  static constexpr double kNearSlackUu = 1e-6;  // far above the rounding of the distances
+  // Contact of a sphere of radius <= kGridRadius with the triangles of the given leaf entries
+  // (from GatherNear), tested as Collide tests a grid cell's list.
+  Contact CollideEntries(const Eigen::Vector3d& center, double radius, const std::uint32_t* begin,
+                         const std::uint32_t* end) const {
+    return CollideList(center, radius, begin, end);
+  }
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
   // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;

@@ -134,8 +134,11 @@ inline const CoeffLayout& BallLayout() {
 // ball_trajectories (restart 2 rows before, compare 5 rows after): median velocity error
 // 10.2 -> 6.3 uu/s, tangential 3.6 -> 1.5 uu/s, spin 0.033 -> 0.017 rad/s. Falls back to the
 // Arena's normal where the gradient is degenerate (between two equally deep contacts).
-inline Eigen::Vector3d ClosestFeatureNormal(const Arena& arena, const Eigen::Vector3d& center,
-                                            double radius, const Contact& contact) {
+// `arena` is the Arena or a view answering Collide as it does (bit for bit), e.g. the fit's
+// per-tick triangle lists (fit/ball_fit.h).
+template <class Mesh = Arena>
+Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& center,
+                                     double radius, const Contact& contact) {
   constexpr double kStepUu = 0.01;
   constexpr double kPadUu = 1.0;  // keeps every probe in contact
   Eigen::Vector3d gradient;
@@ -173,16 +176,21 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
 }
 
 // StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
-// x0 and r0 the scalar parts of the centre and contact radius.
-template <typename T>
+// x0 and r0 the scalar parts of the centre and contact radius. `arena` is the Arena or a view
+// whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
+// fit/ball_fit.h). `touched`, if given, is set when the mesh lies within the contact radius +
+// margin (the only ticks that read restitution, mu, Y, spin_factor and recovery).
+template <typename T, class Mesh = Arena>
 RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
-                                                 const T& dt, const Arena& arena,
-                                                 const Eigen::Vector3d& x0, double r0, Vec3<T> v) {
+                                                 const T& dt, const Mesh& arena,
+                                                 const Eigen::Vector3d& x0, double r0, Vec3<T> v,
+                                                 bool* touched = nullptr) {
   using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
   const Contact contact = arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
+    if (touched != nullptr) *touched = true;
     const Eigen::Vector3d n0 = contact.triangles > 1
                                    ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
                                    : contact.normal;
@@ -319,6 +327,10 @@ struct BallClearance {
   double dt_s = 0.0;           // the step they were counted for (another dt_s looks up again)
   double drag_factor = 1.0;    // exp(drag dt_s), as the last lookup tick computed it
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
+  // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
+  // radius + margin: until then the chain has read none of restitution, mu, Y, spin_factor and
+  // recovery (the fit's derivative starts their perturbed rollouts there, fit/ball_fit.h).
+  bool touched = false;
 };
 
 // Ticks after the current one in which a ball in free flight from speed |v| (speed2_uu2_s2 =
@@ -359,10 +371,12 @@ inline int BallFreeTicks(const BallCoeffs<double>& c, double speed2_uu2_s2, doub
 // bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
 // free (see BallClearance), and without omega's cap test while free flight leaves omega as it
 // is. A lookup that finds the centre's grid cell empty counts the ticks to come by the cell's
-// distance bound (Arena::GridFreeClearance) less the contact radius and margin.
+// distance bound (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
+// Arena or a view answering GridFreeClearance and Collide as it does (see StepBallContact).
+template <class Mesh>
 RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const BallState<double>& s, double dt_s,
-                                             const Arena& arena, BallClearance* clearance) {
+                                             const Mesh& arena, BallClearance* clearance) {
   if (clearance->ticks > 0 && clearance->dt_s == dt_s) {
     --clearance->ticks;
     const double e = clearance->drag_factor;
@@ -387,7 +401,8 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   if (free_uu < 0.0) {
     clearance->ticks = 0;
     clearance->omega_settled = false;
-    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
+    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
+                           &clearance->touched);
   }
   clearance->ticks = BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius);
   clearance->dt_s = dt_s;
@@ -413,12 +428,38 @@ inline const Arena& PitchArena(const std::string& data_root) {
   return *arena;
 }
 
-// Advances the state over recorded row k -> k+1 of `ep`. A row of the ball recordings is one
-// period of their ~61 Hz clock (step_dt_s = 1/60.96 s, kEpisodeRowRateHz) but only
-// ticks_per_clock_row = 120/61 physics ticks, i.e. 1/61 s of game time: stepping 1/60.96 s
-// leaves a median position error of 0.48 uu after 0.5 s of free flight, 1/61 s 0.073 uu
-// (the shipped predictions: 0.064). The row's game time is split into round(120/61) = 2 equal
-// steps (SubstepsForRow).
+// The physics steps of recorded row k -> k+1 of an episode: `ticks` equal steps of h_s seconds.
+// A row of the ball recordings is one period of their ~61 Hz clock (step_dt_s = 1/60.96 s,
+// kEpisodeRowRateHz) but only ticks_per_clock_row = 120/61 physics ticks, i.e. 1/61 s of game
+// time: stepping 1/60.96 s leaves a median position error of 0.48 uu after 0.5 s of free
+// flight, 1/61 s 0.073 uu (the shipped predictions: 0.064). The row's game time is split into
+// round(120/61) = 2 equal steps (SubstepsForRow).
+struct BallRowStep {
+  double h_s = 0.0;  // length of each step, s
+  int ticks = 0;     // number of steps
+};
+
+inline BallRowStep BallRowStepOf(const Episode& ep, int k, const Integration& integ) {
+  const double clock_rows = std::round(ep.step_dt_s[k] * game::kEpisodeRowRateHz);
+  const double dt_row = clock_rows * integ.ticks_per_clock_row / integ.tick_rate_hz;
+  BallRowStep step;
+  step.ticks = SubstepsForRow(dt_row, integ.tick_rate_hz);
+  step.h_s = dt_row / step.ticks;
+  return step;
+}
+
+// The steps of one row (BallRowStepOf) for double, chained through `clearance` (see
+// BallClearance). mesh_at(i) gives the mesh the row's tick i queries: the Arena, or a view that
+// answers as it does, bit for bit (the fit's per-tick triangle lists, fit/ball_fit.h).
+template <class MeshAt>
+BallState<double> StepBallRow(const BallCoeffs<double>& c, BallState<double> s,
+                              const BallRowStep& step, const MeshAt& mesh_at,
+                              BallClearance* clearance) {
+  for (int i = 0; i < step.ticks; ++i) s = StepBall(c, s, step.h_s, mesh_at(i), clearance);
+  return s;
+}
+
+// Advances the state over recorded row k -> k+1 of `ep` (BallRowStepOf).
 // With `clearance` (double only: one per chain of rows with fixed coefficients, see
 // BallClearance) the steps skip the arena lookups of ticks that cannot reach the mesh; the
 // states are the same bit for bit.
@@ -426,18 +467,13 @@ template <typename T>
 BallState<T> AdvanceBallRow(const BallCoeffs<T>& c, const BallState<T>& s, const Episode& ep,
                             int k, const Integration& integ, const Arena& arena,
                             BallClearance* clearance = nullptr) {
-  const double clock_rows = std::round(ep.step_dt_s[k] * game::kEpisodeRowRateHz);
-  const double dt_row = clock_rows * integ.ticks_per_clock_row / integ.tick_rate_hz;
-  const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
-  const double h = dt_row / n;
-  BallState<T> out = s;
+  const BallRowStep step = BallRowStepOf(ep, k, integ);
   if constexpr (std::is_same_v<T, double>) {
-    if (clearance != nullptr) {
-      for (int i = 0; i < n; ++i) out = StepBall(c, out, h, arena, clearance);
-      return out;
-    }
+    if (clearance != nullptr)
+      return StepBallRow(c, s, step, [&arena](int) -> const Arena& { return arena; }, clearance);
   }
-  for (int i = 0; i < n; ++i) out = StepBall(c, out, h, arena);
+  BallState<T> out = s;
+  for (int i = 0; i < step.ticks; ++i) out = StepBall(c, out, step.h_s, arena);
   return out;
 }
 
