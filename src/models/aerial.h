@@ -193,7 +193,7 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
 //   body rates plus the torque's change, so the world angular velocity (the cap's input and the
 //   next step's omega) is off that chain;
 // - dt scales the inputs and damping before the torque instead of the torque after it;
-// - the rotation's a^2 is the body rates' squared norm (taken once, for the cap too) times dt^2;
+// - the rotation's a^2 is the body rates' squared norm times dt^2;
 // - sin(a)/a and (1 - cos a)/a^2 come from a shorter series (kAerialSeriesMaxAngle2) in
 //   Estrin's form (two independent halves) instead of Horner's;
 // - the diagonal of exp(Skew(phi)) is c2 (phi_i^2 - a^2) + 1, and constants are memory operands.
@@ -220,6 +220,11 @@ inline __m128d SwapSse2(__m128d a) {
 // Lane 0 + lane 1, as a scalar.
 inline double LaneSumSse2(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, HighSse2(a))); }
 
+// sqrtsd: the correctly rounded square root std::sqrt returns, without its errno branch.
+inline double SqrtSse2(double x) {
+  return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)));
+}
+
 // |v|^2 of the three-vector (lanes 0-1 of v01, v2): (v0^2 + v1^2) + v2^2.
 inline double SquaredNormSse2(__m128d v01, double v2) {
   return LaneSumSse2(_mm_mul_pd(v01, v01)) + v2 * v2;
@@ -229,8 +234,7 @@ inline double SquaredNormSse2(__m128d v01, double v2) {
 // exceeds max_norm^2, every component times max_norm / sqrt(n2). Stores it at out[0..2].
 inline void StoreClampedSse2(__m128d v01, double v2, double n2, double max_norm, double* out) {
   if (n2 > max_norm * max_norm) {
-    // sqrtsd is the correctly rounded square root std::sqrt returns, without its errno branch.
-    const double scale = max_norm / _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(n2)));
+    const double scale = max_norm / SqrtSse2(n2);
     v01 = _mm_mul_pd(v01, _mm_set1_pd(scale));
     v2 *= scale;
   }
@@ -247,6 +251,30 @@ inline __m128d ExpSo3CoefficientsSse2(double a2) {
   double c1, c2;
   ExpSo3Coefficients(a2, &c1, &c2);
   return _mm_set_pd(c2, c1);
+}
+
+// EulerRateDrift(rates, theta) in the body frame, its pitch and yaw components (roll's is
+// rates_y theta(2, 0) - rates_r), from theta's column 0 rows 0-1 and row 2 columns 1-2:
+// -rates_r nose - rates_p left + rates_y e_z with theta^T nose = e_0, theta^T e_z = row 2 of
+// theta, and for the horizontal left axis (-nose_y, nose_x, 0) / h, theta^T of it =
+// (0, (nose x left)_z, (nose x up)_z) / h = (0, theta(2, 2), -theta(2, 1)) / h (theta
+// orthonormal); with the nose vertical the car's left axis, e_1. Out of line: only fitted
+// coefficients have a drift.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+inline __m128d EulerRateDriftPitchYawSse2(const Vec3<double>& rates, const Mat3<double>& theta) {
+  const double* th = theta.data();
+  const __m128d col0 = _mm_loadu_pd(th);
+  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);
+  const double horizontal2 = LaneSumSse2(_mm_mul_pd(col0, col0));
+  __m128d left_py = _mm_set_pd(0.0, 1.0);
+  if (horizontal2 > 1e-12) {
+    const double inv_h = 1.0 / SqrtSse2(horizontal2);
+    left_py = _mm_mul_pd(_mm_xor_pd(SwapSse2(p2), _mm_set_pd(-0.0, 0.0)), _mm_set1_pd(inv_h));
+  }
+  return _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(rates(2)), p2),
+                    _mm_mul_pd(_mm_set1_pd(rates(1)), left_py));
 }
 
 // True when the three doubles at v are all zero (+0 or -0), as IsExactlyZero, from their bits:
@@ -296,32 +324,38 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
 
   CarState<double> next;
   // The new angular velocity before the cap, in the body frame (theta^T omega + tau dt) and in
-  // the world (omega + theta tau dt; the orientation turns with it, see the template). Its
-  // squared norm is taken in the body frame (theta is orthonormal, to round-off).
+  // the world (omega + theta tau dt; the orientation turns with it, see the template).
   const __m128d wub_py = _mm_add_pd(wb_py, tau_py);
   const double wub_r = wb_r + tau_r;
-  const double wu_n2 = SquaredNormSse2(wub_py, wub_r);
-  const __m128d wu01 =
+  const double wub_n2 = SquaredNormSse2(wub_py, wub_r);
+  __m128d wu01 =
       _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, _mm_set1_pd(tau_r)), _mm_mul_pd(col1, LowSse2(tau_py))),
                  _mm_add_pd(_mm_mul_pd(col2, HighSse2(tau_py)), w01));
-  const double wu2 = (t20 * tau_r + w2) + LaneSumSse2(_mm_mul_pd(p2, tau_py));
-  StoreClampedSse2(wu01, wu2, wu_n2, c.max_omega, next.omega.data());
+  double wu2 = (t20 * tau_r + w2) + LaneSumSse2(_mm_mul_pd(p2, tau_py));
+  // The cap, decided on the body-frame squared norm (the world one's as far as theta is
+  // orthonormal, ~1e-15 relative: at a tie either side is the cap to round-off) and scaled by the
+  // world vector's own norm, as the template, so a capped omega has the cap's norm to the last
+  // bits.
+  if (wub_n2 > c.max_omega * c.max_omega) {
+    const double scale = c.max_omega / SqrtSse2(SquaredNormSse2(wu01, wu2));
+    wu01 = _mm_mul_pd(wu01, _mm_set1_pd(scale));
+    wu2 *= scale;
+  }
+  _mm_storeu_pd(next.omega.data(), wu01);
+  next.omega(2) = wu2;
   // The step's rotation vector in the body frame, theta^T omega_rot dt: the new body rates, or
   // their average with the old ones, plus the drift (which is given in the world frame).
   __m128d rot_py = wub_py;
-  double rot_r = wub_r, rot_n2 = wu_n2;
+  double rot_r = wub_r, rot_n2 = wub_n2;
   if (!rotate_with_new_omega) {
     rot_py = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(wb_py, wub_py));
     rot_r = 0.5 * (wb_r + wub_r);
     rot_n2 = SquaredNormSse2(rot_py, rot_r);
   }
   if (!AllZeroBits(c.drift.data())) {
-    const Vec3<double> drift = EulerRateDrift(c.drift, s.theta);  // world frame
-    const __m128d d01 = _mm_loadu_pd(drift.data());
-    rot_py = _mm_add_pd(
-        rot_py, _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, LowSse2(d01)), _mm_mul_pd(p1, HighSse2(d01))),
-                           _mm_mul_pd(p2, _mm_set1_pd(drift(2)))));
-    rot_r += LaneSumSse2(_mm_mul_pd(col0, d01)) + t20 * drift(2);
+    const __m128d d = EulerRateDriftPitchYawSse2(c.drift, s.theta);
+    rot_py = _mm_add_pd(rot_py, d);
+    rot_r += c.drift(2) * s.theta(2, 0) - c.drift(0);
     rot_n2 = SquaredNormSse2(rot_py, rot_r);
   }
 
