@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -180,26 +181,100 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
 }
 
 #if defined(__SSE2__)
-// StepAerial for double, the same arithmetic two doubles at a time (SSE2): every component is
-// computed by the same operations in the same order as the template above, so the result is
-// the template's bit for bit (tested against StepAerial<double>, which names the template);
-// only faster (bench/README.md). Three-vectors are held as rows 0-1 in one register and row 2
-// beside; a product of two doubles with 1.0 is exact, which lets the roll axis share the
-// pitch axis's damping factor.
-// ClampNorm of the three-vector (lanes 0-1 of v01, v2) to max_norm, as the template does it:
-// the squared norm (v0^2 + v1^2) + v2^2, and if it exceeds max_norm^2 every component times
-// max_norm / sqrt(it). Stores the result at out[0..2].
-inline void ClampNormSse2(__m128d v01, double v2, double max_norm, double* out) {
-  const __m128d sq = _mm_mul_pd(v01, v01);
-  const double n2 = _mm_cvtsd_f64(_mm_add_sd(sq, _mm_unpackhi_pd(sq, sq))) + v2 * v2;
+// StepAerial for double, two doubles at a time (SSE2): the template's physics to double
+// round-off, not its operation order (tested against StepAerial<double>, which names the
+// template: within 1e-15 relative at 120 Hz). World three-vectors are held as rows 0-1 in one
+// register and row 2 beside; body-frame ones as (pitch, yaw) in one register and roll beside, so
+// the two damping factors 1 - |input| are one operation. Arranged to shorten the chain of
+// dependent operations from one step's orientation to the next, which bounds chained steps
+// (bench/README.md):
+// - the orientation turns in the body frame, theta exp(Skew(theta^T omega_rot dt)), equal to the
+//   template's exp(Skew(omega_rot dt)) theta for orthonormal theta: theta^T omega_new is the old
+//   body rates plus the torque's change, so the world angular velocity (the cap's input and the
+//   next step's omega) is off that chain;
+// - dt scales the inputs and damping before the torque instead of the torque after it;
+// - the rotation's a^2 is the body rates' squared norm times dt^2;
+// - sin(a)/a and (1 - cos a)/a^2 come from a shorter series (kAerialSeriesMaxAngle2) in
+//   Estrin's form (two independent halves) instead of Horner's;
+// - the diagonal of exp(Skew(phi)) is c2 (phi_i^2 - a^2) + 1, and constants are memory operands.
+
+// Below this squared angle per step (rad^2; |omega| dt < 0.0548 rad, 6.57 rad/s at 120 Hz: every
+// 120 Hz aerial step, the cap of 5.5 rad/s plus one tick of torque) the double path takes
+// c1 = sin(a)/a and c2 = (1 - cos a)/a^2 from their series to a^6 (three terms after the
+// constant). The first term left out of c1, a^8 / 9! <= 2.3e-16, multiplies |phi| <= 0.0548 in
+// the rotation matrix: at most 1.2e-17 there, a tenth of the last bit of its unit-size entries;
+// in c2 it is a^8 / 10! <= 2.3e-17 times a^2: 7e-20. Above it, ExpSo3Coefficients (its longer
+// series, then the closed form).
+inline constexpr double kAerialSeriesMaxAngle2 = 0.003;
+
+// Lane 0 or lane 1 in both lanes, and the lanes swapped (pshufd: one instruction, a intact).
+inline __m128d LowSse2(__m128d a) {
+  return _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(a), 0x44));
+}
+inline __m128d HighSse2(__m128d a) {
+  return _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(a), 0xEE));
+}
+inline __m128d SwapSse2(__m128d a) {
+  return _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(a), 0x4E));
+}
+// Lane 0 + lane 1, as a scalar.
+inline double LaneSumSse2(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, HighSse2(a))); }
+
+// sqrtsd: the correctly rounded square root std::sqrt returns, without its errno branch.
+inline double SqrtSse2(double x) {
+  return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)));
+}
+
+// |v|^2 of the three-vector (lanes 0-1 of v01, v2): (v0^2 + v1^2) + v2^2.
+inline double SquaredNormSse2(__m128d v01, double v2) {
+  return LaneSumSse2(_mm_mul_pd(v01, v01)) + v2 * v2;
+}
+
+// The three-vector (lanes 0-1 of v01, v2) with squared norm n2, capped as ClampNorm does: if n2
+// exceeds max_norm^2, every component times max_norm / sqrt(n2). Stores it at out[0..2].
+inline void StoreClampedSse2(__m128d v01, double v2, double n2, double max_norm, double* out) {
   if (n2 > max_norm * max_norm) {
-    // sqrtsd is the correctly rounded square root std::sqrt returns, without its errno branch.
-    const double scale = max_norm / _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(n2)));
+    const double scale = max_norm / SqrtSse2(n2);
     v01 = _mm_mul_pd(v01, _mm_set1_pd(scale));
     v2 *= scale;
   }
   _mm_storeu_pd(out, v01);
   out[2] = v2;
+}
+
+// (c1, c2) of ExpSo3Coefficients, out of line: the rare path of StepAerial below, which then
+// keeps a^2 in a register.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+inline __m128d ExpSo3CoefficientsSse2(double a2) {
+  double c1, c2;
+  ExpSo3Coefficients(a2, &c1, &c2);
+  return _mm_set_pd(c2, c1);
+}
+
+// EulerRateDrift(rates, theta) in the body frame, its pitch and yaw components (roll's is
+// rates_y theta(2, 0) - rates_r), from theta's column 0 rows 0-1 and row 2 columns 1-2:
+// -rates_r nose - rates_p left + rates_y e_z with theta^T nose = e_0, theta^T e_z = row 2 of
+// theta, and for the horizontal left axis (-nose_y, nose_x, 0) / h, theta^T of it =
+// (0, (nose x left)_z, (nose x up)_z) / h = (0, theta(2, 2), -theta(2, 1)) / h (theta
+// orthonormal); with the nose vertical the car's left axis, e_1. Out of line: only fitted
+// coefficients have a drift.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+inline __m128d EulerRateDriftPitchYawSse2(const Vec3<double>& rates, const Mat3<double>& theta) {
+  const double* th = theta.data();
+  const __m128d col0 = _mm_loadu_pd(th);
+  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);
+  const double horizontal2 = LaneSumSse2(_mm_mul_pd(col0, col0));
+  __m128d left_py = _mm_set_pd(0.0, 1.0);
+  if (horizontal2 > 1e-12) {
+    const double inv_h = 1.0 / SqrtSse2(horizontal2);
+    left_py = _mm_mul_pd(_mm_xor_pd(SwapSse2(p2), _mm_set_pd(-0.0, 0.0)), _mm_set1_pd(inv_h));
+  }
+  return _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(rates(2)), p2),
+                    _mm_mul_pd(_mm_set1_pd(rates(1)), left_py));
 }
 
 // True when the three doubles at v are all zero (+0 or -0), as IsExactlyZero, from their bits:
@@ -217,121 +292,132 @@ __attribute__((always_inline))  // GCC's heuristics leave it out of line once it
 #endif
 inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState<double>& s,
                                    const Controls& u, double dt_s, bool rotate_with_new_omega) {
+  static_assert(offsetof(Controls, yaw) == offsetof(Controls, pitch) + sizeof(double),
+                "pitch and yaw are loaded as one pair");
   const double* th = s.theta.data();  // column major: th[i + 3 j] = theta(i, j)
   const __m128d dt = _mm_set1_pd(dt_s);
+  const __m128d one = _mm_set1_pd(1.0);
   const __m128d col0 = _mm_loadu_pd(th), col1 = _mm_loadu_pd(th + 3), col2 = _mm_loadu_pd(th + 6);
-  const __m128d row0 = _mm_unpacklo_pd(col0, col1);  // theta(0, 0), theta(0, 1)
-  const __m128d row1 = _mm_unpackhi_pd(col0, col1);  // theta(1, 0), theta(1, 1)
-  const __m128d row2 = _mm_set_pd(th[5], th[2]);      // theta(2, 0), theta(2, 1)
+  const double t20 = th[2];
+  const __m128d p0 = _mm_unpacklo_pd(col1, col2);               // theta(0, 1), theta(0, 2)
+  const __m128d p1 = _mm_unpackhi_pd(col1, col2);               // theta(1, 1), theta(1, 2)
+  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);  // theta(2, 1), theta(2, 2)
   const __m128d w01 = _mm_loadu_pd(s.omega.data());
   const double w2 = s.omega(2);
-  // Lane 0 or 1 in both lanes (pshufd: one instruction, leaves a intact).
-  auto low = [](__m128d a) {
-    return _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(a), 0x44));
-  };
-  auto high = [](__m128d a) {
-    return _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(a), 0xEE));
-  };
-  // Sum of the two lanes (lane 0 + lane 1), as a scalar.
-  auto lane_sum = [&](__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, high(a))); };
 
-  // Body-frame angular velocity: lanes (0, 1), then 2.
-  const __m128d wb01 = _mm_add_pd(
-      _mm_add_pd(_mm_mul_pd(row0, low(w01)), _mm_mul_pd(row1, high(w01))),
-      _mm_mul_pd(row2, _mm_set1_pd(w2)));
-  const double wb2 = lane_sum(_mm_mul_pd(col2, w01)) + th[8] * w2;
-  // Torque: lanes roll, pitch; then yaw.
-  const __m128d tau01 = _mm_add_pd(
-      _mm_mul_pd(_mm_loadu_pd(c.torque.data()), _mm_set_pd(u.pitch, u.roll)),
-      _mm_mul_pd(
-          _mm_mul_pd(_mm_loadu_pd(c.damping.data()), _mm_set_pd(1.0 - std::abs(u.pitch), 1.0)),
-          wb01));
-  const double tau2 = c.torque(2) * u.yaw + c.damping(2) * (1.0 - std::abs(u.yaw)) * wb2;
-  const __m128d tau0b = low(tau01), tau1b = high(tau01), tau2b = _mm_set1_pd(tau2);
+  // Body-frame angular velocity theta^T omega: (pitch, yaw), then roll.
+  const __m128d wb_py =
+      _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, LowSse2(w01)), _mm_mul_pd(p1, HighSse2(w01))),
+                 _mm_mul_pd(p2, _mm_set1_pd(w2)));
+  const double wb_r = LaneSumSse2(_mm_mul_pd(col0, w01)) + t20 * w2;
+  // The step's change of body-frame angular velocity, (T u + D f theta^T omega) dt, with the
+  // damping factors f = 1 - |input| for pitch and yaw (1 for roll).
+  // Written as T u dt - D (|u| - 1) dt theta^T omega.
+  const __m128d u_py = _mm_loadu_pd(&u.pitch);
+  const __m128d abs_u_py = _mm_and_pd(u_py, _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffff)));
+  const __m128d tau_py = _mm_sub_pd(
+      _mm_mul_pd(_mm_loadu_pd(c.torque.data() + 1), _mm_mul_pd(u_py, dt)),
+      _mm_mul_pd(_mm_mul_pd(_mm_loadu_pd(c.damping.data() + 1),
+                            _mm_mul_pd(_mm_sub_pd(abs_u_py, one), dt)),
+                 wb_py));
+  const double tau_r = c.torque(0) * (u.roll * dt_s) + (c.damping(0) * dt_s) * wb_r;
 
   CarState<double> next;
-  const __m128d wu01 = _mm_add_pd(
-      w01, _mm_mul_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, tau0b), _mm_mul_pd(col1, tau1b)),
-                                 _mm_mul_pd(col2, tau2b)),
-                      dt));
-  const double wu2 = w2 + (th[2] * _mm_cvtsd_f64(tau01) +
-                           (th[5] * _mm_cvtsd_f64(tau1b) + th[8] * tau2)) * dt_s;
-  ClampNormSse2(wu01, wu2, c.max_omega, next.omega.data());
-  __m128d rot01 = wu01;
-  double rot2 = wu2;
+  // The new angular velocity before the cap, in the body frame (theta^T omega + tau dt) and in
+  // the world (omega + theta tau dt; the orientation turns with it, see the template).
+  const __m128d wub_py = _mm_add_pd(wb_py, tau_py);
+  const double wub_r = wb_r + tau_r;
+  const double wub_n2 = SquaredNormSse2(wub_py, wub_r);
+  __m128d wu01 =
+      _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, _mm_set1_pd(tau_r)), _mm_mul_pd(col1, LowSse2(tau_py))),
+                 _mm_add_pd(_mm_mul_pd(col2, HighSse2(tau_py)), w01));
+  double wu2 = (t20 * tau_r + w2) + LaneSumSse2(_mm_mul_pd(p2, tau_py));
+  // The cap, decided on the body-frame squared norm (the world one's as far as theta is
+  // orthonormal, ~1e-15 relative: at a tie either side is the cap to round-off) and scaled by the
+  // world vector's own norm, as the template, so a capped omega has the cap's norm to the last
+  // bits.
+  if (wub_n2 > c.max_omega * c.max_omega) {
+    const double scale = c.max_omega / SqrtSse2(SquaredNormSse2(wu01, wu2));
+    wu01 = _mm_mul_pd(wu01, _mm_set1_pd(scale));
+    wu2 *= scale;
+  }
+  _mm_storeu_pd(next.omega.data(), wu01);
+  next.omega(2) = wu2;
+  // The step's rotation vector in the body frame, theta^T omega_rot dt: the new body rates, or
+  // their average with the old ones, plus the drift (which is given in the world frame).
+  __m128d rot_py = wub_py;
+  double rot_r = wub_r, rot_n2 = wub_n2;
   if (!rotate_with_new_omega) {
-    rot01 = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(w01, wu01));
-    rot2 = 0.5 * (w2 + wu2);
+    rot_py = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(wb_py, wub_py));
+    rot_r = 0.5 * (wb_r + wub_r);
+    rot_n2 = SquaredNormSse2(rot_py, rot_r);
   }
   if (!AllZeroBits(c.drift.data())) {
-    const Vec3<double> drift = EulerRateDrift(c.drift, s.theta);
-    rot01 = _mm_add_pd(rot01, _mm_loadu_pd(drift.data()));
-    rot2 += drift(2);
+    const __m128d d = EulerRateDriftPitchYawSse2(c.drift, s.theta);
+    rot_py = _mm_add_pd(rot_py, d);
+    rot_r += c.drift(2) * s.theta(2, 0) - c.drift(0);
+    rot_n2 = SquaredNormSse2(rot_py, rot_r);
   }
 
-  // ExpSo3(phi), phi = omega_rot dt, as in ExpSo3: lanes hold (x, y) and the coefficients
-  // (c1, c2) side by side.
-  const __m128d phi01 = _mm_mul_pd(rot01, dt);
-  const double z = rot2 * dt_s;
-  const __m128d sq01 = _mm_mul_pd(phi01, phi01);  // xx, yy
-  const double zz = z * z;
-  const double xxyy = lane_sum(sq01);
-  const double a2 = xxyy + zz;
+  // exp(Skew(phi)) = 1 + c1 Skew(phi) + c2 Skew(phi)^2 with phi = (r, p, y) = theta^T omega_rot
+  // dt (roll, pitch, yaw axes), c1 = sin(a)/a, c2 = (1 - cos a)/a^2 side by side in one register.
+  const __m128d q = _mm_mul_pd(rot_py, dt);  // p, y
+  const double r = rot_r * dt_s;
+  const double a2 = rot_n2 * (dt_s * dt_s);
+  const __m128d a2b = _mm_set1_pd(a2);
   __m128d coef;  // c1, c2
-  if (a2 < kExpSo3SeriesMaxAngle2) {
-    const __m128d a2b = _mm_set1_pd(a2);
-    coef = _mm_mul_pd(a2b, _mm_set_pd(1.0 / 3628800.0, 1.0 / 362880.0));
-    coef = _mm_mul_pd(a2b, _mm_sub_pd(_mm_set_pd(1.0 / 40320.0, 1.0 / 5040.0), coef));
-    coef = _mm_mul_pd(a2b, _mm_sub_pd(_mm_set_pd(1.0 / 720.0, 1.0 / 120.0), coef));
-    coef = _mm_mul_pd(a2b, _mm_sub_pd(_mm_set_pd(1.0 / 24.0, 1.0 / 6.0), coef));
-    coef = _mm_sub_pd(_mm_set_pd(0.5, 1.0), coef);
+  if (a2 < kAerialSeriesMaxAngle2) {
+    // (1 - a^2/6 + a^4/120 - a^6/5040, 1/2 - a^2/24 + a^4/720 - a^6/40320), as
+    // (k0 + a^2 k1) + a^4 (k2 + a^2 k3).
+    const __m128d head = _mm_add_pd(_mm_mul_pd(a2b, _mm_set_pd(-1.0 / 24.0, -1.0 / 6.0)),
+                                    _mm_set_pd(0.5, 1.0));
+    const __m128d tail = _mm_add_pd(_mm_mul_pd(a2b, _mm_set_pd(-1.0 / 40320.0, -1.0 / 5040.0)),
+                                    _mm_set_pd(1.0 / 720.0, 1.0 / 120.0));
+    coef = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(a2b, a2b), tail), head);
   } else {
-    double c1, c2;
-    ExpSo3Coefficients(a2, &c1, &c2);
-    coef = _mm_set_pd(c2, c1);
+    coef = ExpSo3CoefficientsSse2(a2);
   }
-  const __m128d c1b = low(coef), c2b = high(coef);
+  const __m128d c1b = LowSse2(coef), c2b = HighSse2(coef);
   const double c1 = _mm_cvtsd_f64(coef), c2 = _mm_cvtsd_f64(c2b);
-  const __m128d zb = _mm_set1_pd(z);
-  // Diagonal: 1 - c2 (yy + zz), 1 - c2 (xx + zz); 1 - c2 (xx + yy).
-  const __m128d diag01 = _mm_sub_pd(
-      _mm_set1_pd(1.0),
-      _mm_mul_pd(c2b, _mm_add_pd(_mm_shuffle_pd(sq01, sq01, 1), _mm_set1_pd(zz))));
-  const double r22 = 1.0 - c2 * xxyy;
-  const double c2xy = c2 * (_mm_cvtsd_f64(phi01) * _mm_cvtsd_f64(high(phi01)));
-  const double c1z = c1 * z;
-  const __m128d c2xz_yz = _mm_mul_pd(c2b, _mm_mul_pd(phi01, zb));       // c2 xz, c2 yz
-  const __m128d c1xy = _mm_mul_pd(c1b, phi01);                          // c1 x, c1 y
-  const __m128d c1y_negx = _mm_xor_pd(_mm_shuffle_pd(c1xy, c1xy, 1), _mm_set_pd(-0.0, 0.0));
-  const __m128d r10_01 = _mm_add_pd(_mm_set1_pd(c2xy), _mm_set_pd(-c1z, c1z));  // r10, r01
-  const __m128d rc0 = _mm_unpacklo_pd(diag01, r10_01);  // r00, r10
-  const __m128d rc1 = _mm_unpackhi_pd(r10_01, diag01);  // r01, r11
-  const __m128d rc2 = _mm_add_pd(c2xz_yz, c1y_negx);    // r02 = c2xz + c1y, r12 = c2yz - c1x
-  const __m128d r2_01 = _mm_sub_pd(c2xz_yz, c1y_negx);  // r20 = c2xz - c1y, r21 = c2yz + c1x
+  const __m128d sign_lo = _mm_set_pd(0.0, -0.0);
+  // Its blocks [[e00, b], [d, (e1; e2)]] with b = (e01, e02), d = (e10, e20), e1 = (e11, e12),
+  // e2 = (e21, e22); the diagonal 1 - c2 (a^2 - phi_i^2) as c2 (phi_i^2 - a^2) + 1.
+  const __m128d c2r_py = _mm_mul_pd(c2b, _mm_mul_pd(q, _mm_set1_pd(r)));  // c2 r p, c2 r y
+  const __m128d c1_negy_p = _mm_xor_pd(SwapSse2(_mm_mul_pd(c1b, q)), sign_lo);  // -c1 y, c1 p
+  const __m128d b = _mm_add_pd(c2r_py, c1_negy_p);  // c2 r p - c1 y, c2 r y + c1 p
+  const __m128d d = _mm_sub_pd(c2r_py, c1_negy_p);  // c2 r p + c1 y, c2 r y - c1 p
+  const __m128d diag12 = _mm_add_pd(_mm_mul_pd(c2b, _mm_sub_pd(_mm_mul_pd(q, q), a2b)), one);
+  const __m128d off12 = _mm_add_pd(_mm_mul_pd(c2b, _mm_mul_pd(q, SwapSse2(q))),
+                                   _mm_xor_pd(_mm_set1_pd(c1 * r), sign_lo));  // e12, e21
+  const __m128d e1 = _mm_unpacklo_pd(diag12, off12);  // e11, e12
+  const __m128d e2 = _mm_unpackhi_pd(off12, diag12);  // e21, e22
+  const double e00 = c2 * (r * r - a2) + 1.0;
 
-  // exp(omega_rot dt) theta: rows 0-1 of each column, then row 2 of columns 0-1 and 2.
+  // theta exp(Skew(phi)): rows 0-1 of each column, then row 2 of columns 1-2 and 0.
   double* nth = next.theta.data();
-  for (int j = 0; j < 3; ++j) {
-    const __m128d colj = _mm_loadu_pd(th + 3 * j);
-    _mm_storeu_pd(nth + 3 * j,
-                  _mm_add_pd(_mm_add_pd(_mm_mul_pd(rc0, low(colj)), _mm_mul_pd(rc1, high(colj))),
-                             _mm_mul_pd(rc2, _mm_set1_pd(th[3 * j + 2]))));
-  }
-  const double r20 = _mm_cvtsd_f64(r2_01), r21 = _mm_cvtsd_f64(high(r2_01));
-  const __m128d n2_01 = _mm_add_pd(
-      _mm_mul_pd(low(r2_01), row0),
-      _mm_add_pd(_mm_mul_pd(high(r2_01), row1), _mm_mul_pd(_mm_set1_pd(r22), row2)));
-  nth[2] = _mm_cvtsd_f64(n2_01);
-  nth[5] = _mm_cvtsd_f64(high(n2_01));
-  nth[8] = r20 * th[6] + (r21 * th[7] + r22 * th[8]);
+  _mm_storeu_pd(nth, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, _mm_set1_pd(e00)),
+                                           _mm_mul_pd(col1, LowSse2(d))),
+                                _mm_mul_pd(col2, HighSse2(d))));
+  _mm_storeu_pd(nth + 3, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, LowSse2(b)),
+                                               _mm_mul_pd(col1, LowSse2(e1))),
+                                    _mm_mul_pd(col2, LowSse2(e2))));
+  _mm_storeu_pd(nth + 6, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, HighSse2(b)),
+                                               _mm_mul_pd(col1, HighSse2(e1))),
+                                    _mm_mul_pd(col2, HighSse2(e2))));
+  const __m128d n2_12 = _mm_add_pd(
+      _mm_add_pd(_mm_mul_pd(_mm_set1_pd(t20), b), _mm_mul_pd(LowSse2(p2), e1)),
+      _mm_mul_pd(HighSse2(p2), e2));
+  _mm_storel_pd(nth + 5, n2_12);
+  _mm_storeh_pd(nth + 8, n2_12);
+  nth[2] = t20 * e00 + LaneSumSse2(_mm_mul_pd(p2, d));
 
   // Thrust along the nose, gravity, the speed cap, the position (as the template).
-  const double thrust = u.boost * (c.boost_accel + c.throttle_accel) +
-                        (1.0 - u.boost) * c.throttle_accel * u.throttle;
-  const __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()),
-                                 _mm_mul_pd(_mm_mul_pd(col0, _mm_set1_pd(thrust)), dt));
-  const double v2 = s.v(2) + (th[2] * thrust + c.gravity_z) * dt_s;
-  ClampNormSse2(v01, v2, c.max_speed, next.v.data());
+  // (1 - boost) throttle_accel throttle, as - (boost - 1) ... (exactly its negative).
+  const double thrust_dt = (u.boost * (c.boost_accel + c.throttle_accel) -
+                            (u.boost - 1.0) * c.throttle_accel * u.throttle) * dt_s;
+  const __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()), _mm_mul_pd(col0, _mm_set1_pd(thrust_dt)));
+  const double v2 = s.v(2) + (t20 * thrust_dt + c.gravity_z * dt_s);
+  StoreClampedSse2(v01, v2, SquaredNormSse2(v01, v2), c.max_speed, next.v.data());
   _mm_storeu_pd(next.x.data(),
                 _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(_mm_loadu_pd(next.v.data()), dt)));
   next.x(2) = s.x(2) + next.v(2) * dt_s;
