@@ -50,20 +50,15 @@ class JumpPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
     JumpCarState<double> s;
     s.car = CarState<double>::FromSample(ep.rows[start]);
     s.jump = JumpStateOfRow(ep, start, integ_, coeffs_.timing);
     for (const auto& [first, last] : JumpSegments(ep))
       if (first <= start && start <= last)
         s = JumpStartState<double>(ep, first, start, integ_, coeffs_.timing);
-    out.push_back(ToPredicted(s.car));
-    for (int k = start; k < end; ++k) {
-      s = AdvanceJumpRow(coeffs_, s, ep, k, integ_);
-      out.push_back(ToPredicted(s.car));
-    }
-    return out;
+    return RolloutRows(s, start, end, [&](const JumpCarState<double>& state, int k) {
+      return AdvanceJumpRow(coeffs_, state, ep, k, integ_);
+    });
   }
 
  private:
@@ -84,16 +79,11 @@ class BallPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
-    BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
     BallClearance clearance;
-    out.push_back(ToPredicted(s));
-    for (int k = start; k < end; ++k) {
-      s = AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_, &clearance);
-      out.push_back(ToPredicted(s));
-    }
-    return out;
+    return RolloutRows(BallState<double>::FromSample(ep.rows[start]), start, end,
+                       [&](const BallState<double>& s, int k) {
+                         return AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_, &clearance);
+                       });
   }
 
  private:
@@ -149,15 +139,10 @@ class PowerslidePredictor : public Predictor {
     std::vector<double> acting;
     if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) acting = Inferred(ep);
     const double* a = acting.empty() ? nullptr : acting.data();
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
-    PowerslideState<double> s = PowerslideStartState(ep, start, integ_, a);
-    out.push_back(ToPredicted(s.body));
-    for (int k = start; k < end; ++k) {
-      s = AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
-      out.push_back(ToPredicted(s.body));
-    }
-    return out;
+    return RolloutRows(PowerslideStartState(ep, start, integ_, a), start, end,
+                       [&](const PowerslideState<double>& s, int k) {
+                         return AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
+                       });
   }
 
  private:
@@ -219,17 +204,12 @@ class CarPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
     CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[start]);
     s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
     s.handbrake = PowerslideStartState(ep, start, integ_, nullptr).handbrake;
-    out.push_back(ToPredicted(s));
-    for (int k = start; k < end; ++k) {
-      s = AdvanceCarModelRow(coeffs_, *arena_, s, ep, k, integ_);
-      out.push_back(ToPredicted(s));
-    }
-    return out;
+    return RolloutRows(s, start, end, [&](const CarModelState<double>& state, int k) {
+      return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
+    });
   }
 
  private:
