@@ -312,6 +312,43 @@ Vector3d SampleInside(const Arena& arena, std::mt19937_64& rng) {
   }
 }
 
+// The random draws of the tests that place spheres in and near the pitch mesh, from one seeded
+// stream: uniform [0, 1) numbers, points inside the arena, random triangles, points of their
+// faces and random directions. Each test takes its draws in a fixed order, so its spheres are
+// the same from run to run.
+class MeshSampler {
+ public:
+  MeshSampler(const Arena& arena, std::uint64_t seed)
+      : arena_(arena), rng_(seed), pick_(0, arena.triangle_count() - 1) {}
+
+  double Uniform() { return u_(rng_); }
+  Vector3d Inside() { return SampleInside(arena_, rng_); }
+  const Triangle& AnyTriangle() { return arena_.triangles()[pick_(rng_)]; }
+  // Uniform on the face of `t`: barycentric (a, b), folded back into the triangle when a + b > 1.
+  Vector3d PointOnFace(const Triangle& t) {
+    double a = Uniform(), b = Uniform();
+    if (a + b > 1.0) {
+      a = 1.0 - a;
+      b = 1.0 - b;
+    }
+    const Vector3d p0 = t.p[0].cast<double>();
+    return p0 + a * (t.p[1].cast<double>() - p0) + b * (t.p[2].cast<double>() - p0);
+  }
+  // A uniformly random unit vector: three standard normals, normalized. The draws fill z, y,
+  // then x, the order in which the tests' Vector3d(gauss, gauss, gauss) took them (GCC).
+  Vector3d Direction() {
+    const double z = gauss_(rng_), y = gauss_(rng_), x = gauss_(rng_);
+    return Vector3d(x, y, z).normalized();
+  }
+
+ private:
+  const Arena& arena_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> u_{0.0, 1.0};
+  std::uniform_int_distribution<int> pick_;
+  std::normal_distribution<double> gauss_{0.0, 1.0};
+};
+
 TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres") {
   // Under the sanitizers 2k: the naive query visits all 8028 triangles (an hour for 100k there).
   if (DataRoot().empty()) {
@@ -319,37 +356,27 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
     return;
   }
   const Arena& arena = Pitch();
-  const auto& triangles = arena.triangles();
-  std::mt19937_64 rng(20240611);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  MeshSampler draw(arena, 20240611);
 
   constexpr int kSpheres = testing::kSanitized ? 2000 : 100000;
   int hits = 0, multi = 0, mismatches = 0;
   for (int k = 0; k < kSpheres; ++k) {
     // Three in four are ball-sized; the rest span small to car-sized spheres.
-    const double radius = k % 4 != 3 ? kBallRadius : 10.0 + 290.0 * u(rng);
+    const double radius = k % 4 != 3 ? kBallRadius : 10.0 + 290.0 * draw.Uniform();
     Vector3d center;
     if (k % 2 == 0) {
       // Anywhere inside the arena.
-      center = SampleInside(arena, rng);
+      center = draw.Inside();
     } else {
       // Near a random point of a random triangle: along its normal at radius +- 2 uu
       // (touching, or just missing), or in a random direction within 1.2 radii.
-      const Triangle& t = triangles[pick(rng)];
-      double a = u(rng), b = u(rng);
-      if (a + b > 1.0) {
-        a = 1.0 - a;
-        b = 1.0 - b;
-      }
-      const Vector3d p0 = t.p[0].cast<double>();
-      const Vector3d q = p0 + a * (t.p[1].cast<double>() - p0) + b * (t.p[2].cast<double>() - p0);
+      const Triangle& t = draw.AnyTriangle();
+      const Vector3d q = draw.PointOnFace(t);
       if (k % 4 == 1) {
-        center = q + (radius + 4.0 * u(rng) - 2.0) * FaceNormal(t);
+        center = q + (radius + 4.0 * draw.Uniform() - 2.0) * FaceNormal(t);
       } else {
-        const Vector3d dir = Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
-        center = q + 1.2 * radius * u(rng) * dir;
+        const Vector3d dir = draw.Direction();
+        center = q + 1.2 * radius * draw.Uniform() * dir;
       }
     }
     const Contact bvh = arena.CollideBvh(center, radius);
@@ -384,11 +411,7 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   REQUIRE(arena.grid_cells() > 0);
   // The pitch's grid stays modest (bench/README.md: 10.0 MB).
   CHECK(arena.grid_bytes() < 50 * 1000 * 1000);
-  const auto& triangles = arena.triangles();
-  std::mt19937_64 rng(20261123);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  MeshSampler draw(arena, 20261123);
 
   constexpr int kSpheres = testing::kSanitized ? 20000 : 200000;
   int hits = 0, multi = 0, mismatches = 0;
@@ -400,38 +423,31 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
       case 0: radius = kBallRadius; break;
       case 1: radius = kRestRadius + 0.3 + 1.0; break;  // ClosestFeatureNormal's probes
       case 2: radius = Arena::kGridRadius; break;
-      case 3: radius = 150.0 * u(rng); break;
-      case 4: radius = Arena::kGridRadius + 50.0 * u(rng); break;
-      default: radius = 80.0 + 21.5 * u(rng); break;
+      case 3: radius = 150.0 * draw.Uniform(); break;
+      case 4: radius = Arena::kGridRadius + 50.0 * draw.Uniform(); break;
+      default: radius = 80.0 + 21.5 * draw.Uniform(); break;
     }
     Vector3d center;
     const int where = (k / 8) % 4;
     if (where == 0) {
-      center = SampleInside(arena, rng);
+      center = draw.Inside();
     } else {
       // At a random point of a random triangle's face (where 1), edge (2, the seams between
       // facets) or vertex (3), then along the normal (face) or a random direction at the radius
       // +- 2 uu: touching, just missing, or between neighbouring facets.
-      const Triangle& t = triangles[pick(rng)];
+      const Triangle& t = draw.AnyTriangle();
       const Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
                      p2 = t.p[2].cast<double>();
       Vector3d q;
       if (where == 1) {
-        double a = u(rng), b = u(rng);
-        if (a + b > 1.0) {
-          a = 1.0 - a;
-          b = 1.0 - b;
-        }
-        q = p0 + a * (p1 - p0) + b * (p2 - p0);
+        q = draw.PointOnFace(t);
       } else if (where == 2) {
-        q = p0 + u(rng) * (p1 - p0);
+        q = p0 + draw.Uniform() * (p1 - p0);
       } else {
         q = p2;
       }
-      const Vector3d dir = where == 1 && k % 3 == 0
-                               ? FaceNormal(t)
-                               : Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
-      center = q + (radius + 4.0 * u(rng) - 2.0) * dir;
+      const Vector3d dir = where == 1 && k % 3 == 0 ? FaceNormal(t) : draw.Direction();
+      center = q + (radius + 4.0 * draw.Uniform() - 2.0) * dir;
     }
     const Contact grid = arena.Collide(center, radius);
     const Contact bvh = arena.CollideBvh(center, radius);
@@ -460,11 +476,7 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
     return;
   }
   const Arena& arena = Pitch();
-  const auto& triangles = arena.triangles();
-  std::mt19937_64 rng(20261125);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  MeshSampler draw(arena, 20261125);
   constexpr int kAnchors = testing::kSanitized ? 2000 : 20000;
   constexpr int kQueriesPerAnchor = 8;
   const double reach = Arena::kGridRadius;
@@ -475,18 +487,11 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
     // inside the arena.
     Vector3d anchor;
     if (k % 4 == 0) {
-      anchor = SampleInside(arena, rng);
+      anchor = draw.Inside();
     } else {
-      const Triangle& t = triangles[pick(rng)];
-      double a = u(rng), b = u(rng);
-      if (a + b > 1.0) {
-        a = 1.0 - a;
-        b = 1.0 - b;
-      }
-      const Vector3d q = t.p[0].cast<double>() + a * (t.p[1] - t.p[0]).cast<double>() +
-                         b * (t.p[2] - t.p[0]).cast<double>();
-      anchor = q + (kRestRadius + 20.0 * u(rng) - 10.0) *
-                       Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      const Vector3d q = draw.PointOnFace(draw.AnyTriangle());
+      const Vector3d dir = draw.Direction();
+      anchor = q + (kRestRadius + 20.0 * draw.Uniform() - 10.0) * dir;
     }
     std::vector<std::uint32_t> entries;
     double nearest = -1.0;
@@ -498,11 +503,10 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
     for (int i = 0; i < kQueriesPerAnchor; ++i) {
       // Radii of the contact and the normal's probes; centres up to the reach's edge (the
       // last query of each anchor exactly on it).
-      const double radius = kRestRadius + 0.3 + (i % 3 == 0 ? 1.0 : 2.0 * u(rng));
+      const double radius = kRestRadius + 0.3 + (i % 3 == 0 ? 1.0 : 2.0 * draw.Uniform());
       const double room = reach - Arena::kNearSlackUu - radius;
-      const double distance = i + 1 == kQueriesPerAnchor ? room : room * u(rng);
-      const Vector3d center =
-          anchor + distance * Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      const double distance = i + 1 == kQueriesPerAnchor ? room : room * draw.Uniform();
+      const Vector3d center = anchor + distance * draw.Direction();
       if ((center - anchor).norm() + radius > reach - Arena::kNearSlackUu) continue;  // rounding
       const Contact near =
           arena.CollideEntries(center, radius, entries.data(), entries.data() + entries.size());
@@ -548,22 +552,18 @@ TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh") {
     return;
   }
   const Arena& arena = Pitch();
-  std::mt19937_64 rng(20261125);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> gauss(0.0, 1.0);
-  const auto& triangles = arena.triangles();
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  MeshSampler draw(arena, 20261125);
   constexpr int kPoints = testing::kSanitized ? 5000 : 50000;
   int answered = 0, far = 0, wrong = 0, listed_free = 0;
   for (int k = 0; k < kPoints; ++k) {
     Vector3d center;
     if (k % 2 == 0) {
-      center = SampleInside(arena, rng);
+      center = draw.Inside();
     } else {
       // 0-400 uu off a random vertex in a random direction: near the cells' edges of listing.
-      const Triangle& t = triangles[pick(rng)];
-      center = t.p[k % 3].cast<double>() +
-               400.0 * u(rng) * Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      const Triangle& t = draw.AnyTriangle();
+      const Vector3d dir = draw.Direction();
+      center = t.p[k % 3].cast<double>() + 400.0 * draw.Uniform() * dir;
     }
     const double radius = k % 3 == 0 ? kBallRadius : kRestRadius + 0.3;
     const double bound = arena.GridFreeClearance(center, radius);
