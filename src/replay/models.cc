@@ -18,6 +18,12 @@
 namespace rlfit {
 namespace {
 
+// The pitch mesh under the datasets root `data_root` (--data), or under the default root
+// (ResolveDataRoot: $RLFIT_DATA, else ../shared/datasets/lobot, ...) when it is "".
+const Arena& PitchArenaUnder(const std::string& data_root) {
+  return PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+}
+
 template <typename Coeffs, typename State, typename Advance>
 std::unique_ptr<Predictor> MakeRowPredictor(Coeffs coeffs, const Integration& integ,
                                             Advance advance) {
@@ -92,10 +98,9 @@ class BallPredictor : public Predictor {
   const Arena* arena_;
 };
 
-// The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
-// ../shared/datasets/lobot).
+// The arena mesh comes from the datasets root (PitchArenaUnder).
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   return std::make_unique<BallPredictor>(BallCoeffs<double>::FromArray(file.values.data()),
                                          file.integration, arena);
 }
@@ -106,7 +111,7 @@ std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& da
 std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& data_root) {
   const auto surface = SurfaceCoeffs<double>::FromArray(file.values.data());
   const auto ground = CommittedGroundCoeffs();
-  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   struct Coeffs {
     GroundCoeffs<double> ground;
     SurfaceCoeffs<double> surface;
@@ -219,7 +224,7 @@ class CarPredictor : public Predictor {
 };
 
 std::unique_ptr<Predictor> MakeCar(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   return std::make_unique<CarPredictor>(CarCoeffs<double>::FromArray(file.values.data()),
                                         file.integration, arena);
 }
@@ -231,7 +236,7 @@ std::unique_ptr<Predictor> MakeCar(const CoeffFile& file, const std::string& dat
 std::map<std::string, int> CarChecks(const Episode& ep, const std::vector<Regime>& regimes,
                                      const Predictor& predictor, double window_s,
                                      const std::string& data_root) {
-  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = PitchArenaUnder(data_root);
   std::vector<signed char> recorded(ep.rows.size()), predicted(ep.rows.size(), -1);
   const std::vector<CarStepChoice> choices = CarChoicesOnRecorded(ep, arena);
   for (int k = 0; k < ep.size(); ++k) recorded[k] = choices[k].regime == CarRegime::kSurface;
@@ -260,7 +265,7 @@ std::map<std::string, int> CarChecks(const Episode& ep, const std::vector<Regime
 
 // The step the car's switch picks on each recorded row.
 std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data_root) {
-  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = PitchArenaUnder(data_root);
   std::vector<std::string> out;
   for (const CarStepChoice& c : CarChoicesOnRecorded(ep, arena))
     out.push_back(c.regime == CarRegime::kSurface ? "on a surface" : "in the air");
@@ -268,7 +273,7 @@ std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data
 }
 
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
-  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = PitchArenaUnder(data_root);
   const std::vector<double>& d = BallLayout().defaults;
   return BallSituation(ep, row, arena, BallCoeffs<double>::FromArray(d.data()));
 }
