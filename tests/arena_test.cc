@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -312,6 +313,21 @@ Vector3d SampleInside(const Arena& arena, std::mt19937_64& rng) {
   }
 }
 
+// Whether two queries' contacts agree: hit, triangle count and penetration exactly, the normals
+// within `normal_tolerance` (0: bit for bit).
+bool SameContact(const Contact& a, const Contact& b, double normal_tolerance = 0.0) {
+  return a.hit == b.hit && a.triangles == b.triangles && a.penetration == b.penetration &&
+         (normal_tolerance == 0.0 ? a.normal == b.normal
+                                  : (a.normal - b.normal).norm() <= normal_tolerance);
+}
+
+// "hit/triangles/penetration", for a mismatch's message.
+std::string Brief(const Contact& c) {
+  std::ostringstream out;
+  out << c.hit << "/" << c.triangles << "/" << c.penetration;
+  return out.str();
+}
+
 // The random draws of the tests that place spheres in and near the pitch mesh, from one seeded
 // stream: uniform [0, 1) numbers, points inside the arena, random triangles, points of their
 // faces and random directions. Each test takes its draws in a fixed order, so its spheres are
@@ -385,14 +401,10 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
     multi += naive.triangles > 1;
     // Same triangles through the same double routine: hit, count and penetration (a max,
     // independent of order) agree exactly; the normal up to summation order.
-    const bool same = bvh.hit == naive.hit && bvh.triangles == naive.triangles &&
-                      bvh.penetration == naive.penetration &&
-                      (bvh.normal - naive.normal).norm() <= kNormalTolerance;
-    if (!same && ++mismatches <= 5)
+    if (!SameContact(bvh, naive, kNormalTolerance) && ++mismatches <= 5)
       MESSAGE("sphere " << k << " at " << center.transpose() << " r " << radius << ": bvh "
-                        << bvh.hit << "/" << bvh.triangles << "/" << bvh.penetration << ", naive "
-                        << naive.hit << "/" << naive.triangles << "/" << naive.penetration
-                        << ", normal difference " << (bvh.normal - naive.normal).norm());
+                        << Brief(bvh) << ", naive " << Brief(naive) << ", normal difference "
+                        << (bvh.normal - naive.normal).norm());
   }
   MESSAGE(hits << " of " << kSpheres << " spheres touch the mesh, " << multi
                << " touch several triangles");
@@ -455,13 +467,10 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
     multi += bvh.triangles > 1;
     // The same triangles in the same order through the same double routine: every field is
     // bit for bit the same.
-    const bool same = grid.hit == bvh.hit && grid.triangles == bvh.triangles &&
-                      grid.penetration == bvh.penetration && grid.normal == bvh.normal;
-    if (!same && ++mismatches <= 5)
+    if (!SameContact(grid, bvh) && ++mismatches <= 5)
       MESSAGE("sphere " << k << " at " << center.transpose() << " r " << radius << ": grid "
-                        << grid.hit << "/" << grid.triangles << "/" << grid.penetration
-                        << ", bvh " << bvh.hit << "/" << bvh.triangles << "/" << bvh.penetration
-                        << ", normal difference " << (grid.normal - bvh.normal).norm());
+                        << Brief(grid) << ", bvh " << Brief(bvh) << ", normal difference "
+                        << (grid.normal - bvh.normal).norm());
   }
   MESSAGE(hits << " of " << kSpheres << " spheres touch the mesh, " << multi
                << " touch several triangles");
@@ -520,13 +529,9 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
       ++queries;
       hits += full.hit;
       multi += full.triangles > 1;
-      const bool same = near.hit == full.hit && near.triangles == full.triangles &&
-                        near.penetration == full.penetration && near.normal == full.normal;
-      if (!same && ++mismatches <= 5)
+      if (!SameContact(near, full) && ++mismatches <= 5)
         MESSAGE("anchor " << anchor.transpose() << ", sphere at " << center.transpose() << " r "
-                          << radius << ": near " << near.hit << "/" << near.triangles << "/"
-                          << near.penetration << ", full " << full.hit << "/" << full.triangles
-                          << "/" << full.penetration);
+                          << radius << ": near " << Brief(near) << ", full " << Brief(full));
     }
   }
   MESSAGE(queries << " queries, " << hits << " touch, " << multi << " several triangles, "
