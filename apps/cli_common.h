@@ -1,7 +1,8 @@
 // Shared wiring of the two command-line tools: parsing with one-line usage errors, readable
-// validators, --version, the data-root and --force options, the input files a command reads
-// (for the output checks), and the one place where errors become one line on stderr and an
-// exit code: 0 ok, 1 check failed, 2 bad input or usage, 3 internal error.
+// validators, --version, the model and paths arguments, the data-root and --force options, the
+// input files a command reads (for the output checks), and the one place where errors become
+// one line on stderr and an exit code: 0 ok, 1 check failed, 2 bad input or usage, 3 internal
+// error.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -180,6 +181,18 @@ inline void AddDataOption(CLI::App* app, std::string* data_root) {
                   "datasets root (default: $RLFIT_DATA, else ../shared/datasets/lobot, data/lobot, "
                   "~/.local/share/rlfit/lobot)")
       ->check(CLI::ExistingDirectory);
+}
+
+// The positional MODEL, one of ModelNames(); `help` says what the command does with it.
+inline void AddModelArgument(CLI::App* app, std::string* model, const std::string& help) {
+  app->add_option("model", *model, help)->required()->check(CLI::IsMember(ModelNames()));
+}
+
+// The positional PATHS: the recordings, resolved as LoadEpisodesFor does.
+inline void AddPathsArgument(CLI::App* app, std::vector<std::string>* paths) {
+  app->add_option("paths", *paths,
+                  "recordings: files or folders (default: the model's datasets); relative paths "
+                  "are also looked up under the datasets root");
 }
 
 // --force: replace an existing output that rlfit did not write.

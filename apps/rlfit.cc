@@ -20,12 +20,8 @@ namespace {
 
 // Options shared by `fit` and `crossval`, bound straight into FitOptions.
 void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
-  cmd->add_option("model", o->model, "model to fit")
-      ->required()
-      ->check(CLI::IsMember(rlfit::ModelNames()));
-  cmd->add_option("paths", o->paths,
-                  "recordings: files or folders (default: the model's datasets); relative paths "
-                  "are also looked up under the datasets root");
+  rlfit::AddModelArgument(cmd, &o->model, "model to fit");
+  rlfit::AddPathsArgument(cmd, &o->paths);
   cmd->add_option("--init", o->init_coeffs, "starting coefficients JSON (default: seed notes)")
       ->check(rlfit::ExistingFileOf("starting coefficients file"));
   cmd->add_option("--window", o->window_s, "length of each rollout residual, s")
@@ -188,9 +184,7 @@ Command AddBaseline(CLI::App* app) {
       "baseline",
       "fit MODEL on its default data and record coefficients and replay errors in "
       "results/MODEL/ (the regression baselines)");
-  baseline->add_option("model", args->model, "model")
-      ->required()
-      ->check(CLI::IsMember(rlfit::ModelNames()));
+  rlfit::AddModelArgument(baseline, &args->model, "model");
   baseline->add_option("--results", args->regression.results_dir, "results folder")
       ->capture_default_str();
   rlfit::AddForceFlag(baseline, &args->force);

@@ -35,12 +35,8 @@ Command AddReplay(CLI::App* app) {
   rlfit::ReplayOptions& options = args->options;
   CLI::App* replay = app->add_subcommand(
       "replay", "predict recorded episodes open loop and from windowed restarts; report error");
-  replay->add_option("model", options.model, "model to replay")
-      ->required()
-      ->check(CLI::IsMember(rlfit::ModelNames()));
-  replay->add_option("paths", options.paths,
-                     "recordings: files or folders (default: the model's datasets); relative "
-                     "paths are also looked up under the datasets root");
+  rlfit::AddModelArgument(replay, &options.model, "model to replay");
+  rlfit::AddPathsArgument(replay, &options.paths);
   replay
       ->add_option("--coeffs", options.coeffs_path,
                    "coefficients JSON written by rlfit (default: the committed fit "
@@ -89,9 +85,7 @@ Command AddSynth(CLI::App* app) {
       "synth",
       "write a synthetic episode: a recording's timing, inputs and first state, with "
       "the later states predicted by the model");
-  synth->add_option("model", args->model, "model")
-      ->required()
-      ->check(CLI::IsMember(rlfit::ModelNames()));
+  rlfit::AddModelArgument(synth, &args->model, "model");
   synth
       ->add_option("template", args->template_path,
                    "recorded episode to take timing and inputs from")
@@ -137,9 +131,7 @@ Command AddPredict(CLI::App* app) {
   CLI::App* predict = app->add_subcommand(
       "predict", "run a model from given initial states (and car controls) for a duration; "
                  "write the predicted trajectory CSV");
-  predict->add_option("model", o->model, "model to run")
-      ->required()
-      ->check(CLI::IsMember(rlfit::ModelNames()));
+  rlfit::AddModelArgument(predict, &o->model, "model to run");
   predict->add_option("--state", o->state,
                       "initial state x,y,z,vx,vy,vz[,wx,wy,wz]: uu, uu/s, rad/s (world frame)");
   predict->add_option("--orientation", o->orientation,

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -312,6 +313,58 @@ Vector3d SampleInside(const Arena& arena, std::mt19937_64& rng) {
   }
 }
 
+// Whether two queries' contacts agree: hit, triangle count and penetration exactly, the normals
+// within `normal_tolerance` (0: bit for bit).
+bool SameContact(const Contact& a, const Contact& b, double normal_tolerance = 0.0) {
+  return a.hit == b.hit && a.triangles == b.triangles && a.penetration == b.penetration &&
+         (normal_tolerance == 0.0 ? a.normal == b.normal
+                                  : (a.normal - b.normal).norm() <= normal_tolerance);
+}
+
+// "hit/triangles/penetration", for a mismatch's message.
+std::string Brief(const Contact& c) {
+  std::ostringstream out;
+  out << c.hit << "/" << c.triangles << "/" << c.penetration;
+  return out.str();
+}
+
+// The random draws of the tests that place spheres in and near the pitch mesh, from one seeded
+// stream: uniform [0, 1) numbers, points inside the arena, random triangles, points of their
+// faces and random directions. Each test takes its draws in a fixed order, so its spheres are
+// the same from run to run.
+class MeshSampler {
+ public:
+  MeshSampler(const Arena& arena, std::uint64_t seed)
+      : arena_(arena), rng_(seed), pick_(0, arena.triangle_count() - 1) {}
+
+  double Uniform() { return u_(rng_); }
+  Vector3d Inside() { return SampleInside(arena_, rng_); }
+  const Triangle& AnyTriangle() { return arena_.triangles()[pick_(rng_)]; }
+  // Uniform on the face of `t`: barycentric (a, b), folded back into the triangle when a + b > 1.
+  Vector3d PointOnFace(const Triangle& t) {
+    double a = Uniform(), b = Uniform();
+    if (a + b > 1.0) {
+      a = 1.0 - a;
+      b = 1.0 - b;
+    }
+    const Vector3d p0 = t.p[0].cast<double>();
+    return p0 + a * (t.p[1].cast<double>() - p0) + b * (t.p[2].cast<double>() - p0);
+  }
+  // A uniformly random unit vector: three standard normals, normalized. The draws fill z, y,
+  // then x, the order in which the tests' Vector3d(gauss, gauss, gauss) took them (GCC).
+  Vector3d Direction() {
+    const double z = gauss_(rng_), y = gauss_(rng_), x = gauss_(rng_);
+    return Vector3d(x, y, z).normalized();
+  }
+
+ private:
+  const Arena& arena_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> u_{0.0, 1.0};
+  std::uniform_int_distribution<int> pick_;
+  std::normal_distribution<double> gauss_{0.0, 1.0};
+};
+
 TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres") {
   // Under the sanitizers 2k: the naive query visits all 8028 triangles (an hour for 100k there).
   if (DataRoot().empty()) {
@@ -319,37 +372,27 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
     return;
   }
   const Arena& arena = Pitch();
-  const auto& triangles = arena.triangles();
-  std::mt19937_64 rng(20240611);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  MeshSampler draw(arena, 20240611);
 
   constexpr int kSpheres = testing::kSanitized ? 2000 : 100000;
   int hits = 0, multi = 0, mismatches = 0;
   for (int k = 0; k < kSpheres; ++k) {
     // Three in four are ball-sized; the rest span small to car-sized spheres.
-    const double radius = k % 4 != 3 ? kBallRadius : 10.0 + 290.0 * u(rng);
+    const double radius = k % 4 != 3 ? kBallRadius : 10.0 + 290.0 * draw.Uniform();
     Vector3d center;
     if (k % 2 == 0) {
       // Anywhere inside the arena.
-      center = SampleInside(arena, rng);
+      center = draw.Inside();
     } else {
       // Near a random point of a random triangle: along its normal at radius +- 2 uu
       // (touching, or just missing), or in a random direction within 1.2 radii.
-      const Triangle& t = triangles[pick(rng)];
-      double a = u(rng), b = u(rng);
-      if (a + b > 1.0) {
-        a = 1.0 - a;
-        b = 1.0 - b;
-      }
-      const Vector3d p0 = t.p[0].cast<double>();
-      const Vector3d q = p0 + a * (t.p[1].cast<double>() - p0) + b * (t.p[2].cast<double>() - p0);
+      const Triangle& t = draw.AnyTriangle();
+      const Vector3d q = draw.PointOnFace(t);
       if (k % 4 == 1) {
-        center = q + (radius + 4.0 * u(rng) - 2.0) * FaceNormal(t);
+        center = q + (radius + 4.0 * draw.Uniform() - 2.0) * FaceNormal(t);
       } else {
-        const Vector3d dir = Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
-        center = q + 1.2 * radius * u(rng) * dir;
+        const Vector3d dir = draw.Direction();
+        center = q + 1.2 * radius * draw.Uniform() * dir;
       }
     }
     const Contact bvh = arena.CollideBvh(center, radius);
@@ -358,14 +401,10 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
     multi += naive.triangles > 1;
     // Same triangles through the same double routine: hit, count and penetration (a max,
     // independent of order) agree exactly; the normal up to summation order.
-    const bool same = bvh.hit == naive.hit && bvh.triangles == naive.triangles &&
-                      bvh.penetration == naive.penetration &&
-                      (bvh.normal - naive.normal).norm() <= kNormalTolerance;
-    if (!same && ++mismatches <= 5)
+    if (!SameContact(bvh, naive, kNormalTolerance) && ++mismatches <= 5)
       MESSAGE("sphere " << k << " at " << center.transpose() << " r " << radius << ": bvh "
-                        << bvh.hit << "/" << bvh.triangles << "/" << bvh.penetration << ", naive "
-                        << naive.hit << "/" << naive.triangles << "/" << naive.penetration
-                        << ", normal difference " << (bvh.normal - naive.normal).norm());
+                        << Brief(bvh) << ", naive " << Brief(naive) << ", normal difference "
+                        << (bvh.normal - naive.normal).norm());
   }
   MESSAGE(hits << " of " << kSpheres << " spheres touch the mesh, " << multi
                << " touch several triangles");
@@ -384,11 +423,7 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   REQUIRE(arena.grid_cells() > 0);
   // The pitch's grid stays modest (bench/README.md: 10.0 MB).
   CHECK(arena.grid_bytes() < 50 * 1000 * 1000);
-  const auto& triangles = arena.triangles();
-  std::mt19937_64 rng(20261123);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  MeshSampler draw(arena, 20261123);
 
   constexpr int kSpheres = testing::kSanitized ? 20000 : 200000;
   int hits = 0, multi = 0, mismatches = 0;
@@ -400,38 +435,31 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
       case 0: radius = kBallRadius; break;
       case 1: radius = kRestRadius + 0.3 + 1.0; break;  // ClosestFeatureNormal's probes
       case 2: radius = Arena::kGridRadius; break;
-      case 3: radius = 150.0 * u(rng); break;
-      case 4: radius = Arena::kGridRadius + 50.0 * u(rng); break;
-      default: radius = 80.0 + 21.5 * u(rng); break;
+      case 3: radius = 150.0 * draw.Uniform(); break;
+      case 4: radius = Arena::kGridRadius + 50.0 * draw.Uniform(); break;
+      default: radius = 80.0 + 21.5 * draw.Uniform(); break;
     }
     Vector3d center;
     const int where = (k / 8) % 4;
     if (where == 0) {
-      center = SampleInside(arena, rng);
+      center = draw.Inside();
     } else {
       // At a random point of a random triangle's face (where 1), edge (2, the seams between
       // facets) or vertex (3), then along the normal (face) or a random direction at the radius
       // +- 2 uu: touching, just missing, or between neighbouring facets.
-      const Triangle& t = triangles[pick(rng)];
+      const Triangle& t = draw.AnyTriangle();
       const Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
                      p2 = t.p[2].cast<double>();
       Vector3d q;
       if (where == 1) {
-        double a = u(rng), b = u(rng);
-        if (a + b > 1.0) {
-          a = 1.0 - a;
-          b = 1.0 - b;
-        }
-        q = p0 + a * (p1 - p0) + b * (p2 - p0);
+        q = draw.PointOnFace(t);
       } else if (where == 2) {
-        q = p0 + u(rng) * (p1 - p0);
+        q = p0 + draw.Uniform() * (p1 - p0);
       } else {
         q = p2;
       }
-      const Vector3d dir = where == 1 && k % 3 == 0
-                               ? FaceNormal(t)
-                               : Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
-      center = q + (radius + 4.0 * u(rng) - 2.0) * dir;
+      const Vector3d dir = where == 1 && k % 3 == 0 ? FaceNormal(t) : draw.Direction();
+      center = q + (radius + 4.0 * draw.Uniform() - 2.0) * dir;
     }
     const Contact grid = arena.Collide(center, radius);
     const Contact bvh = arena.CollideBvh(center, radius);
@@ -439,13 +467,10 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
     multi += bvh.triangles > 1;
     // The same triangles in the same order through the same double routine: every field is
     // bit for bit the same.
-    const bool same = grid.hit == bvh.hit && grid.triangles == bvh.triangles &&
-                      grid.penetration == bvh.penetration && grid.normal == bvh.normal;
-    if (!same && ++mismatches <= 5)
+    if (!SameContact(grid, bvh) && ++mismatches <= 5)
       MESSAGE("sphere " << k << " at " << center.transpose() << " r " << radius << ": grid "
-                        << grid.hit << "/" << grid.triangles << "/" << grid.penetration
-                        << ", bvh " << bvh.hit << "/" << bvh.triangles << "/" << bvh.penetration
-                        << ", normal difference " << (grid.normal - bvh.normal).norm());
+                        << Brief(grid) << ", bvh " << Brief(bvh) << ", normal difference "
+                        << (grid.normal - bvh.normal).norm());
   }
   MESSAGE(hits << " of " << kSpheres << " spheres touch the mesh, " << multi
                << " touch several triangles");
@@ -460,11 +485,7 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
     return;
   }
   const Arena& arena = Pitch();
-  const auto& triangles = arena.triangles();
-  std::mt19937_64 rng(20261125);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  MeshSampler draw(arena, 20261125);
   constexpr int kAnchors = testing::kSanitized ? 2000 : 20000;
   constexpr int kQueriesPerAnchor = 8;
   const double reach = Arena::kGridRadius;
@@ -475,18 +496,11 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
     // inside the arena.
     Vector3d anchor;
     if (k % 4 == 0) {
-      anchor = SampleInside(arena, rng);
+      anchor = draw.Inside();
     } else {
-      const Triangle& t = triangles[pick(rng)];
-      double a = u(rng), b = u(rng);
-      if (a + b > 1.0) {
-        a = 1.0 - a;
-        b = 1.0 - b;
-      }
-      const Vector3d q = t.p[0].cast<double>() + a * (t.p[1] - t.p[0]).cast<double>() +
-                         b * (t.p[2] - t.p[0]).cast<double>();
-      anchor = q + (kRestRadius + 20.0 * u(rng) - 10.0) *
-                       Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      const Vector3d q = draw.PointOnFace(draw.AnyTriangle());
+      const Vector3d dir = draw.Direction();
+      anchor = q + (kRestRadius + 20.0 * draw.Uniform() - 10.0) * dir;
     }
     std::vector<std::uint32_t> entries;
     double nearest = -1.0;
@@ -498,11 +512,10 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
     for (int i = 0; i < kQueriesPerAnchor; ++i) {
       // Radii of the contact and the normal's probes; centres up to the reach's edge (the
       // last query of each anchor exactly on it).
-      const double radius = kRestRadius + 0.3 + (i % 3 == 0 ? 1.0 : 2.0 * u(rng));
+      const double radius = kRestRadius + 0.3 + (i % 3 == 0 ? 1.0 : 2.0 * draw.Uniform());
       const double room = reach - Arena::kNearSlackUu - radius;
-      const double distance = i + 1 == kQueriesPerAnchor ? room : room * u(rng);
-      const Vector3d center =
-          anchor + distance * Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      const double distance = i + 1 == kQueriesPerAnchor ? room : room * draw.Uniform();
+      const Vector3d center = anchor + distance * draw.Direction();
       if ((center - anchor).norm() + radius > reach - Arena::kNearSlackUu) continue;  // rounding
       const Contact near =
           arena.CollideEntries(center, radius, entries.data(), entries.data() + entries.size());
@@ -516,13 +529,9 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
       ++queries;
       hits += full.hit;
       multi += full.triangles > 1;
-      const bool same = near.hit == full.hit && near.triangles == full.triangles &&
-                        near.penetration == full.penetration && near.normal == full.normal;
-      if (!same && ++mismatches <= 5)
+      if (!SameContact(near, full) && ++mismatches <= 5)
         MESSAGE("anchor " << anchor.transpose() << ", sphere at " << center.transpose() << " r "
-                          << radius << ": near " << near.hit << "/" << near.triangles << "/"
-                          << near.penetration << ", full " << full.hit << "/" << full.triangles
-                          << "/" << full.penetration);
+                          << radius << ": near " << Brief(near) << ", full " << Brief(full));
     }
   }
   MESSAGE(queries << " queries, " << hits << " touch, " << multi << " several triangles, "
@@ -548,22 +557,18 @@ TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh") {
     return;
   }
   const Arena& arena = Pitch();
-  std::mt19937_64 rng(20261125);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> gauss(0.0, 1.0);
-  const auto& triangles = arena.triangles();
-  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  MeshSampler draw(arena, 20261125);
   constexpr int kPoints = testing::kSanitized ? 5000 : 50000;
   int answered = 0, far = 0, wrong = 0, listed_free = 0;
   for (int k = 0; k < kPoints; ++k) {
     Vector3d center;
     if (k % 2 == 0) {
-      center = SampleInside(arena, rng);
+      center = draw.Inside();
     } else {
       // 0-400 uu off a random vertex in a random direction: near the cells' edges of listing.
-      const Triangle& t = triangles[pick(rng)];
-      center = t.p[k % 3].cast<double>() +
-               400.0 * u(rng) * Vector3d(gauss(rng), gauss(rng), gauss(rng)).normalized();
+      const Triangle& t = draw.AnyTriangle();
+      const Vector3d dir = draw.Direction();
+      center = t.p[k % 3].cast<double>() + 400.0 * draw.Uniform() * dir;
     }
     const double radius = k % 3 == 0 ? kBallRadius : kRestRadius + 0.3;
     const double bound = arena.GridFreeClearance(center, radius);

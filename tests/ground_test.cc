@@ -272,7 +272,7 @@ TEST_CASE("precomputed step inputs (RowStepControls): the same rollout, bit for 
       const double h = ep.step_dt_s[k] / table.count(k);
       REQUIRE(table.count(k) == SubstepsForRow(ep.step_dt_s[k], integ.tick_rate_hz));
       for (int i = 0; i < table.count(k); ++i) {
-        const double t0 = ep.rows[k].t_s + i * h;  // as AdvanceCarRow forms it
+        const double t0 = ep.rows[k].t_s + i * h;  // as ForEachRowTick forms it
         const Controls u = ControlsOver(ep, t0, t0 + h, integ);
         CHECK(std::memcmp(&u, table.begin(k) + i, sizeof(Controls)) == 0);
       }

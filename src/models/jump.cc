@@ -58,15 +58,9 @@ JumpState JumpStateOfRow(const Episode& ep, int row, const Integration& integ,
 JumpState JumpStateAt(const Episode& ep, int takeoff, int row, const Integration& integ,
                       const JumpTiming& timing) {
   JumpState s;  // in contact, jump not held
-  for (int k = takeoff; k < row; ++k) {
-    const double dt_row = ep.step_dt_s[k];
-    const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
-    const double h = dt_row / n;
-    for (int i = 0; i < n; ++i) {
-      const double t0 = ep.rows[k].t_s + i * h;
-      PlanJumpTick(&s, ControlsOver(ep, t0, t0 + h, integ), timing, h);
-    }
-  }
+  for (int k = takeoff; k < row; ++k)
+    ForEachRowTick(ep, k, integ,
+                   [&](const Controls& u, double h) { PlanJumpTick(&s, u, timing, h); });
   return s;
 }
 

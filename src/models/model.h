@@ -65,24 +65,33 @@ struct Controls {
 // first row's input acts, the first row's input is assumed.
 Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, const Integration& integ);
 
-// Advances a car state over recorded row k -> k+1 of `ep`: the row's physics steps
-// (SubstepsForRow), each with the inputs acting during it; step(state, controls, dt_s).
-template <typename State, typename Step>
-State AdvanceCarRow(const State& s, const Episode& ep, int k, const Integration& integ,
-                    const Step& step) {
+// Calls tick(controls, h_s) for each physics step of recorded row k -> k+1 of `ep`, in order:
+// SubstepsForRow steps of h_s = step_dt_s[k] / n, step i spanning [t_k + i h_s, t_k + (i+1) h_s)
+// with the inputs acting then (ControlsOver). The one place a row's steps and their inputs are
+// formed: AdvanceCarRow, RowStepControls and JumpStateAt all take them from here.
+template <typename Tick>
+void ForEachRowTick(const Episode& ep, int k, const Integration& integ, const Tick& tick) {
   const double dt_row = ep.step_dt_s[k];
   const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
   const double h = dt_row / n;
-  State out = s;
   for (int i = 0; i < n; ++i) {
     const double t0 = ep.rows[k].t_s + i * h;
-    out = step(out, ControlsOver(ep, t0, t0 + h, integ), h);
+    tick(ControlsOver(ep, t0, t0 + h, integ), h);
   }
+}
+
+// Advances a car state over recorded row k -> k+1 of `ep`: the row's physics steps
+// (ForEachRowTick), each with the inputs acting during it; step(state, controls, dt_s).
+template <typename State, typename Step>
+State AdvanceCarRow(const State& s, const Episode& ep, int k, const Integration& integ,
+                    const Step& step) {
+  State out = s;
+  ForEachRowTick(ep, k, integ, [&](const Controls& u, double h) { out = step(out, u, h); });
   return out;
 }
 
 // The inputs of every physics step of rows first_row .. last_row - 1 of an episode, as
-// AdvanceCarRow computes them (ControlsOver each step's time span), computed once: a fit rolls
+// AdvanceCarRow computes them (ForEachRowTick), computed once: a fit rolls
 // each window out many times, and overlapping windows share the rows. Holds no reference to
 // the episode.
 class RowStepControls {
@@ -93,13 +102,7 @@ class RowStepControls {
     offsets_.reserve(last_row - first_row + 1);
     offsets_.push_back(0);
     for (int k = first_row; k < last_row; ++k) {
-      const double dt_row = ep.step_dt_s[k];
-      const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
-      const double h = dt_row / n;
-      for (int i = 0; i < n; ++i) {
-        const double t0 = ep.rows[k].t_s + i * h;
-        controls_.push_back(ControlsOver(ep, t0, t0 + h, integ));
-      }
+      ForEachRowTick(ep, k, integ, [&](const Controls& u, double) { controls_.push_back(u); });
       offsets_.push_back(static_cast<int>(controls_.size()));
     }
   }

@@ -18,6 +18,12 @@
 namespace rlfit {
 namespace {
 
+// The pitch mesh under the datasets root `data_root` (--data), or under the default root
+// (ResolveDataRoot: $RLFIT_DATA, else ../shared/datasets/lobot, ...) when it is "".
+const Arena& PitchArenaUnder(const std::string& data_root) {
+  return PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+}
+
 template <typename Coeffs, typename State, typename Advance>
 std::unique_ptr<Predictor> MakeRowPredictor(Coeffs coeffs, const Integration& integ,
                                             Advance advance) {
@@ -50,20 +56,15 @@ class JumpPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
     JumpCarState<double> s;
     s.car = CarState<double>::FromSample(ep.rows[start]);
     s.jump = JumpStateOfRow(ep, start, integ_, coeffs_.timing);
     for (const auto& [first, last] : JumpSegments(ep))
       if (first <= start && start <= last)
         s = JumpStartState<double>(ep, first, start, integ_, coeffs_.timing);
-    out.push_back(ToPredicted(s.car));
-    for (int k = start; k < end; ++k) {
-      s = AdvanceJumpRow(coeffs_, s, ep, k, integ_);
-      out.push_back(ToPredicted(s.car));
-    }
-    return out;
+    return RolloutRows(s, start, end, [&](const JumpCarState<double>& state, int k) {
+      return AdvanceJumpRow(coeffs_, state, ep, k, integ_);
+    });
   }
 
  private:
@@ -84,16 +85,11 @@ class BallPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
-    BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
     BallClearance clearance;
-    out.push_back(ToPredicted(s));
-    for (int k = start; k < end; ++k) {
-      s = AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_, &clearance);
-      out.push_back(ToPredicted(s));
-    }
-    return out;
+    return RolloutRows(BallState<double>::FromSample(ep.rows[start]), start, end,
+                       [&](const BallState<double>& s, int k) {
+                         return AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_, &clearance);
+                       });
   }
 
  private:
@@ -102,10 +98,9 @@ class BallPredictor : public Predictor {
   const Arena* arena_;
 };
 
-// The arena mesh comes from the datasets root (--data, else $RLFIT_DATA, else
-// ../shared/datasets/lobot).
+// The arena mesh comes from the datasets root (PitchArenaUnder).
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   return std::make_unique<BallPredictor>(BallCoeffs<double>::FromArray(file.values.data()),
                                          file.integration, arena);
 }
@@ -116,7 +111,7 @@ std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& da
 std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& data_root) {
   const auto surface = SurfaceCoeffs<double>::FromArray(file.values.data());
   const auto ground = CommittedGroundCoeffs();
-  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   struct Coeffs {
     GroundCoeffs<double> ground;
     SurfaceCoeffs<double> surface;
@@ -149,15 +144,10 @@ class PowerslidePredictor : public Predictor {
     std::vector<double> acting;
     if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) acting = Inferred(ep);
     const double* a = acting.empty() ? nullptr : acting.data();
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
-    PowerslideState<double> s = PowerslideStartState(ep, start, integ_, a);
-    out.push_back(ToPredicted(s.body));
-    for (int k = start; k < end; ++k) {
-      s = AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
-      out.push_back(ToPredicted(s.body));
-    }
-    return out;
+    return RolloutRows(PowerslideStartState(ep, start, integ_, a), start, end,
+                       [&](const PowerslideState<double>& s, int k) {
+                         return AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
+                       });
   }
 
  private:
@@ -219,17 +209,12 @@ class CarPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
     CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[start]);
     s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
     s.handbrake = PowerslideStartState(ep, start, integ_, nullptr).handbrake;
-    out.push_back(ToPredicted(s));
-    for (int k = start; k < end; ++k) {
-      s = AdvanceCarModelRow(coeffs_, *arena_, s, ep, k, integ_);
-      out.push_back(ToPredicted(s));
-    }
-    return out;
+    return RolloutRows(s, start, end, [&](const CarModelState<double>& state, int k) {
+      return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
+    });
   }
 
  private:
@@ -239,7 +224,7 @@ class CarPredictor : public Predictor {
 };
 
 std::unique_ptr<Predictor> MakeCar(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   return std::make_unique<CarPredictor>(CarCoeffs<double>::FromArray(file.values.data()),
                                         file.integration, arena);
 }
@@ -251,7 +236,7 @@ std::unique_ptr<Predictor> MakeCar(const CoeffFile& file, const std::string& dat
 std::map<std::string, int> CarChecks(const Episode& ep, const std::vector<Regime>& regimes,
                                      const Predictor& predictor, double window_s,
                                      const std::string& data_root) {
-  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = PitchArenaUnder(data_root);
   std::vector<signed char> recorded(ep.rows.size()), predicted(ep.rows.size(), -1);
   const std::vector<CarStepChoice> choices = CarChoicesOnRecorded(ep, arena);
   for (int k = 0; k < ep.size(); ++k) recorded[k] = choices[k].regime == CarRegime::kSurface;
@@ -280,7 +265,7 @@ std::map<std::string, int> CarChecks(const Episode& ep, const std::vector<Regime
 
 // The step the car's switch picks on each recorded row.
 std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data_root) {
-  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = PitchArenaUnder(data_root);
   std::vector<std::string> out;
   for (const CarStepChoice& c : CarChoicesOnRecorded(ep, arena))
     out.push_back(c.regime == CarRegime::kSurface ? "on a surface" : "in the air");
@@ -288,7 +273,7 @@ std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data
 }
 
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
-  const Arena& arena = PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = PitchArenaUnder(data_root);
   const std::vector<double>& d = BallLayout().defaults;
   return BallSituation(ep, row, arena, BallCoeffs<double>::FromArray(d.data()));
 }

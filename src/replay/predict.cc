@@ -57,22 +57,30 @@ double CellNumber(const std::string& path, int row, int column, const char* text
   return value;
 }
 
-// "a,b,c" into `count` values, or `alt_count` when that is > 0.
-std::string ParseValueList(const std::string& option, const std::string& text, int count,
-                           int alt_count, std::vector<double>* values) {
-  values->clear();
+// "a, b ,c" into its comma-separated items, each without the `blanks` around it.
+std::vector<std::string> SplitTrimmed(const std::string& text, const char* blanks) {
+  std::vector<std::string> items;
   std::size_t begin = 0;
   while (true) {
     const std::size_t comma = text.find(',', begin);
     std::string item = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
+    item.erase(0, item.find_first_not_of(blanks));
+    item.erase(item.find_last_not_of(blanks) + 1);
+    items.push_back(std::move(item));
+    if (comma == std::string::npos) return items;
+    begin = comma + 1;
+  }
+}
+
+// "a,b,c" into `count` values, or `alt_count` when that is > 0.
+std::string ParseValueList(const std::string& option, const std::string& text, int count,
+                           int alt_count, std::vector<double>* values) {
+  values->clear();
+  for (const std::string& item : SplitTrimmed(text, " \t")) {
     double v = 0.0;
     const std::string why = ParseDouble(item.c_str(), &v);
     if (!why.empty()) return option + ": value " + std::to_string(values->size() + 1) + ": " + why;
     values->push_back(v);
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
   }
   const int n = static_cast<int>(values->size());
   if (n != count && n != alt_count) {
@@ -149,22 +157,10 @@ using Reader = io::CSVReader<N, io::trim_chars<' ', '\t', '\r'>, io::no_quote_es
 // The header's names in file order (only to give an error its column number; the reader
 // itself matches names to cells).
 std::vector<std::string> HeaderNames(const std::string& path) {
-  std::vector<std::string> names;
   io::LineReader lines(path);
   const char* line = lines.next_line();
-  if (line == nullptr) return names;
-  std::string text(line);
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', begin);
-    std::string name = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
-    name.erase(0, name.find_first_not_of(" \t\r"));
-    name.erase(name.find_last_not_of(" \t\r") + 1);
-    names.push_back(name);
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
-  return names;
+  if (line == nullptr) return {};
+  return SplitTrimmed(line, " \t\r");
 }
 
 int ColumnOf(const std::vector<std::string>& header, const std::string& name) {

@@ -15,7 +15,9 @@
 #include "src/models/ball.h"
 #include "src/models/car.h"
 #include "src/models/car_state.h"
+#include "src/models/jump.h"
 #include "src/models/model.h"
+#include "src/models/powerslide.h"
 #include "src/replay/regime.h"
 
 namespace rlfit {
@@ -44,7 +46,25 @@ class Predictor {
   virtual std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const = 0;
 };
 
-// Adapts a model's templated AdvanceRow to the Predictor interface.
+// The ToPredicted of a state holding a car body beside a model's own state.
+inline PredictedState ToPredicted(const JumpCarState<double>& s) { return ToPredicted(s.car); }
+inline PredictedState ToPredicted(const PowerslideState<double>& s) { return ToPredicted(s.body); }
+
+// The rollout every predictor runs: rows start..end, element 0 the start state `s` (row start),
+// then s = advance(s, k) over each row k -> k + 1.
+template <typename State, typename Advance>
+std::vector<PredictedState> RolloutRows(State s, int start, int end, const Advance& advance) {
+  std::vector<PredictedState> out;
+  out.reserve(end - start + 1);
+  out.push_back(ToPredicted(s));
+  for (int k = start; k < end; ++k) {
+    s = advance(s, k);
+    out.push_back(ToPredicted(s));
+  }
+  return out;
+}
+
+// Adapts a model's templated AdvanceRow to the Predictor interface, from the recorded state.
 template <typename State, typename Coeffs, typename Advance>
 class RowPredictor : public Predictor {
  public:
@@ -52,15 +72,8 @@ class RowPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), advance_(std::move(advance)) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<PredictedState> out;
-    out.reserve(end - start + 1);
-    State s = State::FromSample(ep.rows[start]);
-    out.push_back(ToPredicted(s));
-    for (int k = start; k < end; ++k) {
-      s = advance_(coeffs_, s, ep, k, integ_);
-      out.push_back(ToPredicted(s));
-    }
-    return out;
+    return RolloutRows(State::FromSample(ep.rows[start]), start, end,
+                       [&](const State& s, int k) { return advance_(coeffs_, s, ep, k, integ_); });
   }
 
  private:
