@@ -513,6 +513,28 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   result.coeffs = init;
   result.coeffs.model = model.name;
   result.coeffs.values = params;
+  result.coeffs.integration = options.integration;
+
+  CoeffFile start = init;
+  start.integration = options.integration;
+  result.train = Names(train);
+  result.heldout = Names(heldout);
+  ReplayOptions replay = options.replay;
+  replay.quiet = true;
+  // The two held-out replays (each single-threaded) do not need the standard errors (replay
+  // reads the values and the integration): with two threads or more they run beside the
+  // covariance, each on its own thread (the same tables either way).
+  const CoeffFile fitted = result.coeffs;
+  auto replay_with = [&](const CoeffFile& coeffs) {
+    return ReplayEpisodes(heldout, *model.make_predictor(coeffs, options.data_root), model,
+                          replay);
+  };
+  const bool beside = !heldout.empty() && options.solver.threads > 1;
+  std::future<ReplayReport> before, after;
+  if (beside) {
+    before = std::async(std::launch::async, replay_with, std::cref(start));
+    after = std::async(std::launch::async, replay_with, std::cref(fitted));
+  }
   StandardErrors errors;
   if (options.standard_errors) {
     errors = ComputeStandardErrors(problem.get(), &params, layout, summary.final_cost,
@@ -523,30 +545,12 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     errors.note = "standard errors not computed (FitOptions::standard_errors is off)";
   }
   result.coeffs.std_errors = errors.robust;
-  result.coeffs.integration = options.integration;
-
-  CoeffFile start = init;
-  start.integration = options.integration;
-  result.train = Names(train);
-  result.heldout = Names(heldout);
-  ReplayOptions replay = options.replay;
-  replay.quiet = true;
-  if (!heldout.empty()) {
-    // The two replays are independent (each single-threaded): one on another thread when the
-    // fit may use two (the same tables either way).
-    auto replay_with = [&](const CoeffFile& coeffs) {
-      return ReplayEpisodes(heldout, *model.make_predictor(coeffs, options.data_root), model,
-                            replay);
-    };
-    if (options.solver.threads > 1) {
-      std::future<ReplayReport> before =
-          std::async(std::launch::async, replay_with, std::cref(start));
-      result.heldout_after = replay_with(result.coeffs);
-      result.heldout_before = before.get();
-    } else {
-      result.heldout_before = replay_with(start);
-      result.heldout_after = replay_with(result.coeffs);
-    }
+  if (beside) {
+    result.heldout_before = before.get();
+    result.heldout_after = after.get();
+  } else if (!heldout.empty()) {
+    result.heldout_before = replay_with(start);
+    result.heldout_after = replay_with(fitted);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
