@@ -48,22 +48,26 @@ class BallTickMeshes {
     entries_.clear();
   }
 
-  // The mesh of one tick, as StepBall queries it (GridFreeClearance and Collide).
+  // The mesh of one tick, as StepBall queries it (GridFreeClearance and Collide): from the
+  // tick's list of `meshes`, or with meshes == nullptr straight from `arena` (a single
+  // rollout, which has no other rollout to share a list with). The same answers either way.
   class View {
    public:
-    View(BallTickMeshes* meshes, int tick) : meshes_(meshes), tick_(tick) {}
+    View(BallTickMeshes* meshes, const Arena* arena, int tick)
+        : meshes_(meshes), arena_(arena), tick_(tick) {}
     double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
-      return meshes_->arena_->GridFreeClearance(center, radius);
+      return arena_->GridFreeClearance(center, radius);
     }
     Contact Collide(const Eigen::Vector3d& center, double radius) const {
-      return meshes_->Collide(tick_, center, radius);
+      return meshes_ != nullptr ? meshes_->Collide(tick_, center, radius)
+                                : arena_->Collide(center, radius);
     }
 
    private:
     BallTickMeshes* meshes_;
+    const Arena* arena_;
     int tick_;
   };
-  View At(int tick) { return View(this, tick); }
 
  private:
   enum class State : std::uint8_t { kUnset, kListed, kNone };
@@ -173,14 +177,12 @@ class BallRolloutResidual {
     for (int j = j0 + 1; j <= rows_; ++j) {
       const int k = start_ + j - 1;  // episode row of the step
       if constexpr (std::is_same_v<T, double>) {
-        if (meshes != nullptr) {
-          const int tick0 = plan.first_tick[k] - plan.first_tick[start_];
-          s = StepBallRow(
-              c, s, plan.steps[k], [&](int i) { return meshes->At(tick0 + i); }, &clearance);
-        } else {
-          s = StepBallRow(
-              c, s, plan.steps[k], [this](int) -> const Arena& { return *arena_; }, &clearance);
-        }
+        // The mesh source (the shared tick lists, or the Arena without them) is `meshes`,
+        // fixed for the rollout; the View asks the Arena when it is null.
+        const int tick0 = plan.first_tick[k] - plan.first_tick[start_];
+        s = StepBallRow(
+            c, s, plan.steps[k],
+            [&](int i) { return BallTickMeshes::View(meshes, arena_, tick0 + i); }, &clearance);
         if (first_touch != nullptr && clearance.touched && *first_touch == rows_)
           *first_touch = j - 1;
       } else {

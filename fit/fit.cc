@@ -50,7 +50,9 @@ const std::vector<FitterInfo>& Fitters() {
       // (free flight says -0.0304) and worsened every held-out horizon.
       // Two passes: the first differentiates over steps that span many contact-tick jumps and
       // finds the trend, the second over steps 10x smaller to settle (ball_fit.h).
-      {"ball", AddBallResiduals, {"cauchy", 0.3}, {1.0, 0.1}},
+      // The arena (read and its grid built: ~0.5 s of one core) beside the recordings.
+      {"ball", AddBallResiduals, {"cauchy", 0.3}, {1.0, 0.1},
+       [](const FitOptions& options) { PitchArena(options.data_root); }},
       // The car: the aerial and ground sub-models through the switch, Huber as both of them.
       {"car", AddCarResiduals, {"huber", 3.0}},
   };
@@ -155,6 +157,25 @@ void PrintComparison(const ReplayReport& before, const ReplayReport& after, std:
                     windowed ? Median(after.Windowed(q, h)).c_str() : "-");
       out << line;
     }
+}
+
+// The episodes of `model`'s fit (LoadEpisodesFor), with the fitter's `prepare` (FitterInfo)
+// running beside the reading. Errors as LoadEpisodesFor's alone: prepare's are dropped here.
+std::vector<Episode> LoadForFit(const ModelInfo& model, const FitOptions& options) {
+  std::future<void> prepared;
+  for (const FitterInfo& fitter : Fitters())
+    if (fitter.model == model.name && fitter.prepare)
+      prepared = std::async(std::launch::async, [&fitter, &options] {
+        try {
+          fitter.prepare(options);
+        } catch (...) {
+          // Met again where the fit needs it (see FitterInfo::prepare).
+        }
+      });
+  // (An exception from the reading waits for `prepared` in its destructor.)
+  std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root);
+  if (prepared.valid()) prepared.get();
+  return all;
 }
 
 }  // namespace
@@ -328,6 +349,17 @@ void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episo
   }
 }
 
+void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* train,
+                   std::vector<Episode>* heldout) {
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (every > 0 && static_cast<int>(i % every) == every - 1)
+      heldout->push_back(std::move(all[i]));
+    else
+      train->push_back(std::move(all[i]));
+  }
+  all.clear();
+}
+
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& init, const FitOptions& requested) {
   QuietCeresLogging();
@@ -481,6 +513,28 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   result.coeffs = init;
   result.coeffs.model = model.name;
   result.coeffs.values = params;
+  result.coeffs.integration = options.integration;
+
+  CoeffFile start = init;
+  start.integration = options.integration;
+  result.train = Names(train);
+  result.heldout = Names(heldout);
+  ReplayOptions replay = options.replay;
+  replay.quiet = true;
+  // The two held-out replays (each single-threaded) do not need the standard errors (replay
+  // reads the values and the integration): with two threads or more they run beside the
+  // covariance, each on its own thread (the same tables either way).
+  const CoeffFile fitted = result.coeffs;
+  auto replay_with = [&](const CoeffFile& coeffs) {
+    return ReplayEpisodes(heldout, *model.make_predictor(coeffs, options.data_root), model,
+                          replay);
+  };
+  const bool beside = !heldout.empty() && options.solver.threads > 1;
+  std::future<ReplayReport> before, after;
+  if (beside) {
+    before = std::async(std::launch::async, replay_with, std::cref(start));
+    after = std::async(std::launch::async, replay_with, std::cref(fitted));
+  }
   StandardErrors errors;
   if (options.standard_errors) {
     errors = ComputeStandardErrors(problem.get(), &params, layout, summary.final_cost,
@@ -491,30 +545,12 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     errors.note = "standard errors not computed (FitOptions::standard_errors is off)";
   }
   result.coeffs.std_errors = errors.robust;
-  result.coeffs.integration = options.integration;
-
-  CoeffFile start = init;
-  start.integration = options.integration;
-  result.train = Names(train);
-  result.heldout = Names(heldout);
-  ReplayOptions replay = options.replay;
-  replay.quiet = true;
-  if (!heldout.empty()) {
-    // The two replays are independent (each single-threaded): one on another thread when the
-    // fit may use two (the same tables either way).
-    auto replay_with = [&](const CoeffFile& coeffs) {
-      return ReplayEpisodes(heldout, *model.make_predictor(coeffs, options.data_root), model,
-                            replay);
-    };
-    if (options.solver.threads > 1) {
-      std::future<ReplayReport> before =
-          std::async(std::launch::async, replay_with, std::cref(start));
-      result.heldout_after = replay_with(result.coeffs);
-      result.heldout_before = before.get();
-    } else {
-      result.heldout_before = replay_with(start);
-      result.heldout_after = replay_with(result.coeffs);
-    }
+  if (beside) {
+    result.heldout_before = before.get();
+    result.heldout_after = after.get();
+  } else if (!heldout.empty()) {
+    result.heldout_before = replay_with(start);
+    result.heldout_after = replay_with(fitted);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -584,9 +620,8 @@ FitResult RunFit(const FitOptions& options, std::ostream& out) {
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
   const CoeffFile init = StartingCoeffs(options, model);
-  const std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root);
   std::vector<Episode> train, heldout;
-  SplitEpisodes(all, options.holdout_every, &train, &heldout);
+  SplitEpisodes(LoadForFit(model, options), options.holdout_every, &train, &heldout);
   if (train.empty()) throw InputError("(data)", 0, 0, "no training episodes after the split");
 
   const FitResult r = FitEpisodes(train, heldout, init, options);
@@ -635,7 +670,7 @@ ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std:
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
   const CoeffFile init = StartingCoeffs(options, model);
-  const std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root);
+  const std::vector<Episode> all = LoadForFit(model, options);
   if (static_cast<int>(all.size()) < folds)
     throw InputError("(data)", 0, 0, "fewer episodes than folds");
 

@@ -88,6 +88,10 @@ struct FitterInfo {
   SolverOptions defaults;  // the loss this model's fit uses unless told otherwise
   // Scales of the derivative's smoothing steps, one solve per entry (see FitOptions::smoothing).
   std::vector<double> smoothing_passes = {1.0};
+  // Work of the fit that does not depend on the recordings (the ball's arena mesh and grid),
+  // run beside their reading (RunFit, RunCrossValidation); may be empty. A warm-up only: an
+  // error in it is not reported there, the residuals' own call meets it again in its turn.
+  std::function<void(const FitOptions& options)> prepare;
 };
 const FitterInfo& FindFitter(const std::string& model);
 
@@ -145,6 +149,9 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
 
 // Splits episodes by index: every `every`-th (index % every == every - 1) is held out.
 void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episode>* train,
+                   std::vector<Episode>* heldout);
+// The same, moving the episodes out of `all` instead of copying them.
+void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* train,
                    std::vector<Episode>* heldout);
 
 // The whole `rlfit fit` command: load, split, fit, print the report, write the JSON.

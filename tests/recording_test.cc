@@ -222,6 +222,50 @@ TEST_CASE("folders expand to recordings and skip prediction files") {
   CHECK_THROWS_AS(ExpandRecordingPaths({dir.path() + "/missing"}), InputError);
 }
 
+TEST_CASE("files read by several threads: the same episodes, the first file's error") {
+  TempDir dir;
+  std::vector<std::string> files;
+  for (int i = 0; i < 9; ++i)
+    files.push_back(dir.Write("episode_0" + std::to_string(i) + ".csv", CarFile(35 + i)));
+  std::vector<Episode> one;
+  for (const std::string& f : files)
+    for (Episode& e : ReadRecording(f)) one.push_back(std::move(e));
+  for (int threads : {1, 2, 3, 16}) {
+    const std::vector<Episode> many = ReadRecordingFiles(files, {}, threads);
+    REQUIRE(many.size() == one.size());
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      CHECK(many[i].path == one[i].path);
+      REQUIRE(many[i].size() == one[i].size());
+      for (int k = 0; k < one[i].size(); ++k) CHECK(many[i].rows[k].x == one[i].rows[k].x);
+    }
+  }
+  // Two bad files (a non-number in row 3, a missing one): the error is the earlier one's,
+  // whichever thread meets which first.
+  std::string bad = CarFile(40);
+  const auto row3 = bad.find('\n', bad.find('\n') + 1) + 1;
+  bad.replace(row3, bad.find(',', row3) - row3, "abc");
+  files[6] = dir.Write("episode_bad.csv", bad);
+  files[2] = dir.path() + "/missing.csv";
+  for (int threads : {1, 2, 3, 16})
+    for (int repeat = 0; repeat < 5; ++repeat) {
+      try {
+        ReadRecordingFiles(files, {}, threads);
+        FAIL("no error");
+      } catch (const InputError& e) {
+        CHECK(e.file() == files[2]);
+      }
+    }
+  files[2] = files[0];
+  try {
+    ReadRecordingFiles(files, {}, 2);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.file() == files[6]);
+    CHECK(e.row() == 3);
+    CHECK(e.column() == 1);
+  }
+}
+
 TEST_CASE("pre-spawn rows are skipped only before the first car row") {
   // Frames before the car spawns carry unwrapped yaw (81920); driving.txt starts with 29.
   std::string file;

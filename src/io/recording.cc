@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -16,8 +17,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "src/io/csv_parser.h"
@@ -677,14 +680,46 @@ std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& pa
   return files;
 }
 
+std::vector<Episode> ReadRecordingFiles(const std::vector<std::string>& files,
+                                        const ReadOptions& options, int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(files.size())));
+  // Per file its episodes or its error; files are handed out one at a time (they differ in
+  // size), and a thread stops taking new ones once any file has failed.
+  std::vector<std::vector<Episode>> per_file(files.size());
+  std::vector<std::exception_ptr> errors(files.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    // A file once taken is read, so every file before a failed one is read (files are taken
+    // in order): its error, if any, is found.
+    while (!failed) {
+      const std::size_t i = next++;
+      if (i >= files.size()) break;
+      try {
+        per_file[i] = ReadRecording(files[i], options);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
+  // The first error in the list is the one reading in order would have met first.
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<Episode> episodes;
+  for (std::vector<Episode>& some : per_file)
+    for (Episode& e : some) episodes.push_back(std::move(e));
+  return episodes;
+}
+
 std::vector<Episode> ReadRecordings(const std::vector<std::string>& paths,
                                     const ReadOptions& options) {
-  std::vector<Episode> episodes;
-  for (const std::string& file : ExpandRecordingPaths(paths)) {
-    std::vector<Episode> some = ReadRecording(file, options);
-    for (Episode& e : some) episodes.push_back(std::move(e));
-  }
-  return episodes;
+  return ReadRecordingFiles(ExpandRecordingPaths(paths), options);
 }
 
 BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* data,

@@ -73,6 +73,13 @@ std::optional<int> EpisodeSliceNumber(const std::string& file_name);
 std::vector<Episode> ReadRecordings(const std::vector<std::string>& paths,
                                     const ReadOptions& options = {});
 
+// ReadRecording of each file, concatenated in the files' order, the files read by up to
+// `threads` threads (0: one per core; each file is parsed whole by one thread, so the episodes
+// are the same as when read one after another). If any file fails, throws the InputError of
+// the first failing file in the list: the error reading them in order gives.
+std::vector<Episode> ReadRecordingFiles(const std::vector<std::string>& files,
+                                        const ReadOptions& options = {}, int threads = 0);
+
 // Lists the recording files a path stands for (see ReadRecordings).
 std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& paths);
 

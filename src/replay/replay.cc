@@ -798,9 +798,8 @@ std::string ReplayReport::Table() const {
 std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<std::string>& paths,
                                      const std::string& data_root,
                                      std::vector<SkippedInput>* skipped) {
-  std::vector<Episode> episodes;
-  for (const std::string& file : RecordingFilesFor(model, paths, data_root, skipped))
-    for (Episode& e : ReadRecording(file)) episodes.push_back(std::move(e));
+  std::vector<Episode> episodes =
+      ReadRecordingFiles(RecordingFilesFor(model, paths, data_root, skipped));
   CheckEpisodeKinds(model, episodes);
   return episodes;
 }
