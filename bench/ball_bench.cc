@@ -144,9 +144,26 @@ void BM_BallStep(benchmark::State& state) {
 BENCHMARK(BM_BallStep<true>)->Name("BM_BallStep");
 BENCHMARK(BM_BallStep<false>)->Name("BM_BallStepNoSkip");
 
-// A 6 s prediction (720 ticks) from a random in-arena start.
-template <bool kSkip>
+// A 6 s prediction (720 ticks, every state written out) from a random in-arena start, as a
+// caller runs it: PredictBall.
 void BM_Prediction6s(benchmark::State& state) {
+  const Scene& s = GetScene();
+  std::vector<BallState<double>> out(kTicks6s);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    PredictBall(s.coeffs, s.random_starts[i], kTickS, kTicks6s, *s.arena, out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+    if (++i == s.random_starts.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations() * kTicks6s);
+}
+BENCHMARK(BM_Prediction6s)->Unit(benchmark::kMicrosecond);
+
+// The same predictions as 720 chained StepBall calls, with (kSkip) or without a BallClearance
+// (until 2026-11-25 the BM_Prediction6s figure, with the clearance).
+template <bool kSkip>
+void BM_Prediction6sSteps(benchmark::State& state) {
   const Scene& s = GetScene();
   std::size_t i = 0;
   for (auto _ : state) {
@@ -158,8 +175,10 @@ void BM_Prediction6s(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kTicks6s);
 }
-BENCHMARK(BM_Prediction6s<true>)->Name("BM_Prediction6s")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Prediction6s<false>)->Name("BM_Prediction6sNoSkip")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prediction6sSteps<true>)->Name("BM_Prediction6sSteps")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Prediction6sSteps<false>)
+    ->Name("BM_Prediction6sNoSkip")
+    ->Unit(benchmark::kMicrosecond);
 
 // A 6 s prediction from a recorded first row (mostly slow balls near the floor).
 void BM_Prediction6sRecorded(benchmark::State& state) {
@@ -213,6 +232,28 @@ int RunCallgrindSteps(long n) {
   return 0;
 }
 
+// N whole 6 s predictions, cycling through the random starts: through PredictBall (kWhole) or as
+// 720 chained StepBall calls with a BallClearance. The checksum sums every state's z, so the two
+// must print the same. Callgrind: `--toggle-collect='*RunPredictions*'` counts only these.
+template <bool kWhole>
+__attribute__((noinline)) int RunPredictions(const Scene& s, long n) {
+  std::vector<BallState<double>> out(kTicks6s);
+  double sink = 0.0;
+  for (long k = 0; k < n; ++k) {
+    const BallState<double>& start = s.random_starts[k % s.random_starts.size()];
+    if (kWhole) {
+      PredictBall(s.coeffs, start, kTickS, kTicks6s, *s.arena, out.data());
+    } else {
+      BallState<double> b = start;
+      BallClearance clearance;
+      for (int t = 0; t < kTicks6s; ++t) out[t] = b = PredictionStep<true>(s, b, &clearance);
+    }
+    for (const BallState<double>& b : out) sink += b.x.z();
+  }
+  std::printf("%ld predictions, checksum %.17g\n", n, sink);
+  return 0;
+}
+
 }  // namespace
 }  // namespace rlfit
 
@@ -220,6 +261,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--callgrind_steps=", 18) == 0)
       return rlfit::RunCallgrindSteps<true>(std::atol(argv[i] + 18));
+    if (std::strncmp(argv[i], "--callgrind_predictions=", 24) == 0)
+      return rlfit::RunPredictions<true>(rlfit::GetScene(), std::atol(argv[i] + 24));
+    if (std::strncmp(argv[i], "--callgrind_prediction_steps=", 29) == 0)
+      return rlfit::RunPredictions<false>(rlfit::GetScene(), std::atol(argv[i] + 29));
     if (std::strncmp(argv[i], "--callgrind_steps_noskip=", 25) == 0)
       return rlfit::RunCallgrindSteps<false>(std::atol(argv[i] + 25));
     if (std::strncmp(argv[i], "--callgrind_list_steps=", 23) == 0) {

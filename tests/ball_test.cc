@@ -300,5 +300,41 @@ TEST_CASE("synthetic ball episodes replay with near-zero error") {
     CHECK(report.Windowed(q[0], h).max < kSyntheticDxUu);
 }
 
+TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") {
+  // Chains from random in-arena points (above the caps too, some drag > 0: no free runs, some
+  // -0 positions, a 1/122 s tick): every state of the prediction == plain StepBall's, including
+  // the sign of zero, and the free runs ran (most ticks are in them).
+  const Arena* pitch = PitchOrSkip();
+  if (pitch == nullptr) return;
+  const Arena& arena = *pitch;
+  BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+  std::mt19937_64 rng(20261127);
+  long steps = 0, free_steps = 0;
+  std::vector<BallState<double>> out(720);
+  for (int chain = 0; chain < 300; ++chain) {
+    BallState<double> s = RandomPitchStart(rng, chain, &c);
+    if (chain % 6 == 0) c.drag = 0.01;
+    if (chain % 10 == 0) s.x(0) = -0.0;
+    const double dt = chain % 7 == 0 ? 1.0 / 122.0 : 1.0 / 120.0;
+    PredictBall(c, s, dt, 720, arena, out.data());
+    BallClearance clearance;
+    BallState<double> skipping = s;
+    for (int t = 0; t < 720; ++t) {
+      free_steps += clearance.ticks > 0;
+      skipping = StepBall(c, skipping, dt, arena, &clearance);
+      s = StepBall(c, s, dt, arena);
+      REQUIRE(out[t].x == s.x);
+      REQUIRE(std::signbit(out[t].x(0)) == std::signbit(s.x(0)));
+      REQUIRE(out[t].v == s.v);
+      REQUIRE(out[t].omega == s.omega);
+      ++steps;
+    }
+  }
+  MESSAGE(free_steps << " of " << steps << " ticks in free runs");
+  CHECK(free_steps > steps / 3);
+  // A prediction of 0 ticks writes nothing.
+  PredictBall(c, out[0], 1.0 / 120, 0, arena, static_cast<BallState<double>*>(nullptr));
+}
+
 }  // namespace
 }  // namespace rlfit

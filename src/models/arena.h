@@ -98,10 +98,14 @@ class Arena {
   // 1-Lipschitz) a point in it is at least kGridRadius + (D - 1) kGridCellUu from the mesh.
   // A prediction may skip the lookups of the ticks in which the ball cannot travel that far
   // (BallClearance in src/models/ball.h).
+  // It reads only the cell's byte of grid_clear_cells_ (0 for a listed cell): 0.9 MB for the
+  // pitch against 3.6 MB of list offsets, so fewer cache misses along a prediction.
   double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
     const std::int64_t cell = GridCell(center, radius);
-    if (cell < 0 || grid_cells_[cell] != grid_cells_[cell + 1]) return -1.0;
-    return kGridRadius + kGridCellUu * (static_cast<int>(grid_clear_cells_[cell]) - 1);
+    if (cell < 0) return -1.0;
+    const int clear_cells = grid_clear_cells_[cell];
+    if (clear_cells == 0) return -1.0;
+    return kGridRadius + kGridCellUu * (clear_cells - 1);
   }
   // The leaf entries (see CollideEntries) of the triangles within `reach` of `center`, in the
   // order Collide tests them, appended to `entries` (a few more may be listed: the test is

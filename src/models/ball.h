@@ -4,12 +4,14 @@
 // contact applied every physics tick.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <Eigen/Geometry>
 
@@ -142,7 +144,28 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
   constexpr double kStepUu = 0.01;
   constexpr double kPadUu = 1.0;  // keeps every probe in contact
   Eigen::Vector3d gradient;
-  for (int i = 0; i < 3; ++i) {
+  bool probed = false;
+  if constexpr (std::is_same_v<Mesh, Arena>) {
+    // The six probes lie within kStepUu of the centre: one gathering of the triangles near it
+    // (Arena::GatherNear, which guarantees Collide's answer bit for bit for every sphere within
+    // its reach) and six tests of those few, instead of six grid lists. Twice the slack covers
+    // the rounding of center +- step.
+    thread_local std::vector<std::uint32_t> near;
+    near.clear();
+    if (arena.GatherNear(center, radius + kPadUu + kStepUu + 2.0 * Arena::kNearSlackUu, &near)) {
+      const std::uint32_t* begin = near.data();
+      const std::uint32_t* end = begin + near.size();
+      for (int i = 0; i < 3; ++i) {
+        Eigen::Vector3d step = Eigen::Vector3d::Zero();
+        step(i) = kStepUu;
+        gradient(i) = (arena.CollideEntries(center + step, radius + kPadUu, begin, end).penetration -
+                       arena.CollideEntries(center - step, radius + kPadUu, begin, end).penetration) /
+                      (2.0 * kStepUu);
+      }
+      probed = true;
+    }
+  }
+  for (int i = 0; i < 3 && !probed; ++i) {
     Eigen::Vector3d step = Eigen::Vector3d::Zero();
     step(i) = kStepUu;
     gradient(i) = (arena.Collide(center + step, radius + kPadUu).penetration -
@@ -410,6 +433,61 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
   clearance->omega_settled = next.omega == s.omega;
   return next;
+}
+
+// `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from *s, each
+// state written to out[0..ticks): StepBall's skipped tick in a loop that keeps the state in
+// registers, with the drag factor and gravity's velocity change per tick computed once (the
+// same values StepBall computes every tick), so the same states bit for bit. Takes the ticks
+// from clearance->ticks and leaves *s at the last state.
+RLFIT_BALL_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int ticks,
+                                   BallClearance* clearance, BallState<double>* s,
+                                   BallState<double>* out) {
+  clearance->ticks -= ticks;
+  const double e = clearance->drag_factor;
+  const double dvz = c.gravity_z * dt_s;
+  double x0 = s->x(0), x1 = s->x(1), x2 = s->x(2);
+  double v0 = s->v(0), v1 = s->v(1), v2 = s->v(2);
+  Vec3<double> w = s->omega;
+  bool settled = clearance->omega_settled;
+  for (int k = 0; k < ticks; ++k) {
+    v0 *= e;
+    v1 *= e;
+    v2 = (v2 + dvz) * e;
+    if (!settled) {  // as StepBall's skipped tick: cap omega until a tick leaves it unchanged
+      const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
+      settled = !(ww > c.max_omega * c.max_omega);
+      if (!settled) w = w * (c.max_omega / std::sqrt(ww));
+    }
+    x0 = (x0 + v0 * dt_s) + 0.0;
+    x1 = (x1 + v1 * dt_s) + 0.0;
+    x2 = (x2 + v2 * dt_s) + 0.0;
+    BallState<double>& o = out[k];
+    o.x = Vec3<double>(x0, x1, x2);
+    o.v = Vec3<double>(v0, v1, v2);
+    o.omega = w;
+  }
+  clearance->omega_settled = settled;
+  if (ticks > 0) *s = out[ticks - 1];
+}
+
+// A prediction: `ticks` steps of dt_s seconds from `start`, out[i] the state after i + 1 steps
+// (out has room for `ticks` states). The states of chained StepBall calls, bit for bit: each
+// tick that must look the mesh up goes through StepBall with a BallClearance, and the free
+// ticks it counts run in BallFreeRun's loop. `arena` is the Arena or a view answering as it
+// does (see StepBall with a clearance).
+template <class Mesh>
+void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, double dt_s,
+                 int ticks, const Mesh& arena, BallState<double>* out) {
+  BallClearance clearance;
+  BallState<double> s = start;
+  for (int i = 0; i < ticks;) {
+    s = StepBall(c, s, dt_s, arena, &clearance);
+    out[i++] = s;
+    const int free = std::min(clearance.ticks, ticks - i);
+    BallFreeRun(c, dt_s, free, &clearance, &s, out + i);
+    i += free;
+  }
 }
 
 // The arena of a datasets root (<root>/meshes/pitch.dat), read once per process and shared by
