@@ -91,7 +91,7 @@ struct FitterInfo {
   // Work of the fit that does not depend on the recordings (the ball's arena mesh and grid),
   // run beside their reading (RunFit, RunCrossValidation); may be empty. A warm-up only: an
   // error in it is not reported there, the residuals' own call meets it again in its turn.
-  std::function<void(const FitOptions& options)> prepare;
+  std::function<void(const FitOptions& options)> prepare = nullptr;
 };
 const FitterInfo& FindFitter(const std::string& model);
 
