@@ -143,6 +143,16 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
                                      double radius, const Contact& contact) {
   constexpr double kStepUu = 0.01;
   constexpr double kPadUu = 1.0;  // keeps every probe in contact
+  // The central difference of the penetration along each axis, with `depth(probe centre)`.
+  auto gradient_of = [&](const auto& depth) {
+    Eigen::Vector3d gradient;
+    for (int i = 0; i < 3; ++i) {
+      Eigen::Vector3d step = Eigen::Vector3d::Zero();
+      step(i) = kStepUu;
+      gradient(i) = (depth(center + step) - depth(center - step)) / (2.0 * kStepUu);
+    }
+    return gradient;
+  };
   Eigen::Vector3d gradient;
   bool probed = false;
   if constexpr (std::is_same_v<Mesh, Arena>) {
@@ -155,23 +165,16 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
     if (arena.GatherNear(center, radius + kPadUu + kStepUu + 2.0 * Arena::kNearSlackUu, &near)) {
       const std::uint32_t* begin = near.data();
       const std::uint32_t* end = begin + near.size();
-      for (int i = 0; i < 3; ++i) {
-        Eigen::Vector3d step = Eigen::Vector3d::Zero();
-        step(i) = kStepUu;
-        gradient(i) = (arena.CollideEntries(center + step, radius + kPadUu, begin, end).penetration -
-                       arena.CollideEntries(center - step, radius + kPadUu, begin, end).penetration) /
-                      (2.0 * kStepUu);
-      }
+      gradient = gradient_of([&](const Eigen::Vector3d& probe) {
+        return arena.CollideEntries(probe, radius + kPadUu, begin, end).penetration;
+      });
       probed = true;
     }
   }
-  for (int i = 0; i < 3 && !probed; ++i) {
-    Eigen::Vector3d step = Eigen::Vector3d::Zero();
-    step(i) = kStepUu;
-    gradient(i) = (arena.Collide(center + step, radius + kPadUu).penetration -
-                   arena.Collide(center - step, radius + kPadUu).penetration) /
-                  (2.0 * kStepUu);
-  }
+  if (!probed)
+    gradient = gradient_of([&](const Eigen::Vector3d& probe) {
+      return arena.Collide(probe, radius + kPadUu).penetration;
+    });
   // |gradient| is 1 for a single closest feature, less where two meet.
   return gradient.norm() > 0.5 ? Eigen::Vector3d(-gradient.normalized()) : contact.normal;
 }
