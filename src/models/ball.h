@@ -393,6 +393,29 @@ inline int BallFreeTicks(const BallCoeffs<double>& c, double speed2_uu2_s2, doub
   return ticks;
 }
 
+// One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
+// drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
+// only until a tick leaves omega unchanged. Takes the tick from clearance->ticks.
+RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
+                                                    const BallState<double>& s, double dt_s,
+                                                    BallClearance* clearance) {
+  --clearance->ticks;
+  const double e = clearance->drag_factor;
+  BallState<double> next;
+  // Below the speed cap (counted): ClampNorm leaves v as it is.
+  next.v = Vec3<double>(s.v(0) * e, s.v(1) * e, (s.v(2) + c.gravity_z * dt_s) * e);
+  if (clearance->omega_settled) {
+    next.omega = s.omega;  // omega passed the cap's test unchanged last tick
+  } else {
+    const Vec3<double>& w = s.omega;
+    const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
+    clearance->omega_settled = !(ww > c.max_omega * c.max_omega);
+    next.omega = clearance->omega_settled ? w : Vec3<double>(w * (c.max_omega / std::sqrt(ww)));
+  }
+  for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
+  return next;
+}
+
 // StepBall for double in a prediction: the same state as StepBall(c, s, dt_s, arena), bit for
 // bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
 // free (see BallClearance), and without omega's cap test while free flight leaves omega as it
@@ -403,23 +426,8 @@ template <class Mesh>
 RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const BallState<double>& s, double dt_s,
                                              const Mesh& arena, BallClearance* clearance) {
-  if (clearance->ticks > 0 && clearance->dt_s == dt_s) {
-    --clearance->ticks;
-    const double e = clearance->drag_factor;
-    BallState<double> next;
-    // Below the speed cap (counted): ClampNorm leaves v as it is.
-    next.v = Vec3<double>(s.v(0) * e, s.v(1) * e, (s.v(2) + c.gravity_z * dt_s) * e);
-    if (clearance->omega_settled) {
-      next.omega = s.omega;  // omega passed the cap's test unchanged last tick
-    } else {
-      const Vec3<double>& w = s.omega;
-      const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
-      clearance->omega_settled = !(ww > c.max_omega * c.max_omega);
-      next.omega = clearance->omega_settled ? w : Vec3<double>(w * (c.max_omega / std::sqrt(ww)));
-    }
-    for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
-    return next;
-  }
+  if (clearance->ticks > 0 && clearance->dt_s == dt_s)
+    return BallSkippedTick(c, s, dt_s, clearance);
   const double e = RepeatedExp<2>(c.drag * dt_s);
   const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
   const double radius = c.contact_radius + c.contact_margin;
@@ -439,39 +447,11 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 }
 
 // `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from *s, each
-// state written to out[0..ticks): StepBall's skipped tick in a loop that keeps the state in
-// registers, with the drag factor and gravity's velocity change per tick computed once (the
-// same values StepBall computes every tick), so the same states bit for bit. Takes the ticks
-// from clearance->ticks and leaves *s at the last state.
+// state written to out[0..ticks): BallSkippedTick in a loop. Leaves *s at the last state.
 RLFIT_BALL_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int ticks,
                                    BallClearance* clearance, BallState<double>* s,
                                    BallState<double>* out) {
-  clearance->ticks -= ticks;
-  const double e = clearance->drag_factor;
-  const double dvz = c.gravity_z * dt_s;
-  double x0 = s->x(0), x1 = s->x(1), x2 = s->x(2);
-  double v0 = s->v(0), v1 = s->v(1), v2 = s->v(2);
-  Vec3<double> w = s->omega;
-  bool settled = clearance->omega_settled;
-  for (int k = 0; k < ticks; ++k) {
-    v0 *= e;
-    v1 *= e;
-    v2 = (v2 + dvz) * e;
-    if (!settled) {  // as StepBall's skipped tick: cap omega until a tick leaves it unchanged
-      const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
-      settled = !(ww > c.max_omega * c.max_omega);
-      if (!settled) w = w * (c.max_omega / std::sqrt(ww));
-    }
-    x0 = (x0 + v0 * dt_s) + 0.0;
-    x1 = (x1 + v1 * dt_s) + 0.0;
-    x2 = (x2 + v2 * dt_s) + 0.0;
-    BallState<double>& o = out[k];
-    o.x = Vec3<double>(x0, x1, x2);
-    o.v = Vec3<double>(v0, v1, v2);
-    o.omega = w;
-  }
-  clearance->omega_settled = settled;
-  if (ticks > 0) *s = out[ticks - 1];
+  for (int k = 0; k < ticks; ++k) out[k] = *s = BallSkippedTick(c, *s, dt_s, clearance);
 }
 
 // A prediction: `ticks` steps of dt_s seconds from `start`, out[i] the state after i + 1 steps
