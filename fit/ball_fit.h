@@ -12,6 +12,7 @@
 #include <ceres/ceres.h>
 
 #include "fit/fit.h"
+#include "fit/fit_common.h"
 #include "src/io/episode.h"
 #include "src/models/arena.h"
 #include "src/models/ball.h"
@@ -260,7 +261,8 @@ class BallRolloutResidual {
 // jumps make, and Levenberg-Marquardt stalls where it starts (from a perturbed start on the
 // recordings neither drag nor restitution moved). A difference over a step that spans many
 // such jumps measures the trend: it is the derivative of the cost smoothed over that step.
-class SmoothedBallRolloutCost : public ceres::CostFunction {
+// It also writes its Jacobian column-major (ColumnMajorJacobian) for ReducedCost's QR.
+class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJacobian {
  public:
   // steps: per coefficient in BallLayout order, in the coefficient's unit.
   // share_prefix: the rollouts of a coefficient that acts only through contacts (all but drag)
@@ -282,12 +284,51 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
 
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override {
+    if (jacobians == nullptr) {
+      double flat[BallCoeffs<double>::kSize];
+      Flatten(parameters, flat);
+      return Run(flat, residuals);
+    }
+    bool asked[kBlocks];
+    for (int bi = 0; bi < kBlocks; ++bi) asked[bi] = jacobians[bi] != nullptr;
+    // Ceres' layout: block bi row-major, column j at jacobians[bi] + j, stride the block size.
+    return EvaluateWith<false>(parameters, residuals, asked,
+                               [jacobians](int bi, int j) { return jacobians[bi] + j; });
+  }
+
+  bool EvaluateColumns(double const* const* parameters, double* residuals, const bool* asked,
+                       double* columns) const override {
+    const std::vector<ParamBlock>& blocks = BallLayout().blocks;
+    int first[kBlocks];  // first column of each asked block in `columns`
+    for (int bi = 0, col = 0; bi < kBlocks; ++bi) {
+      first[bi] = col;
+      if (asked[bi]) col += blocks[bi].size;
+    }
+    const std::size_t m = static_cast<std::size_t>(num_residuals());
+    return EvaluateWith<true>(parameters, residuals, asked, [&](int bi, int j) {
+      return columns + static_cast<std::size_t>(first[bi] + j) * m;
+    });
+  }
+
+ private:
+  static constexpr int kBlocks = 4;  // BallLayout().blocks
+
+  static void Flatten(double const* const* parameters, double* flat) {
+    const std::vector<ParamBlock>& blocks = BallLayout().blocks;
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi)
+      std::copy(parameters[bi], parameters[bi] + blocks[bi].size, flat + blocks[bi].offset);
+  }
+
+  // Residuals and the Jacobian columns of the blocks `asked`: column j of block bi is written
+  // from column_at(bi, j) on, with stride 1 (kContiguous) or the block's size (Ceres' layout).
+  // The same numbers either way.
+  template <bool kContiguous, class ColumnAt>
+  bool EvaluateWith(double const* const* parameters, double* residuals, const bool* asked,
+                    const ColumnAt& column_at) const {
     using Coeffs = BallCoeffs<double>;
     const std::vector<ParamBlock>& blocks = BallLayout().blocks;
     double flat[Coeffs::kSize];
-    for (std::size_t bi = 0; bi < blocks.size(); ++bi)
-      std::copy(parameters[bi], parameters[bi] + blocks[bi].size, flat + blocks[bi].offset);
-    if (jacobians == nullptr) return Run(flat, residuals);
+    Flatten(parameters, flat);
     // Per-thread buffers, reused from evaluation to evaluation (no allocation per window).
     thread_local Scratch scratch;
     BallTickMeshes* meshes = nullptr;
@@ -303,7 +344,7 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
     const int m = num_residuals();
     int shared_radius = 0;
     if (share_prefix_) {
-      if (jacobians[3] != nullptr)  // the geometry block: the contact radius
+      if (asked[3])  // the geometry block: the contact radius
         shared_radius = residual_->StepsClearOfContact(
             states, c, c.contact_radius + std::abs(steps_[Coeffs::kContactRadius]));
     } else {
@@ -314,8 +355,9 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
     double* plus = scratch.plus.data();
     double* minus = scratch.minus.data();
     for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-      if (jacobians[bi] == nullptr) continue;
+      if (!asked[bi]) continue;
       const int size = blocks[bi].size;
+      const int stride = kContiguous ? 1 : size;
       for (int j = 0; j < size; ++j) {
         const int i = blocks[bi].offset + j;
         // Drag acts in every tick, the contact radius from the first that may touch with the
@@ -323,8 +365,8 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
         const int from = i == Coeffs::kDrag            ? 0
                          : i == Coeffs::kContactRadius ? shared_radius
                                                        : first_touch;
-        double* column = jacobians[bi] + j;
-        for (int r = 0; r < 9 * from; ++r) column[r * size] = 0.0;
+        double* column = column_at(static_cast<int>(bi), j);
+        for (int r = 0; r < 9 * from; ++r) column[r * stride] = 0.0;
         if (from == residual_->rows()) continue;  // no step left: the column is zero
         const double x = flat[i], h = steps_[i];
         flat[i] = x + h;
@@ -332,13 +374,12 @@ class SmoothedBallRolloutCost : public ceres::CostFunction {
         flat[i] = x - h;
         residual_->Roll(Coeffs::FromArray(flat), from, states[from], minus, nullptr, meshes);
         flat[i] = x;
-        for (int r = 9 * from; r < m; ++r) column[r * size] = (plus[r] - minus[r]) / (2.0 * h);
+        for (int r = 9 * from; r < m; ++r) column[r * stride] = (plus[r] - minus[r]) / (2.0 * h);
       }
     }
     return true;
   }
 
- private:
   // The residual functor on a flat coefficient vector (its blocks at their layout offsets).
   bool Run(const double* flat, double* residuals) const {
     const std::vector<ParamBlock>& blocks = BallLayout().blocks;

@@ -46,7 +46,12 @@ ceres::LossFunction* MakeLoss(const SolverOptions& solver, int residuals) {
   return nullptr;
 }
 
-ReducedCost::ReducedCost(ceres::CostFunction* inner) : inner_(inner) {
+// Most parameter blocks of a cost whose Jacobian ReducedCost takes column-major.
+constexpr std::size_t kMaxColumnBlocks = 16;
+
+ReducedCost::ReducedCost(ceres::CostFunction* inner)
+    : inner_(inner), columns_(dynamic_cast<const ColumnMajorJacobian*>(inner)) {
+  if (inner_->parameter_block_sizes().size() > kMaxColumnBlocks) columns_ = nullptr;
   *mutable_parameter_block_sizes() = inner_->parameter_block_sizes();
   for (int size : inner_->parameter_block_sizes()) num_parameters_ += size;
   set_num_residuals(num_parameters_ + 1);
@@ -106,27 +111,34 @@ bool ReducedCost::EvaluateInner(double const* const* parameters, double* residua
     return true;
   }
   const std::vector<int>& sizes = parameter_block_sizes();
-  // The inner Jacobian of each requested block (row-major m x size, as Ceres lays it out; the
-  // inner cost function writes every entry).
-  std::vector<double*> inner_pointers(sizes.size(), nullptr);
   int q = 0;  // columns asked for
   for (std::size_t b = 0; b < sizes.size(); ++b)
     if (jacobians[b] != nullptr) q += sizes[b];
-  if (scratch.inner_jacobians.size() < static_cast<std::size_t>(m) * q)
-    scratch.inner_jacobians.resize(static_cast<std::size_t>(m) * q);
-  for (std::size_t b = 0, offset = 0; b < sizes.size(); ++b)
-    if (jacobians[b] != nullptr) {
-      inner_pointers[b] = scratch.inner_jacobians.data() + offset;
-      offset += static_cast<std::size_t>(m) * sizes[b];
-    }
-  if (!inner_->Evaluate(parameters, r.data(), inner_pointers.data())) return false;
   Eigen::MatrixXd& a = scratch.a;
   a.resize(m, q);
-  for (std::size_t b = 0, col = 0; b < sizes.size(); ++b) {
-    if (inner_pointers[b] == nullptr) continue;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < sizes[b]; ++j) a(i, col + j) = inner_pointers[b][i * sizes[b] + j];
-    col += sizes[b];
+  if (columns_ != nullptr) {
+    // Straight into the QR's column-major matrix.
+    bool asked[kMaxColumnBlocks];
+    for (std::size_t b = 0; b < sizes.size(); ++b) asked[b] = jacobians[b] != nullptr;
+    if (!columns_->EvaluateColumns(parameters, r.data(), asked, a.data())) return false;
+  } else {
+    // The inner Jacobian of each requested block (row-major m x size, as Ceres lays it out;
+    // the inner cost function writes every entry), copied into a.
+    std::vector<double*> inner_pointers(sizes.size(), nullptr);
+    if (scratch.inner_jacobians.size() < static_cast<std::size_t>(m) * q)
+      scratch.inner_jacobians.resize(static_cast<std::size_t>(m) * q);
+    for (std::size_t b = 0, offset = 0; b < sizes.size(); ++b)
+      if (jacobians[b] != nullptr) {
+        inner_pointers[b] = scratch.inner_jacobians.data() + offset;
+        offset += static_cast<std::size_t>(m) * sizes[b];
+      }
+    if (!inner_->Evaluate(parameters, r.data(), inner_pointers.data())) return false;
+    for (std::size_t b = 0, col = 0; b < sizes.size(); ++b) {
+      if (inner_pointers[b] == nullptr) continue;
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < sizes[b]; ++j) a(i, col + j) = inner_pointers[b][i * sizes[b] + j];
+      col += sizes[b];
+    }
   }
   std::fill(residuals, residuals + num_residuals(), 0.0);
   Eigen::MatrixXd upper = Eigen::MatrixXd::Zero(q, q);

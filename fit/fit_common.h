@@ -33,6 +33,19 @@ std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<R
 // knee. nullptr (plain squares) for loss "none". Ceres takes ownership.
 ceres::LossFunction* MakeLoss(const SolverOptions& solver, int residuals);
 
+// A cost function that can also write its Jacobian as ReducedCost's QR reads it: column-major,
+// one contiguous column of num_residuals() entries per coefficient asked for, the blocks in
+// order. ReducedCost then skips its transposing copy of the row-major blocks Ceres' layout
+// has (the same numbers, so the same QR bit for bit).
+class ColumnMajorJacobian {
+ public:
+  virtual ~ColumnMajorJacobian() = default;
+  // As ceres::CostFunction::Evaluate with Jacobians: `asked[b]` whether block b is wanted;
+  // `columns` receives the wanted blocks' columns one after another (every entry written).
+  virtual bool EvaluateColumns(double const* const* parameters, double* residuals,
+                               const bool* asked, double* columns) const = 0;
+};
+
 // A residual block of m residuals over p coefficients, handed to Ceres as p + 1 residuals
 // with the same cost, gradient and Gauss-Newton matrix. With the thin QR J = Q R of the
 // block's Jacobian (over the varying blocks Ceres asks for):
@@ -58,6 +71,7 @@ class ReducedCost : public ceres::CostFunction {
   bool EvaluateInner(double const* const* parameters, double* residuals,
                      double** jacobians) const;
   std::unique_ptr<ceres::CostFunction> inner_;
+  const ColumnMajorJacobian* columns_ = nullptr;  // inner_ as one, if it is
   int num_parameters_ = 0;
   // The last evaluation with a Jacobian: coefficients, which blocks, residuals, Jacobians.
   mutable std::mutex mutex_;

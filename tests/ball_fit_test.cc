@@ -149,6 +149,67 @@ TEST_CASE("smoothed derivative: sharing the steps clear of contact changes no bi
   }
 }
 
+// Hides SmoothedBallRolloutCost's column-major Jacobian, so that ReducedCost copies the
+// row-major blocks instead (the path of every other cost function).
+class RowMajorOnly : public ceres::CostFunction {
+ public:
+  explicit RowMajorOnly(ceres::CostFunction* inner) : inner_(inner) {
+    *mutable_parameter_block_sizes() = inner->parameter_block_sizes();
+    set_num_residuals(inner->num_residuals());
+  }
+  bool Evaluate(double const* const* parameters, double* residuals,
+                double** jacobians) const override {
+    return inner_->Evaluate(parameters, residuals, jacobians);
+  }
+
+ private:
+  std::unique_ptr<ceres::CostFunction> inner_;
+};
+
+TEST_CASE("reduced ball cost: the column-major Jacobian gives the copied one's QR bit for bit") {
+  const Arena arena = FloorAndWall();
+  std::vector<double> params = BallLayout().defaults;
+  params[BallCoeffs<double>::kRestitution] = 0.57;
+  params[BallCoeffs<double>::kContactRadius] = 93.4;
+  const Episode ep = Simulate(BallLayout().defaults, arena,
+                              Start({1500, 0, 700}, {1200, 300, 300}, {2, -3, 1}), 300, "cols.csv");
+  const std::vector<int> skip = ContactRows(ep, BallCoeffs<double>::FromArray(params.data()), 20.0);
+  const double* blocks[] = {params.data(), params.data() + 3, params.data() + 4,
+                            params.data() + 5};
+  const int rows = 61;
+  int compared = 0;
+  for (int start = 0; start + rows < ep.size(); start += 7) {
+    // Every block asked for, and some left out (as for a held block).
+    for (int mask = 1; mask < 16; mask += 3) {
+      std::vector<std::vector<double>> out[2];
+      std::vector<double> r[2];
+      for (int variant = 0; variant < 2; ++variant) {
+        auto* smoothed = new SmoothedBallRolloutCost(
+            new BallRolloutResidual(&ep, start, rows, Integration{}, &arena, {}, skip), rows,
+            BallSmoothingSteps());
+        std::unique_ptr<ceres::CostFunction> reduced(
+            Reduced(variant == 0 ? static_cast<ceres::CostFunction*>(smoothed)
+                                 : new RowMajorOnly(smoothed)));
+        REQUIRE(dynamic_cast<ReducedCost*>(reduced.get()) != nullptr);
+        const int n = reduced->num_residuals();
+        r[variant].assign(n, -1.0);
+        out[variant].resize(4);
+        double* jacobians[4] = {};
+        for (int b = 0; b < 4; ++b)
+          if (mask & (1 << b)) {
+            out[variant][b].assign(n * BallLayout().blocks[b].size, -1.0);
+            jacobians[b] = out[variant][b].data();
+          }
+        REQUIRE(reduced->Evaluate(blocks, r[variant].data(), jacobians));
+      }
+      CHECK(r[0] == r[1]);
+      for (int b = 0; b < 4; ++b) CHECK(out[0][b] == out[1][b]);
+      ++compared;
+    }
+  }
+  CHECK(compared > 10);
+}
+
 TEST_CASE("smoothed derivative: the trend of the cost across contact-tick jumps") {
   const Arena arena = FloorAndWall();
   const std::vector<double> params = BallLayout().defaults;
