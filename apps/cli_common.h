@@ -140,6 +140,14 @@ inline CLI::Validator Between(double lo, double hi) {
       range, "Between");
 }
 
+// A path that is not empty: an option given as "" (e.g. an unset shell variable) would
+// otherwise read as "not given" and the command would quietly skip the output or input.
+inline CLI::Validator NonEmptyPath() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return s.empty() ? "an empty path" : ""; }, "PATH",
+      "NonEmptyPath");
+}
+
 // An existing regular file.
 inline CLI::Validator ExistingFileOf(const std::string& what) {
   return CLI::Validator(

@@ -234,6 +234,12 @@ class PyModel {
   // (N, rows, C) for N states, or (rows, C) for one 1-D state.
   Array Predict(const Array& states_in, double duration_s, double dt_s, const py::object& controls,
                 int threads, bool batch) const {
+    // One state is a 1-D row: a 2-D array here would fill a (rows, C) output with N states.
+    if (!batch && states_in.ndim() != 1)
+      throw InputError("state", 0, 0,
+                       "expected a 1-D array (one state), got " +
+                           std::to_string(states_in.ndim()) +
+                           " dimensions (predict_batch takes several)");
     int steps = Steps(duration_s, &dt_s);
     // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
     const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;

@@ -391,6 +391,14 @@ def test_bad_arguments_are_input_errors_naming_row_and_column():
         rlfit.Model("aerial").predict([0, 0, 500, 0, 0, 0], 700.0)
     with pytest.raises(rlfit.InputError, match="split the batch"):  # rlsim predict's bound
         a.predict_batch(np.zeros((50000, 6)), 1.0)
+    # Several states to predict (not predict_batch): refused, not written past the output.
+    with pytest.raises(rlfit.InputError, match="1-D array"):
+        a.predict(np.full((2, 6), 500.0), 1.0)
+    with pytest.raises(rlfit.InputError, match="1-D array"):
+        a.step(np.full((3, 6), 500.0))
+    # A horizon far past any recording: refused instead of a curve of 1e10 points.
+    with pytest.raises(rlfit.InputError, match="horizons"):
+        rlfit.replay("aerial", [SYNTH_AERIAL], horizons_s=[1e9])
 
 
 @needs_data

@@ -487,9 +487,25 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
   ProbeWritable(out, parent);
 }
 
+void RequireReadableFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(path, 0, 0, err == ENOENT ? "no such file" : Errno(err));
+  }
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!stat_ok) throw InputError(path, 0, 0, Errno(err));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + ", not a file");
+}
+
 nlohmann::json ReadJsonFile(const std::string& path) {
+  RequireReadableFile(path);
   std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "no such file");
+  if (!in) throw InputError(path, 0, 0, "cannot open: " + Errno(errno));
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
