@@ -177,7 +177,8 @@ inline CLI::Validator CoeffsSpec() {
 inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizons_s,
                                       const std::string& help) {
   return cmd
-      ->add_option("--horizons", *horizons_s, help + "; comma-separated, e.g. --horizons 0.5,1,2")
+      ->add_option("--horizons", *horizons_s,
+                   help + " (at most 600); comma-separated, e.g. --horizons 0.5,1,2")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(Positive());

@@ -355,6 +355,16 @@ def test_arena_floor_contact_and_batch():
         assert np.array_equal(one["point"], b["point"][i], equal_nan=True)
     radii = np.full(500, 91.25)
     assert np.array_equal(arena.collide_batch(centers, radii, threads=1)["depth"], b["depth"])
+    # A query with no answer is refused, not reported as a miss.
+    with pytest.raises(rlfit.InputError, match="not finite"):
+        arena.collide([np.nan, 0.0, 100.0], 91.25)
+    with pytest.raises(rlfit.InputError, match=">= 0"):
+        arena.collide([0.0, 0.0, 100.0], -1.0)
+    bad = centers.copy()
+    bad[4, 2] = np.inf
+    with pytest.raises(rlfit.InputError) as e:
+        arena.collide_batch(bad, 91.25)
+    assert (e.value.file, e.value.row, e.value.column) == ("centers", 5, 3)
 
 
 # --- errors ----------------------------------------------------------------------------------
