@@ -140,6 +140,14 @@ inline CLI::Validator Between(double lo, double hi) {
       range, "Between");
 }
 
+// A path that is not empty: an option given as "" (e.g. an unset shell variable) would
+// otherwise read as "not given" and the command would quietly skip the output or input.
+inline CLI::Validator NonEmptyPath() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return s.empty() ? "an empty path" : ""; }, "PATH",
+      "NonEmptyPath");
+}
+
 // An existing regular file.
 inline CLI::Validator ExistingFileOf(const std::string& what) {
   return CLI::Validator(
@@ -169,7 +177,8 @@ inline CLI::Validator CoeffsSpec() {
 inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizons_s,
                                       const std::string& help) {
   return cmd
-      ->add_option("--horizons", *horizons_s, help + "; comma-separated, e.g. --horizons 0.5,1,2")
+      ->add_option("--horizons", *horizons_s,
+                   help + " (at most 600); comma-separated, e.g. --horizons 0.5,1,2")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(Positive());

@@ -27,7 +27,7 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--window", o->window_s, "length of each rollout residual, s")
       ->capture_default_str()
       ->check(rlfit::Positive());
-  cmd->add_option("--stride", o->stride_s, "spacing of rollout starts, s")
+  cmd->add_option("--stride", o->stride_s, "spacing of rollout starts, s (at least 0.001)")
       ->capture_default_str()
       ->check(rlfit::Positive());
   cmd->add_option("--tick-rate", o->integration.tick_rate_hz,
@@ -103,11 +103,13 @@ Command AddFit(CLI::App* app) {
   CLI::App* fit = app->add_subcommand(
       "fit", "fit coefficients by least squares on rollouts; validate on held-out episodes");
   AddFitOptions(fit, &args->options);
-  fit->add_option("--out", args->options.out_path, "coefficients JSON to write");
+  fit->add_option("--out", args->options.out_path, "coefficients JSON to write")
+      ->check(rlfit::NonEmptyPath());
   fit->add_option("--plots", args->plots,
                   "folder for the fit's report page, replaced as a whole: each coefficient "
                   "with its error bar beside its default (needs --out)")
-      ->needs(fit->get_option("--out"));
+      ->needs(fit->get_option("--out"))
+      ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(fit, &args->force);
   fit->add_option("--holdout-every", args->options.holdout_every,
                   "hold out every k-th episode for validation (0: none)")
@@ -158,7 +160,8 @@ Command AddCrossval(CLI::App* app) {
       ->capture_default_str()
       ->check(rlfit::Between(2, 1000));
   cv->add_option("--out", args->out,
-                 "output folder for the combined held-out replay report, replaced as a whole");
+                 "output folder for the combined held-out replay report, replaced as a whole")
+      ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(cv, &args->force);
 
   return {cv, [args] {
@@ -186,7 +189,8 @@ Command AddBaseline(CLI::App* app) {
       "results/MODEL/ (the regression baselines)");
   rlfit::AddModelArgument(baseline, &args->model, "model");
   baseline->add_option("--results", args->regression.results_dir, "results folder")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(baseline, &args->force);
   baseline->add_flag("--quiet", args->regression.quiet, "no progress on stderr");
   rlfit::AddDataOption(baseline, &args->regression.data_root);

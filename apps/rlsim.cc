@@ -44,7 +44,8 @@ Command AddReplay(CLI::App* app) {
       ->check(rlfit::CoeffsSpec());
   replay->add_option("--out", options.out_dir,
                      "output folder, replaced as a whole: predicted trajectories, "
-                     "replay_summary.json, summary.txt");
+                     "replay_summary.json, summary.txt")
+      ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(replay, &args->force);
   rlfit::AddHorizonsOption(replay, &options.horizons_s, "reported horizons in seconds");
   replay->add_option("--window", options.window_s, "spacing of windowed restarts, s")
@@ -90,7 +91,9 @@ Command AddSynth(CLI::App* app) {
       ->add_option("template", args->template_path,
                    "recorded episode to take timing and inputs from")
       ->required();
-  synth->add_option("--out", args->out, "CSV to write (recording format)")->required();
+  synth->add_option("--out", args->out, "CSV to write (recording format)")
+      ->required()
+      ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(synth, &args->force);
   synth->add_option("--rows", args->rows, "keep only the first N rows (0: all)")
       ->check(rlfit::NonNegative());
@@ -140,21 +143,26 @@ Command AddPredict(CLI::App* app) {
   predict->add_option("--states", o->states_path,
                       "initial states instead of --state: .json (an object or a list of "
                       "{\"x\":[3],\"v\":[3],\"omega\":[3],\"euler\":[3]}) or .csv (header "
-                      "x,y,z,vx,vy,vz[,wx,wy,wz][,pitch,yaw,roll]); output gets a state column");
+                      "x,y,z,vx,vy,vz[,wx,wy,wz][,pitch,yaw,roll]); output gets a state column")
+      ->check(rlfit::NonEmptyPath());
   predict->add_option("--controls", o->controls_path,
                       "car inputs CSV: header with any of t_s,throttle,steer,pitch,yaw,roll,jump,"
                       "boost,handbrake (missing = 0); a row holds from its t_s (else its row "
                       "time) until the next, acting after the model's input delay as recorded "
-                      "inputs do");
+                      "inputs do")
+      ->check(rlfit::NonEmptyPath());
   predict->add_option("--duration", o->duration_s, "predicted time, s (at most 600)")
       ->capture_default_str();
   predict->add_option("--dt", o->dt_s,
                       "output row spacing, s (default 1/120 for the car, one recording row "
-                      "1/60.96 for the ball)");
+                      "1/60.96 for the ball)")
+      ->check(rlfit::Positive());
   predict->add_option("--coeffs", o->coeffs,
                       "coefficients JSON written by rlfit, or 'seed' (default: the committed "
-                      "fit in results/MODEL/coeffs.json)");
-  predict->add_option("--out", o->out_path, "CSV to write (default: stdout)");
+                      "fit in results/MODEL/coeffs.json)")
+      ->check(rlfit::CoeffsSpec());
+  predict->add_option("--out", o->out_path, "CSV to write (default: stdout)")
+      ->check(rlfit::NonEmptyPath());
   rlfit::AddDataOption(predict, &o->data_root);
   rlfit::AddForceFlag(predict, &args->force);
   return {predict, [args] {

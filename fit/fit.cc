@@ -316,9 +316,14 @@ bool SolverOptions::Check(std::string* why) const {
   return true;
 }
 
+// Smallest spacing of rollout starts, s: below a physics tick (1/120 s) starts only repeat
+// rows, and RolloutWindows walks the grid of starts one lookup per stride (1e-9 s: hours).
+constexpr double kMinStrideS = 1e-3;
+
 bool FitOptions::Check(std::string* why) const {
   if (!(window_s > 0.0)) return *why = "--window must be positive", false;
-  if (!(stride_s > 0.0)) return *why = "--stride must be positive", false;
+  if (!(stride_s >= kMinStrideS))
+    return *why = "--stride must be at least " + Num(kMinStrideS) + " s, got " + Num(stride_s), false;
   if (holdout_every < 0 || holdout_every == 1)
     return *why = "--holdout-every must be 0 (none) or at least 2", false;
   std::string integ_why;
@@ -672,7 +677,9 @@ ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std:
   const CoeffFile init = StartingCoeffs(options, model);
   const std::vector<Episode> all = LoadForFit(model, options);
   if (static_cast<int>(all.size()) < folds)
-    throw InputError("(data)", 0, 0, "fewer episodes than folds");
+    throw InputError("--folds", 0, 0,
+                     std::to_string(folds) + " folds but the recordings hold only " +
+                         std::to_string(all.size()) + " episodes (a fold needs one)");
 
   ReplayReport combined, combined_start;
   std::vector<Episode> ordered;

@@ -234,6 +234,12 @@ class PyModel {
   // (N, rows, C) for N states, or (rows, C) for one 1-D state.
   Array Predict(const Array& states_in, double duration_s, double dt_s, const py::object& controls,
                 int threads, bool batch) const {
+    // One state is a 1-D row: a 2-D array here would fill a (rows, C) output with N states.
+    if (!batch && states_in.ndim() != 1)
+      throw InputError("state", 0, 0,
+                       "expected a 1-D array (one state), got " +
+                           std::to_string(states_in.ndim()) +
+                           " dimensions (predict_batch takes several)");
     int steps = Steps(duration_s, &dt_s);
     // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
     const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;
@@ -302,9 +308,21 @@ class PyArena {
     arena_ = &PitchArena(root);  // InputError naming where it looked when root is ""
   }
 
+  // A query the arena can answer: a finite centre and a finite radius >= 0 (a NaN centre or a
+  // negative radius would come back as a quiet "no hit").
+  static void CheckQuery(const double* center, double radius, const std::string& what, int row) {
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(center[k]))
+        throw InputError(what, row, k + 1, "centre coordinate is not finite");
+    if (!(std::isfinite(radius) && radius >= 0.0))
+      throw InputError("radius", row, 0, "must be a finite number >= 0 (uu), got " +
+                                             std::to_string(radius));
+  }
+
   py::dict Collide(const Array& center, double radius) const {
     if (center.ndim() != 1 || center.shape(0) != 3)
       throw InputError("center", 0, 0, "expected 3 values x, y, z (uu)");
+    CheckQuery(center.data(), radius, "center", 0);
     const Contact c =
         arena_->Collide({center.data()[0], center.data()[1], center.data()[2]}, radius);
     const Eigen::Vector3d point = ContactPoint(c, center.data(), radius);
@@ -324,6 +342,9 @@ class PyArena {
       throw InputError("radius", 0, 0,
                        "expected one radius or one per centre (" + std::to_string(r.n) + ")");
     const bool each = radius.ndim() == 1;
+    for (int i = 0; i < r.n; ++i)
+      CheckQuery(r.data + 3 * static_cast<std::size_t>(i), radius.data()[each ? i : 0], "centers",
+                 i + 1);
     py::array_t<bool> hit(r.n);
     Array point(std::vector<py::ssize_t>{r.n, 3});
     Array normal(std::vector<py::ssize_t>{r.n, 3});

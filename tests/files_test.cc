@@ -264,5 +264,29 @@ TEST_CASE("a writer killed by SIGTERM or SIGINT mid-write leaves no temporary") 
   }
 }
 
+TEST_CASE("the next write removes what a writer killed by SIGKILL left, not a live writer's") {
+  TempDir dir;
+  // SIGKILL runs no handler: the staged folder (with its half-written file) stays behind.
+  const std::set<std::string> left = KillWriter(dir.path(), true, SIGKILL);
+  REQUIRE(left.size() == 1);
+  const std::string dead_temp = *left.begin();
+  CHECK(Contains(dead_temp, ".out.rlfit-tmp."));
+  // A temporary of a writer still running (this test's parent) beside it.
+  const std::string live = ".out.rlfit-tmp." + std::to_string(::getppid()) + ".AbCdEf";
+  fs::create_directory(dir.path() + "/" + live);
+  {
+    StagedDir staged(dir.path() + "/out", false);
+    WriteFileAtomic(staged.Path("summary.txt"), "x");
+    staged.Commit();
+  }
+  CHECK(Entries(dir.path()) == std::set<std::string>{"out", live});
+
+  // The same for a single file.
+  TempDir files;
+  REQUIRE(KillWriter(files.path(), false, SIGKILL).size() == 1);
+  WriteFileAtomic(files.path() + "/out.json", "{}");
+  CHECK(Entries(files.path()) == std::set<std::string>{"out.json"});
+}
+
 }  // namespace
 }  // namespace rlfit

@@ -355,6 +355,16 @@ def test_arena_floor_contact_and_batch():
         assert np.array_equal(one["point"], b["point"][i], equal_nan=True)
     radii = np.full(500, 91.25)
     assert np.array_equal(arena.collide_batch(centers, radii, threads=1)["depth"], b["depth"])
+    # A query with no answer is refused, not reported as a miss.
+    with pytest.raises(rlfit.InputError, match="not finite"):
+        arena.collide([np.nan, 0.0, 100.0], 91.25)
+    with pytest.raises(rlfit.InputError, match=">= 0"):
+        arena.collide([0.0, 0.0, 100.0], -1.0)
+    bad = centers.copy()
+    bad[4, 2] = np.inf
+    with pytest.raises(rlfit.InputError) as e:
+        arena.collide_batch(bad, 91.25)
+    assert (e.value.file, e.value.row, e.value.column) == ("centers", 5, 3)
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -391,6 +401,14 @@ def test_bad_arguments_are_input_errors_naming_row_and_column():
         rlfit.Model("aerial").predict([0, 0, 500, 0, 0, 0], 700.0)
     with pytest.raises(rlfit.InputError, match="split the batch"):  # rlsim predict's bound
         a.predict_batch(np.zeros((50000, 6)), 1.0)
+    # Several states to predict (not predict_batch): refused, not written past the output.
+    with pytest.raises(rlfit.InputError, match="1-D array"):
+        a.predict(np.full((2, 6), 500.0), 1.0)
+    with pytest.raises(rlfit.InputError, match="1-D array"):
+        a.step(np.full((3, 6), 500.0))
+    # A horizon far past any recording: refused instead of a curve of 1e10 points.
+    with pytest.raises(rlfit.InputError, match="horizons"):
+        rlfit.replay("aerial", [SYNTH_AERIAL], horizons_s=[1e9])
 
 
 @needs_data

@@ -246,8 +246,9 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
 
 CoeffFile ReadCoeffFile(const std::string& path, const std::string& model,
                         const CoeffLayout& layout) {
+  RequireReadableFile(path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "no such file");
+  if (!in) throw InputError(path, 0, 0, "cannot open file");
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, 0, "cannot read file");

@@ -181,11 +181,39 @@ fs::path ParentOf(const fs::path& normalized) {
   return normalized.has_parent_path() ? normalized.parent_path() : fs::path(".");
 }
 
-// A temporary name beside `target`: hidden, with the mkstemp/mkdtemp suffix.
-std::string TempTemplate(const fs::path& target, const char* kind) {
+// The start of the temporary names beside `target`: hidden, then the target's name.
+std::string TempPrefix(const fs::path& target, const char* kind) {
   std::string name = target.filename().string();
   if (name.size() > 180) name.resize(180);  // stay under NAME_MAX with the suffix
-  return (ParentOf(target) / ("." + name + "." + kind + ".XXXXXX")).string();
+  return "." + name + "." + kind + ".";
+}
+
+// A temporary name beside `target`: TempPrefix, the writer's process id (so a later run can
+// tell a temporary whose writer died), and the mkstemp/mkdtemp suffix.
+std::string TempTemplate(const fs::path& target, const char* kind) {
+  return (ParentOf(target) /
+          (TempPrefix(target, kind) + std::to_string(::getpid()) + ".XXXXXX"))
+      .string();
+}
+
+// Removes the temporaries of `kind` beside `target` that a writer killed with SIGKILL (or a
+// crash, or a power cut) left: names TempPrefix + PID + "." + 6 characters whose process no
+// longer exists. A live writer's (any other PID that exists) are left alone.
+void RemoveStaleTemps(const fs::path& target, const char* kind) {
+  const std::string prefix = TempPrefix(target, kind);
+  std::error_code ec;
+  for (fs::directory_iterator it(ParentOf(target), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());  // PID.XXXXXX
+    const std::size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || dot > 9 || rest.size() != dot + 7) continue;
+    if (rest.find_first_not_of("0123456789") != dot) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dot)));
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
 }
 
 void FsyncDir(const fs::path& dir) {
@@ -260,6 +288,7 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
     throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + "; not replacing it");
   const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~CurrentUmask());
 
+  RemoveStaleTemps(target, "tmp");
   std::string tmp = TempTemplate(target, "tmp");
   // The cleanup signals wait while the temporary is created and registered: a signal between
   // the two would leave a file the handler does not know about.
@@ -326,6 +355,8 @@ StagedDir::StagedDir(const std::string& final_dir, bool force) : force_(force) {
   if (target == target.root_path())
     throw InputError(final_dir, 0, 0, "is the root folder; not replacing it");
   final_dir_ = target.string();
+  RemoveStaleTemps(target, "rlfit-tmp");
+  RemoveStaleTemps(target, "rlfit-old");
   std::string tmp = TempTemplate(target, "rlfit-tmp");
   if (::mkdtemp(tmp.data()) == nullptr) {
     const int err = errno;
@@ -487,9 +518,25 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
   ProbeWritable(out, parent);
 }
 
+void RequireReadableFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(path, 0, 0, err == ENOENT ? "no such file" : Errno(err));
+  }
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!stat_ok) throw InputError(path, 0, 0, Errno(err));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + ", not a file");
+}
+
 nlohmann::json ReadJsonFile(const std::string& path) {
+  RequireReadableFile(path);
   std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "no such file");
+  if (!in) throw InputError(path, 0, 0, "cannot open: " + Errno(errno));
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {

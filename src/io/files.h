@@ -75,7 +75,12 @@ bool IsRlfitOutputFile(const std::string& path);
 // baseline.json (rlfit baseline), or coefficients.json and index.html (rlfit fit --plots).
 bool IsRlfitOutputFolder(const std::string& dir);
 
-// Reads a JSON file; InputError on a missing file or a syntax error.
+// Refuses, with InputError naming `path` and the reason (no such file, permission denied, a
+// folder, a FIFO, ...), a path that is not a readable regular file. Opens without blocking, so
+// a FIFO with no writer is refused instead of hanging. Call before a reader opens the file.
+void RequireReadableFile(const std::string& path);
+
+// Reads a JSON file; InputError on a file RequireReadableFile refuses or a syntax error.
 nlohmann::json ReadJsonFile(const std::string& path);
 
 // Strict member access: InputError naming the file and key when `key` is missing.

@@ -673,7 +673,10 @@ std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& pa
       if (fs::is_regular_file(entry)) found.push_back(it->path().string());
     }
     if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
-    if (found.empty()) throw InputError(p, 0, 0, "folder holds no recordings");
+    if (found.empty())
+      throw InputError(p, 0, 0,
+                       "folder holds no recordings (episode_*.csv, freefalling_*.csv or *.txt; "
+                       "other files are not read)");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }

@@ -174,7 +174,7 @@ int ColumnOf(const std::vector<std::string>& header, const std::string& name) {
 template <unsigned N, typename HeaderFn, typename RowFn, std::size_t... I>
 void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& names,
                   std::index_sequence<I...>, const HeaderFn& on_header, const RowFn& row) {
-  if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such file");
+  RequireReadableFile(path);
   std::string expected;
   for (const char* n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
   std::vector<std::string> header;
@@ -383,7 +383,7 @@ bool PredictOptions::Check(std::string* why) const {
 
 std::vector<InitialState> ReadStates(const std::string& path, bool car) {
   const std::string ext = fs::path(path).extension().string();
-  if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such file");
+  RequireReadableFile(path);
   if (ext == ".json") return ReadStatesJson(path, car);
   if (ext == ".csv") return ReadStatesCsv(path, car);
   throw InputError(path, 0, 0, "states file must be .json or .csv");

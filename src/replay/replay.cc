@@ -327,11 +327,18 @@ bool IsDiverged(const PredictedState& s) {
          s.omega.norm() > kDivergedOmegaRadS;
 }
 
+// Longest report horizon, s: the longest recording lasts ~140 s (data.txt), and the error
+// curve has a point every curve_step_s up to the longest horizon (1e9 s: hours).
+constexpr double kMaxHorizonS = 600.0;
+
 bool ReplayOptions::Check(std::string* why) const {
   if (!(window_s > 0.0)) return *why = "--window must be positive", false;
   if (!(curve_step_s > 0.0)) return *why = "curve step must be positive", false;
   for (double h : horizons_s)
-    if (!(h > 0.0)) return *why = "horizons must be positive", false;
+    if (!(h > 0.0 && h <= kMaxHorizonS))
+      return *why = "--horizons must be in (0, " + HorizonLabel(kMaxHorizonS) + "], got " +
+                    HorizonLabel(h),
+             false;
   if (!std::is_sorted(horizons_s.begin(), horizons_s.end()))
     return *why = "horizons must be increasing", false;
   return true;
