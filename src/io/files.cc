@@ -356,7 +356,10 @@ StagedDir::StagedDir(const std::string& final_dir, bool force) : force_(force) {
     throw InputError(final_dir, 0, 0, "is the root folder; not replacing it");
   final_dir_ = target.string();
   RemoveStaleTemps(target, "rlfit-tmp");
-  RemoveStaleTemps(target, "rlfit-old");
+  // A writer killed between Commit's two renames left the earlier output only in its
+  // "rlfit-old" folder: remove those only once the target exists again (never lose a file).
+  std::error_code exists_ec;
+  if (fs::exists(target, exists_ec)) RemoveStaleTemps(target, "rlfit-old");
   std::string tmp = TempTemplate(target, "rlfit-tmp");
   if (::mkdtemp(tmp.data()) == nullptr) {
     const int err = errno;
