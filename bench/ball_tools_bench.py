@@ -2,8 +2,9 @@
 """What users wait for with the ball model, for two builds alternated in one session: `rlsim
 predict ball --states F --duration 6` over 1,000 random in-arena states, `rlsim replay ball`
 over the datasets (wall and user time), and rlfit.Model("ball").predict_batch over the same
-1,000 states (time.perf_counter, one thread, in a fresh interpreter per round). Prints the
-median of the rounds for each build and the ratio B / A.
+1,000 states (time.perf_counter and process_time, one thread, a fresh interpreter per round).
+Prints the median of the rounds for each build, the ratio B / A, and the median of the ratios
+paired by round (cpu: user + sys of the process).
 
 States: fixed seed, x uniform in [-3000, 3000], y in [-4000, 4000], z in [200, 1800] uu
 (inside the pitch, clear of its rounded corners), velocity uniform in [-2000, 2000]^3 uu/s,
@@ -29,9 +30,9 @@ PY_BATCH = """
 import sys, time, numpy as np, rlfit
 states = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1)
 model = rlfit.Model("ball")
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 out = model.predict_batch(states, 6.0, threads=1)
-print(time.perf_counter() - t0, out.shape[0], out.shape[1])
+print(time.perf_counter() - t0, out.shape[0], time.process_time() - c0)
 """
 
 
@@ -68,8 +69,9 @@ def main():
         for name, build in builds:
             rlsim = os.path.join(build, "rlsim")
             t = times[name]
-            t.setdefault("predict wall", []).append(
-                timed([rlsim, "predict", "ball", "--states", states, "--duration", "6"])[0])
+            wall, cpu = timed([rlsim, "predict", "ball", "--states", states, "--duration", "6"])
+            t.setdefault("predict wall", []).append(wall)
+            t.setdefault("predict cpu", []).append(cpu)
             out = os.path.join(work, "replay_" + name)
             shutil.rmtree(out, ignore_errors=True)
             wall, cpu = timed([rlsim, "replay", "ball", "--out", out])
@@ -79,12 +81,16 @@ def main():
             res = subprocess.run([sys.executable, "-c", PY_BATCH, states], check=True, env=env,
                                  capture_output=True, text=True).stdout.split()
             assert res[1] == str(STATES), res
-            t.setdefault("predict_batch", []).append(float(res[0]))
+            t.setdefault("predict_batch wall", []).append(float(res[0]))
+            t.setdefault("predict_batch cpu", []).append(float(res[2]))
     print(f"{'median of ' + str(args.rounds) + ' rounds, s':28}" +
-          "".join(f"{name:>10}" for name, _ in builds) + "   ratio")
-    for key in times[builds[0][0]]:
+          "".join(f"{name:>10}" for name, _ in builds) + "   ratio  paired")
+    first, last = builds[0][0], builds[-1][0]
+    for key in times[first]:
         med = [statistics.median(times[name][key]) for name, _ in builds]
-        print(f"{key:28}" + "".join(f"{m:10.3f}" for m in med) + f"{med[-1] / med[0]:8.3f}")
+        paired = statistics.median(b / a for a, b in zip(times[first][key], times[last][key]))
+        print(f"{key:28}" + "".join(f"{m:10.3f}" for m in med) +
+              f"{med[-1] / med[0]:8.3f}{paired:8.3f}")
     shutil.rmtree(work)
 
 
