@@ -1,14 +1,16 @@
 // Benchmarks of the ball model with arena collision: one 120 Hz step of real predictions (each
 // step feeds the next) from random in-arena starts, a whole 6 s prediction from those starts and
-// from recorded first rows, and (for comparison with earlier figures) one step over a
-// precomputed list of prediction states. The predictions carry a BallClearance from tick to tick
-// as a prediction loop does (the *NoSkip variants do not). `--callgrind_steps=N` instead runs N
-// steps of the chained predictions for instruction counts under callgrind
-// (`--callgrind_steps_noskip=N` without the clearance, `--callgrind_list_steps=N` the
-// precomputed list).
+// from recorded first rows, the tools' replay Predictor over a 6 s episode, and (for comparison
+// with earlier figures) one step over a precomputed list of prediction states. The predictions
+// carry a BallClearance from tick to tick as a prediction loop does (the *NoSkip variants do
+// not). `--callgrind_steps=N` instead runs N steps of the chained predictions for instruction
+// counts under callgrind (`--callgrind_steps_noskip=N` without the clearance,
+// `--callgrind_list_steps=N` the precomputed list, `--callgrind_predictor=N` N Predictor
+// rollouts).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -18,12 +20,14 @@
 
 #include "src/io/recording.h"
 #include "src/models/ball.h"
+#include "src/replay/predictor.h"
 
 namespace rlfit {
 namespace {
 
 constexpr double kTickS = 1.0 / 120.0;
 constexpr int kTicks6s = 720;
+constexpr int kRows6s = 366;  // rows of 1/60.96 s in 6 s (rlsim predict's default spacing)
 constexpr int kStarts = 64;  // recorded episodes the predictions start from
 constexpr int kRandomStarts = 256;
 constexpr unsigned kSeed = 20261123;
@@ -254,6 +258,65 @@ __attribute__((noinline)) int RunPredictions(const Scene& s, long n) {
   return 0;
 }
 
+// The tools' path (rlsim predict and replay, Python's predict and predict_batch): the ball's
+// replay Predictor rolling out a constructed 6 s episode of 366 rows of 1/60.96 s (each 2 ticks
+// of 1/122 s, 732 ticks) from a random in-arena start, every row's state kept. It runs the rows
+// through PredictBall (see BallPredictor in src/replay/models.cc); the rest is the episode's
+// PredictedState rows.
+struct PredictorScene {
+  std::unique_ptr<Predictor> predictor;
+  std::vector<Episode> episodes;  // one per random start
+};
+
+const PredictorScene& GetPredictorScene() {
+  static const PredictorScene scene = [] {
+    const Scene& s = GetScene();
+    PredictorScene p;
+    CoeffFile file;
+    file.model = "ball";
+    file.values = BallLayout().defaults;
+    p.predictor = FindModel("ball").make_predictor(file, ResolveDataRoot(""));
+    for (const BallState<double>& start : s.random_starts) {
+      Episode ep;
+      ep.kind = EpisodeKind::kBall;
+      ep.rows.resize(kRows6s + 1);
+      ep.rows[0].x = start.x;
+      ep.rows[0].v = start.v;
+      ep.rows[0].omega = start.omega;
+      ep.step_dt_s.assign(kRows6s, 1.0 / game::kEpisodeRowRateHz);
+      ep.step_ticks.assign(kRows6s, 2);
+      p.episodes.push_back(std::move(ep));
+    }
+    return p;
+  }();
+  return scene;
+}
+
+void BM_Predictor6s(benchmark::State& state) {
+  const PredictorScene& p = GetPredictorScene();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::vector<PredictedState> rows = p.predictor->Rollout(p.episodes[i], 0, kRows6s);
+    benchmark::DoNotOptimize(rows.data());
+    benchmark::ClobberMemory();
+    if (++i == p.episodes.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations() * kRows6s);
+}
+BENCHMARK(BM_Predictor6s)->Unit(benchmark::kMicrosecond);
+
+// N rollouts of BM_Predictor6s, cycling through the starts, for callgrind
+// (`--toggle-collect='*RunPredictorRollouts*'`); the checksum sums every row's z.
+__attribute__((noinline)) int RunPredictorRollouts(const PredictorScene& p, long n) {
+  double sink = 0.0;
+  for (long k = 0; k < n; ++k)
+    for (const PredictedState& row :
+         p.predictor->Rollout(p.episodes[k % p.episodes.size()], 0, kRows6s))
+      sink += row.x.z();
+  std::printf("%ld rollouts, checksum %.17g\n", n, sink);
+  return 0;
+}
+
 }  // namespace
 }  // namespace rlfit
 
@@ -265,6 +328,8 @@ int main(int argc, char** argv) {
       return rlfit::RunPredictions<true>(rlfit::GetScene(), std::atol(argv[i] + 24));
     if (std::strncmp(argv[i], "--callgrind_prediction_steps=", 29) == 0)
       return rlfit::RunPredictions<false>(rlfit::GetScene(), std::atol(argv[i] + 29));
+    if (std::strncmp(argv[i], "--callgrind_predictor=", 22) == 0)
+      return rlfit::RunPredictorRollouts(rlfit::GetPredictorScene(), std::atol(argv[i] + 22));
     if (std::strncmp(argv[i], "--callgrind_steps_noskip=", 25) == 0)
       return rlfit::RunCallgrindSteps<false>(std::atol(argv[i] + 25));
     if (std::strncmp(argv[i], "--callgrind_list_steps=", 23) == 0) {
@@ -280,7 +345,7 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  rlfit::GetScene();  // load, sample and predict before timing
+  rlfit::GetPredictorScene();  // load, sample and predict before timing
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -184,9 +185,34 @@ TEST_CASE("bad input names file, row and column") {
     ExpectInputError(dir.Write("m.csv", s), 2, 26);
   }
   SUBCASE("a truncated last row") {
+    // Cut inside row 40 (no final newline): refused at the cell the cut falls in.
     std::string s = CarFile(40);
     s.resize(s.size() - 20);
-    ExpectInputError(dir.Write("t.csv", s), 40, 0);
+    const int cells = 1 + static_cast<int>(std::count(s.begin() + s.rfind('\n'), s.end(), ','));
+    ExpectInputError(dir.Write("t.csv", s), 40, cells, "truncated");
+  }
+  SUBCASE("a last row cut inside its last number") {
+    // "...,4.039400\n" cut to "...,4.": every column is there, the number is shorter.
+    std::string s = WithCell(CarFile(40), 40, 24, "4.039400");
+    s.resize(s.size() - 7);
+    REQUIRE(s.substr(s.size() - 4) == ", 4.");
+    ExpectInputError(dir.Write("cut.csv", s), 40, 25,
+                     "truncated: the file does not end with a newline");
+    // The same rows with their final newline read.
+    CHECK(ReadRecording(dir.Write("whole.csv", s + "\n")).at(0).size() == 40);
+  }
+  SUBCASE("a {...} row of a .txt export cut before its '}'") {
+    std::string s = CarFile(40, true);
+    s.pop_back();  // no final newline: a whole {...} row, as the datasets' .txt files end
+    CHECK(ReadRecording(dir.Write("whole.txt", s)).at(0).size() == 40);
+    s.resize(s.size() - 3);
+    ExpectInputError(dir.Write("cut.txt", s), 40, 25, "does not end with a newline");
+  }
+  SUBCASE("a ball recording cut in its last number") {
+    std::string s = WithCell(BallFile(40), 40, 12, "0.25");
+    s.resize(s.size() - 3);  // "..., 0.25\n" -> "..., 0."
+    ExpectParseError("ball.csv", s, 40, 13, "truncated");
+    CHECK(Parse("ball.csv", s + "\n").at(0).size() == 40);
   }
   SUBCASE("a non-number") {
     std::string s = CarFile(40);

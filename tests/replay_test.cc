@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 #include "src/common/error.h"
 #include "src/io/coeff_file.h"
 #include "src/io/files.h"
 #include "src/models/aerial.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 
@@ -604,6 +606,63 @@ TEST_CASE("a streamed replay reports what the replay of all episodes at once rep
     CHECK(with_shipped > 0);
     CHECK(skipping > 0);
   }
+}
+
+
+// The ball predictor's rollout against chained AdvanceBallRow calls (no clearance: the plain
+// steps) from the same row, every state ==: the committed synthetic episodes, and constructed
+// ones from random in-arena starts whose rows mix the 61 Hz clock row with doubled and odd
+// rows (runs of equal BallRowSteps of 1 to many rows), with rollouts from several starts.
+TEST_CASE("the ball predictor's runs through PredictBall give chained AdvanceBallRow's states") {
+  const std::string root = testing::DataRoot();
+  if (root.empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  const Arena& arena = PitchArena(root);
+  const ModelInfo& model = FindModel("ball");
+  const CoeffFile coeffs = LoadCoefficients(model, "");
+  const auto c = BallCoeffs<double>::FromArray(coeffs.values.data());
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, root);
+  std::vector<Episode> episodes = ReadRecordings({testing::RepoDatasets() + "/synthetic/ball"});
+  REQUIRE(episodes.size() == 3);
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int e = 0; e < 40; ++e) {
+    Episode ep;
+    ep.kind = EpisodeKind::kBall;
+    ep.rows.resize(400);
+    ep.rows[0].x = Eigen::Vector3d(3900.0 * u(rng), 5000.0 * u(rng), 1000.0 + 900.0 * u(rng));
+    ep.rows[0].v = Eigen::Vector3d(u(rng), u(rng), u(rng)) * (e % 4 == 0 ? 5000.0 : 2000.0);
+    ep.rows[0].omega = Eigen::Vector3d(u(rng), u(rng), u(rng)) * 5.0;
+    for (int k = 0; k + 1 < ep.size(); ++k) {
+      const double r = 0.5 * (u(rng) + 1.0);
+      const double clock_rows = r < 0.8 ? 1.0 : r < 0.95 ? 2.0 : 3.0;
+      ep.step_dt_s.push_back(clock_rows / 60.96);
+      ep.step_ticks.push_back(SubstepsForRow(clock_rows / 60.96, 120.0));
+    }
+    episodes.push_back(std::move(ep));
+  }
+  long rows = 0, contacts = 0;
+  for (const Episode& ep : episodes) {
+    for (const int start : {0, 1, ep.size() / 3, ep.size() - 2}) {
+      const int end = ep.size() - 1;
+      const std::vector<PredictedState> rollout = predictor->Rollout(ep, start, end);
+      REQUIRE(static_cast<int>(rollout.size()) == end - start + 1);
+      BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+      for (int k = start;; ++k) {
+        const PredictedState& p = rollout[k - start];
+        REQUIRE(p.x == s.x);
+        REQUIRE(p.v == s.v);
+        REQUIRE(p.omega == s.omega);
+        if (k == end) break;
+        contacts += arena.Collide(s.x, c.contact_radius + c.contact_margin).hit;
+        ++rows;
+        s = AdvanceBallRow(c, s, ep, k, coeffs.integration, arena);
+      }
+    }
+  }
+  CHECK(contacts > rows / 50);  // bounces and rolling ran, not just free flight
 }
 
 }  // namespace

@@ -142,6 +142,26 @@ FirstLine FindFirstLine(const std::string& name, const char* data, std::size_t s
   return {};
 }
 
+// Refuses a text whose last row has no end of line: a file cut short (an interrupted copy or
+// download) may end inside a number, "...,4.039400" read as "...,4." without a word. Every .csv
+// recording ends with '\n'; the datasets' Mathematica exports (.txt, each row in {...}) end
+// without one, but their last row is closed by its '}'. A blank last line is no row.
+void CheckLastRowEnded(const std::string& name, const char* data, std::size_t size) {
+  std::size_t begin = size;
+  while (begin > 0 && data[begin - 1] != '\n') --begin;
+  const char* first = data + begin;
+  const char* last = data + size;
+  while (last > first && IsBlank(last - 1, last)) --last;
+  if (last == first) return;  // ends with '\n' (or only blanks after it)
+  while (first < last && IsBlank(first, first + 1)) ++first;
+  if (*first == '{' && last[-1] == '}') return;  // a whole {...} row of the .txt exports
+  const long long line = std::count(data, data + begin, '\n') + 1;
+  const int column = 1 + static_cast<int>(std::count(data + begin, data + size, ','));
+  throw InputError(name, LineNumber(name, line), column,
+                   "truncated: the file does not end with a newline (its last row may be cut "
+                   "short)");
+}
+
 // Calls on_row(line, values) for every non-blank row of an N-column text, converting each
 // cell as it is read. Throws InputError on a malformed row or cell.
 template <unsigned N, typename OnRow>
@@ -591,6 +611,7 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
   std::string why;
   RLFIT_CHECK(options.Check(&why), "ReadOptions: " + why);
   const FirstLine first = FindFirstLine(name, data, size);
+  if (first.line != 0) CheckLastRowEnded(name, data, size);
   switch (first.line == 0 ? 0 : first.columns) {
     case 0:
       throw InputError(name, 0, 0, "empty file (no rows)");
@@ -729,6 +750,7 @@ BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* 
                                            std::size_t size) {
   const FirstLine first = FindFirstLine(name, data, size);
   if (first.line == 0) throw InputError(name, 0, 0, "empty file (no rows)");
+  CheckLastRowEnded(name, data, size);
   if (first.columns != kBaselineColumns)
     throw InputError(name, first.line, 0,
                      std::to_string(first.columns) + " columns: expected 9");

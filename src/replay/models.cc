@@ -1,5 +1,7 @@
 // The registry of models: each entry binds a model's coefficient layout and row step to
 // the replay machinery. Adding a model means adding one entry here.
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "src/common/error.h"
@@ -77,22 +79,74 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
                                          file.integration);
 }
 
-// The ball's rows chained through one BallClearance per rollout, so ticks that cannot reach the
-// mesh skip their arena lookups (the same states as AdvanceBallRow without it, bit for bit).
+// The ball's rows run through PredictBall: each run of rows whose steps (BallRowStepOf) have
+// the same length h_s is one prediction of their ticks, keeping the state at each row's end, so
+// the free ticks run in PredictBall's register loop (BallFreeRun) as BM_Prediction6s measures.
+// The same states as chained AdvanceBallRow calls, bit for bit: StepBall with a clearance gives
+// StepBall's states whatever the clearance holds, so a run may start with a fresh one.
 class BallPredictor : public Predictor {
  public:
   BallPredictor(BallCoeffs<double> coeffs, Integration integ, const Arena* arena)
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    BallClearance clearance;
-    return RolloutRows(BallState<double>::FromSample(ep.rows[start]), start, end,
-                       [&](const BallState<double>& s, int k) {
-                         return AdvanceBallRow(coeffs_, s, ep, k, integ_, *arena_, &clearance);
-                       });
+    std::vector<PredictedState> out;
+    out.reserve(end - start + 1);
+    BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+    out.push_back(ToPredicted(s));
+    RowSteps steps(ep, integ_);
+    // Scratch: every tick of the current run, grown as runs need, never zeroed (a vector's
+    // resize would clear it: a quarter of a 6 s rollout's instructions).
+    std::unique_ptr<BallState<double>[]> ticks;
+    std::size_t capacity = 0;
+    for (int k = start; k < end;) {
+      const double h_s = steps.Of(k).h_s;
+      int last = k;  // the run: rows k..last
+      int n = steps.Of(k).ticks;
+      while (last + 1 < end && last + 1 - k < kMaxRunRows && steps.Of(last + 1).h_s == h_s)
+        n += steps.Of(++last).ticks;
+      if (capacity < static_cast<std::size_t>(n)) {
+        capacity = n;
+        ticks.reset(new BallState<double>[capacity]);
+      }
+      PredictBall(coeffs_, s, h_s, n, *arena_, ticks.get());
+      int tick = 0;
+      for (int row = k; row <= last; ++row) {
+        tick += steps.Of(row).ticks;
+        out.push_back(ToPredicted(ticks[tick - 1]));
+      }
+      s = ticks[n - 1];
+      k = last + 1;
+    }
+    return out;
   }
 
  private:
+  // BallRowStepOf(ep, k, integ), computed again only where step_dt_s changes (it depends on
+  // nothing else of the row; -0 and 0 apart): the rows of a rollout mostly share one.
+  class RowSteps {
+   public:
+    RowSteps(const Episode& ep, const Integration& integ) : ep_(ep), integ_(integ) {}
+    const BallRowStep& Of(int k) {
+      const double dt_s = ep_.step_dt_s[k];
+      if (!(dt_s == dt_s_ && std::signbit(dt_s) == std::signbit(dt_s_))) {
+        dt_s_ = dt_s;
+        step_ = BallRowStepOf(ep_, k, integ_);
+      }
+      return step_;
+    }
+
+   private:
+    const Episode& ep_;
+    const Integration& integ_;
+    double dt_s_ = std::numeric_limits<double>::quiet_NaN();
+    BallRowStep step_;
+  };
+
+  // Rows in one run at most: bounds the scratch (2,048 ticks, 147 kB, for the recordings'
+  // 2-tick rows) at the cost of one arena lookup per run.
+  static constexpr int kMaxRunRows = 1024;
+
   BallCoeffs<double> coeffs_;
   Integration integ_;
   const Arena* arena_;
