@@ -20,6 +20,7 @@
 
 #include "src/io/recording.h"
 #include "src/models/ball.h"
+#include "src/replay/predict.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -277,15 +278,12 @@ const PredictorScene& GetPredictorScene() {
     file.values = BallLayout().defaults;
     p.predictor = FindModel("ball").make_predictor(file, ResolveDataRoot(""));
     for (const BallState<double>& start : s.random_starts) {
-      Episode ep;
-      ep.kind = EpisodeKind::kBall;
-      ep.rows.resize(kRows6s + 1);
-      ep.rows[0].x = start.x;
-      ep.rows[0].v = start.v;
-      ep.rows[0].omega = start.omega;
-      ep.step_dt_s.assign(kRows6s, 1.0 / game::kEpisodeRowRateHz);
-      ep.step_ticks.assign(kRows6s, 2);
-      p.episodes.push_back(std::move(ep));
+      InitialState state;
+      state.x = start.x;
+      state.v = start.v;
+      state.omega = start.omega;
+      p.episodes.push_back(PredictionEpisode(EpisodeKind::kBall, state, {},
+                                             1.0 / game::kEpisodeRowRateHz, kRows6s));
     }
     return p;
   }();
