@@ -17,10 +17,12 @@
 #include <vector>
 
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/io/files.h"
 #include "src/io/recording.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
+#include "src/replay/replay.h"
 
 #ifndef RLFIT_VERSION
 #error "RLFIT_VERSION must be defined by the build (CMakeLists.txt: project VERSION)"
@@ -178,7 +180,8 @@ inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizo
                                       const std::string& help) {
   return cmd
       ->add_option("--horizons", *horizons_s,
-                   help + " (at most 600); comma-separated, e.g. --horizons 0.5,1,2")
+                   help + " (at most " + MessageNumber(kMaxHorizonS) +
+                       "); comma-separated, e.g. --horizons 0.5,1,2")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(Positive());

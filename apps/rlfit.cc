@@ -27,7 +27,9 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--window", o->window_s, "length of each rollout residual, s")
       ->capture_default_str()
       ->check(rlfit::Positive());
-  cmd->add_option("--stride", o->stride_s, "spacing of rollout starts, s (at least 0.001)")
+  cmd->add_option("--stride", o->stride_s,
+                  "spacing of rollout starts, s (at least " +
+                      rlfit::MessageNumber(rlfit::kMinStrideS) + ")")
       ->capture_default_str()
       ->check(rlfit::Positive());
   cmd->add_option("--tick-rate", o->integration.tick_rate_hz,

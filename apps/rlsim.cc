@@ -151,7 +151,10 @@ Command AddPredict(CLI::App* app) {
                       "time) until the next, acting after the model's input delay as recorded "
                       "inputs do")
       ->check(rlfit::NonEmptyPath());
-  predict->add_option("--duration", o->duration_s, "predicted time, s (at most 600)")
+  predict
+      ->add_option("--duration", o->duration_s,
+                   "predicted time, s (at most " +
+                       rlfit::MessageNumber(rlfit::kMaxPredictDurationS) + ")")
       ->capture_default_str();
   predict->add_option("--dt", o->dt_s,
                       "output row spacing, s (default 1/120 for the car, one recording row "

@@ -26,6 +26,7 @@
 #include "fit/car_fit.h"
 #include "fit/fit_common.h"
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/progress.h"
 #include "src/io/files.h"
 #include "src/replay/predictor.h"
@@ -128,11 +129,8 @@ std::vector<std::string> Names(const std::vector<Episode>& episodes) {
 }
 
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
+// A number in a message or table: 6 significant digits, as %g.
+std::string Num(double v) { return MessageNumber(v, 6); }
 
 nlohmann::json HeldoutJson(const ReplayReport& r) {
   return {{"episodes", r.episodes.size()}, {"aggregate", AggregateJson(r)}};
@@ -315,10 +313,6 @@ bool SolverOptions::Check(std::string* why) const {
   if (!(step_sigmas >= 0.0)) return *why = "--step-sigmas must be >= 0", false;
   return true;
 }
-
-// Smallest spacing of rollout starts, s: below a physics tick (1/120 s) starts only repeat
-// rows, and RolloutWindows walks the grid of starts one lookup per stride (1e-9 s: hours).
-constexpr double kMinStrideS = 1e-3;
 
 bool FitOptions::Check(std::string* why) const {
   if (!(window_s > 0.0)) return *why = "--window must be positive", false;

@@ -44,6 +44,10 @@ struct SolverOptions {
   bool Check(std::string* why) const;
 };
 
+// Smallest spacing of rollout starts, s: below a physics tick (1/120 s) starts only repeat
+// rows, and RolloutWindows walks the grid of starts one lookup per stride (1e-9 s: hours).
+inline constexpr double kMinStrideS = 1e-3;
+
 struct FitOptions {
   std::string model = "aerial";
   std::vector<std::string> paths;     // training+validation recordings; empty = model default

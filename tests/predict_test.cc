@@ -277,7 +277,7 @@ TEST_CASE("controls hold from their time; the CSV has 17 digits and a state colu
   level.t_s = {0.0};
   level.rows.resize(1);
   CHECK(TrajectoriesCsv({level}, true, false).find("-0") == std::string::npos);
-  CHECK(x == one[0].rows[1].x.x());  // %.17g round-trips
+  CHECK(x == one[0].rows[1].x.x());  // the shortest text reads back to the same double
 }
 
 std::string CheckFails(const PredictOptions& o) {

@@ -266,6 +266,13 @@ TEST_CASE("a diverging rollout reports diverged_at_s, no numbers after it, and t
   CHECK(line.find(",,,") == std::string::npos);
   std::getline(lines, line);  // row 100
   CHECK(line.find("covered,,,,,,,,,,") != std::string::npos);
+  // A recorded -0 is written 0, as rlsim predict writes it (src/common/number_text.h).
+  Episode signed_zero = MakeEpisode(300);
+  signed_zero.rows[1].v = Eigen::Vector3d(-0.0, -0.0, -0.0);
+  std::istringstream zero_lines(TrajectoryCsv(signed_zero, e, true));
+  for (int k = 0; k <= 2; ++k) std::getline(zero_lines, line);  // header + rows 0..1
+  CHECK(line.find(",0,0,0,") != std::string::npos);
+  CHECK(line.find("-0,") == std::string::npos);
 }
 
 TEST_CASE("departure: the first row of kDepartureRows with |dv| above kDepartureDvUuS") {

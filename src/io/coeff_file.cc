@@ -3,12 +3,12 @@
 #include "src/io/coeff_file.h"
 
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/io/files.h"
 
 namespace rlfit {
@@ -19,11 +19,8 @@ using nlohmann::json;
 // Deepest nesting accepted; the files we write nest 5 levels (fit_report.heldout_*).
 constexpr int kMaxJsonDepth = 64;
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
+// A number in a message: 9 significant digits, enough to tell a value from a bound near it.
+std::string Num(double v) { return MessageNumber(v, 9); }
 
 // The 1-based line and column of byte offset `byte` (nlohmann counts bytes read, 1-based).
 void LineAndColumn(const std::string& text, std::size_t byte, int* line, int* column) {

@@ -68,6 +68,15 @@ std::string Quote(const char* text) {
 // Underflow to zero (1e-400) is accepted; overflow, inf and NaN are not.
 double ParseNumber(const std::string& name, int row, int column, const char* text) {
   if (*text == '\0') throw InputError(name, row, column, "empty cell, expected a number");
+  // Fast path: std::from_chars (exact, locale-free) when it reads the whole cell to a finite
+  // double, which strtod reads to the same double (both round correctly). Anything else
+  // (Mathematica exponents, a sign '+', hex, inf, NaN, out of range, trailing bytes) takes
+  // strtod below, so what is accepted and every message stay as they were.
+  double fast = 0.0;
+  const char* cell_end = text + std::strlen(text);
+  if (const auto [ptr, ec] = std::from_chars(text, cell_end, fast);
+      ec == std::errc() && ptr == cell_end && std::isfinite(fast))
+    return fast;
   std::string rewritten;
   const char* cell = text;
   if (const char* mathematica = std::strstr(text, "*^"); mathematica != nullptr) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/parallel.h"
 #include "src/common/rotation.h"
 #include "src/io/csv_parser.h"
@@ -97,11 +99,8 @@ struct StateProblem {
   std::string message;
 };
 
-std::string Num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
+// A number in a message: 6 significant digits, as %g.
+std::string Num(double v) { return MessageNumber(v, 6); }
 
 StateProblem FindStateProblem(const InitialState& s, bool car) {
   // The recording reader's limits (src/io/plausible.h).
@@ -308,12 +307,6 @@ std::vector<InitialState> ReadStatesJson(const std::string& path, bool car) {
   return states;
 }
 
-std::string Format17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
-}
-
 }  // namespace
 
 double DefaultPredictDt(const ModelInfo& model) {
@@ -339,7 +332,7 @@ std::string PredictSpanProblem(const ModelInfo& model, double duration_s, double
     if (m_rows < 1 || std::abs(rows - m_rows) > 1e-6 * m_rows)
       return dt_name + " " + Num(dt) + " s: the ball model runs in rows of the recordings, " +
              "1/60.96 s: use a multiple of it, e.g. " +
-             Format17(std::max(1L, m_rows) / game::kEpisodeRowRateHz);
+             ShortestText(std::max(1L, m_rows) / game::kEpisodeRowRateHz);
   }
   if (dt > duration_s * (1.0 + 1e-12))
     return dt_name + " " + Num(dt) + " s is longer than " + duration_name + " " + Num(duration_s) +
@@ -523,17 +516,22 @@ std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool or
   out += "source_row,t_s,x,y,z,vx,vy,vz,wx,wy,wz";
   if (orientation) out += ",pitch,yaw,roll";
   out += "\n";
-  char buf[64];
-  // ",%.17g": exact; adding 0.0 prints -0 (e.g. atan2 of -0) as 0.
-  auto cell = [&](double v) {
-    std::snprintf(buf, sizeof(buf), ",%.17g", v + 0.0);
-    out += buf;
-  };
+  // Each row is built in `line` (shortest exact text, -0 as 0: number_text.h), then appended.
+  constexpr int kCells = 14;
+  char line[2 * 12 + kCells * (1 + kShortestChars) + 1];
   for (const Trajectory& t : trajectories) {
     for (std::size_t k = 0; k < t.rows.size(); ++k) {
       const PredictedState& p = t.rows[k];
-      if (state_column) out += std::to_string(t.state_index) + ",";
-      out += std::to_string(k + 1);
+      char* w = line;
+      if (state_column) {
+        w = std::to_chars(w, w + 12, t.state_index).ptr;
+        *w++ = ',';
+      }
+      w = std::to_chars(w, w + 12, k + 1).ptr;
+      auto cell = [&w](double v) {
+        *w++ = ',';
+        w = WriteShortest(w, v);
+      };
       cell(t.t_s[k]);
       for (const Eigen::Vector3d* v : {&p.x, &p.v, &p.omega})
         for (int i = 0; i < 3; ++i) cell((*v)(i));
@@ -541,7 +539,8 @@ std::string TrajectoriesCsv(const std::vector<Trajectory>& trajectories, bool or
         const Eigen::Vector3d e = MatrixToEuler(p.theta);
         for (int i = 0; i < 3; ++i) cell(e(i));
       }
-      out += "\n";
+      *w++ = '\n';
+      out.append(line, w);
     }
   }
   return out;

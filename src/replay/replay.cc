@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/progress.h"
 #include "src/common/resources.h"
 #include "src/io/episode_writer.h"
@@ -326,10 +327,6 @@ bool IsDiverged(const PredictedState& s) {
   return s.x.cwiseAbs().maxCoeff() > kDivergedPositionUu || s.v.norm() > kDivergedSpeedUuS ||
          s.omega.norm() > kDivergedOmegaRadS;
 }
-
-// Longest report horizon, s: the longest recording lasts ~140 s (data.txt), and the error
-// curve has a point every curve_step_s up to the longest horizon (1e9 s: hours).
-constexpr double kMaxHorizonS = 600.0;
 
 bool ReplayOptions::Check(std::string* why) const {
   if (!(window_s > 0.0)) return *why = "--window must be positive", false;
@@ -848,28 +845,23 @@ std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
 }
 
 std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
-  std::ostringstream out;
-  // Shortest text that reads back to the same double: the file holds the prediction exactly.
-  auto num = [&](double v) -> std::ostream& {
-    char buf[32];
-    const auto res = std::to_chars(buf, buf + sizeof(buf), v);
-    return out.write(buf, res.ptr - buf);
-  };
-  out << "source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,"
-         "rec_vy,rec_vz,rec_wx,rec_wy,rec_wz";
-  if (orientation) out << ",pitch,yaw,roll,rec_pitch,rec_yaw,rec_roll,angle_err_deg";
+  std::string out =
+      "source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,"
+      "rec_vy,rec_vz,rec_wx,rec_wy,rec_wz";
+  if (orientation) out += ",pitch,yaw,roll,rec_pitch,rec_yaw,rec_roll,angle_err_deg";
   const bool with_ref = !r.reference_x.empty();
-  if (with_ref) out << ",ref_x,ref_y,ref_z";
-  out << "\n";
+  if (with_ref) out += ",ref_x,ref_y,ref_z";
+  out += "\n";
+  // Shortest text that reads back to the same double (number_text.h): the file holds the
+  // prediction exactly.
+  auto num = [&](double v) { AppendShortest(&out, v); };
   auto vec = [&](const Eigen::Vector3d& v) {
     for (int i = 0; i < 3; ++i) {
-      out << ",";
+      out += ',';
       num(v(i));
     }
   };
-  auto empty = [&](int n) {
-    for (int i = 0; i < n; ++i) out << ",";
-  };
+  auto empty = [&](int n) { out.append(n, ','); };
   std::size_t merged = 0;
   const auto& extra = ep.merged_source_rows;
   for (int k = 0; k < ep.size(); ++k) {
@@ -884,14 +876,19 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
     }
     const PredictedState* p = r.PredictedAt(k);
     const Regime regime = r.regimes.empty() ? Regime::kCovered : r.regimes[k];
+    // A label holding a comma ("on a wall, curve or ramp") is quoted (RFC 4180).
+    const std::string label = regime == Regime::kCovered && !r.covered_labels.empty()
+                                  ? r.covered_labels[k]
+                                  : std::string(RegimeLabel(regime));
+    const bool quote = label.find(',') != std::string::npos;
     for (int source : sources) {
-      out << source << ",";
-      // A label holding a comma ("on a wall, curve or ramp") is quoted (RFC 4180).
-      const std::string label = regime == Regime::kCovered && !r.covered_labels.empty()
-                                    ? r.covered_labels[k]
-                                    : std::string(RegimeLabel(regime));
-      num(s.t_s) << "," << (regime == Regime::kCovered ? 1 : 0) << ","
-                 << (label.find(',') == std::string::npos ? label : '"' + label + '"');
+      out += std::to_string(source);
+      out += ',';
+      num(s.t_s);
+      out += regime == Regime::kCovered ? ",1," : ",0,";
+      if (quote) out += '"';
+      out += label;
+      if (quote) out += '"';
       if (p) {
         vec(p->x);
         vec(p->v);
@@ -907,16 +904,17 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
         else empty(3);
         vec(MatrixToEuler(s.theta));
         if (p) {
-          out << ",";
+          out += ',';
           num(CompareState(*p, s).angle_deg);
+        } else {
+          empty(1);
         }
-        else empty(1);
       }
       if (with_ref) vec(r.reference_x[k]);
-      out << "\n";
+      out += '\n';
     }
   }
-  return out.str();
+  return out;
 }
 
 void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& episodes,

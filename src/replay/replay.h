@@ -21,6 +21,10 @@ namespace rlfit {
 
 inline constexpr int kReplaySchemaVersion = 2;
 
+// Longest report horizon, s: the longest recording lasts ~140 s (data.txt), and the error
+// curve has a point every curve_step_s up to the longest horizon (1e9 s: hours).
+inline constexpr double kMaxHorizonS = 600.0;
+
 struct ReplayOptions {
   std::string model = "aerial";        // model name (see Models())
   std::vector<std::string> paths;      // files or folders; empty = the model's default data

@@ -1,0 +1,27 @@
+// Number text: the one formatter for the doubles the tools write in bulk (prediction and replay
+// CSVs) and for the numbers their messages quote. Locale-free (std::to_chars).
+#pragma once
+
+#include <string>
+
+namespace rlfit {
+
+// Room WriteShortest needs: the longest shortest text of a double is 24 characters
+// ("-2.2250738585072014e-308").
+constexpr int kShortestChars = 32;
+
+// Writes the shortest text that parses back (std::from_chars, strtod, Python's float) to
+// exactly `v` at `first` and returns the end; [first, first + kShortestChars) must be writable.
+// -0 is written "0" (e.g. atan2 of -0 in an Euler angle; nobody reading a CSV wants "-0").
+// `v` must be finite: a non-finite value is a bug of the caller (InternalError), never text.
+char* WriteShortest(char* first, double v);
+
+// WriteShortest appended to `out`, and as a string.
+void AppendShortest(std::string* out, double v);
+std::string ShortestText(double v);
+
+// A number for a message: `digits` significant digits as printf's "%.<digits>g" prints them
+// ("0.001", "600", "1e+06", "inf", "nan").
+std::string MessageNumber(double v, int digits = 6);
+
+}  // namespace rlfit
