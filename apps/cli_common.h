@@ -130,13 +130,27 @@ inline void AddVersionFlag(CLI::App* app, const char* tool) {
 }
 
 // Parses argv. Returns -1 to go on, else the exit code: 0 after --help or --version (printed
-// on stdout), 2 after a usage error, printed as one line "TOOL: error: MESSAGE (see --help)".
+// on stdout; every subcommand takes --version too), 2 after a usage error, printed as one line
+// "TOOL: error: MESSAGE (see --help)"; a first word that is no subcommand is named as such.
 inline int ParseCommandLine(CLI::App* app, const char* tool, int argc, char** argv) {
+  std::string known;
+  bool first_is_command = false;
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    sub->set_version_flag("--version", std::string(tool) + " " + RLFIT_VERSION,
+                          "print the version and exit");
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+    first_is_command = first_is_command || (argc > 1 && sub->get_name() == argv[1]);
+  }
   try {
     app->parse(argc, argv);
     return -1;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app->exit(e);  // --help, --version
+    if (argc > 1 && argv[1][0] != '-' && !first_is_command) {
+      std::cerr << tool << ": error: unknown command '" << OneLine(argv[1]) << "' (known: "
+                << known << ") (see --help)\n";
+      return kExitBadInput;
+    }
     std::string message = e.what();
     while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
       message.pop_back();
