@@ -6,8 +6,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -36,6 +41,63 @@ inline constexpr int kExitCheckFailed = 1;  // rlfit check: a metric regressed
 inline constexpr int kExitBadInput = 2;     // bad input or usage
 inline constexpr int kExitInternal = 3;     // a bug (or out of memory)
 
+// A message as one line: control characters (a newline or tab in a file name) are written as
+// \n, \t or \xHH, so an error is always one line on stderr.
+inline std::string OneLine(const std::string& text) {
+  std::string line;
+  line.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\t') {
+      line += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", byte);
+      line += hex;
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
+// Call first in main(): a standard descriptor the caller closed (`rlsim ... >&-`) is opened
+// read-only on /dev/null, so the first file the tool opens (an output's temporary) cannot
+// become descriptor 1 and receive what is printed, and a write to it fails (EBADF), which
+// FinishStdout reports.
+inline void GuardStandardDescriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", O_RDONLY);
+    if (opened >= 0 && opened != fd) {
+      ::dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+// Call last in main(): flushes stdout and, when anything printed there was lost (a full disk,
+// `> /dev/full`, a closed descriptor), says so in one line and turns a success into exit code
+// 2 (the table or trajectory the user asked for is incomplete). A broken pipe (`| head -1`)
+// never gets here: SIGPIPE ends the tool quietly, removing its temporaries.
+inline int FinishStdout(const char* tool, int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool lost = !std::cout.good() | (std::fflush(stdout) != 0) | (std::ferror(stdout) != 0);
+  int err = errno;
+  if (!lost) return code;
+  // The write that failed may lie far back (errno since overwritten): an empty write to the
+  // same descriptor says why again (ENOSPC on /dev/full, EBADF on a closed stdout).
+  if (err == 0 && ::write(STDOUT_FILENO, "", 0) < 0) err = errno;
+  if (code == kExitOk || code == kExitCheckFailed)
+    std::cerr << tool << ": error: writing standard output failed"
+              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string())
+              << "; what was printed is incomplete\n";
+  return code == kExitOk ? kExitBadInput : code;
+}
+
 // Runs a command body and maps what it throws to one line on stderr and an exit code:
 // InputError and filesystem errors (a path problem) 2, everything else 3.
 inline int RunGuarded(const char* tool, const std::function<void()>& body) {
@@ -43,19 +105,19 @@ inline int RunGuarded(const char* tool, const std::function<void()>& body) {
     body();
     return kExitOk;
   } catch (const InputError& e) {
-    std::cerr << tool << ": error: " << e.what() << "\n";
+    std::cerr << tool << ": error: " << OneLine(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::filesystem::filesystem_error& e) {
     std::string where = e.path1().string();
     if (!e.path2().empty()) where += ", " + e.path2().string();
-    std::cerr << tool << ": error: " << (where.empty() ? "" : where + ": ") << e.code().message()
-              << "\n";
+    std::cerr << tool << ": error: "
+              << OneLine((where.empty() ? "" : where + ": ") + e.code().message()) << "\n";
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << tool << ": internal error: out of memory\n";
     return kExitInternal;
   } catch (const std::exception& e) {
-    std::cerr << tool << ": internal error: " << e.what() << "\n";
+    std::cerr << tool << ": internal error: " << OneLine(e.what()) << "\n";
     return kExitInternal;
   } catch (...) {
     std::cerr << tool << ": internal error: unknown exception\n";
@@ -70,19 +132,33 @@ inline void AddVersionFlag(CLI::App* app, const char* tool) {
 }
 
 // Parses argv. Returns -1 to go on, else the exit code: 0 after --help or --version (printed
-// on stdout), 2 after a usage error, printed as one line "TOOL: error: MESSAGE (see --help)".
+// on stdout; every subcommand takes --version too), 2 after a usage error, printed as one line
+// "TOOL: error: MESSAGE (see --help)"; a first word that is no subcommand is named as such.
 inline int ParseCommandLine(CLI::App* app, const char* tool, int argc, char** argv) {
+  std::string known;
+  bool first_is_command = false;
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    sub->set_version_flag("--version", std::string(tool) + " " + RLFIT_VERSION,
+                          "print the version and exit");
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+    first_is_command = first_is_command || (argc > 1 && sub->get_name() == argv[1]);
+  }
   try {
     app->parse(argc, argv);
     return -1;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app->exit(e);  // --help, --version
+    if (argc > 1 && argv[1][0] != '-' && !first_is_command) {
+      std::cerr << tool << ": error: unknown command '" << OneLine(argv[1]) << "' (known: "
+                << known << ") (see --help)\n";
+      return kExitBadInput;
+    }
     std::string message = e.what();
     while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
       message.pop_back();
     for (char& c : message)
       if (c == '\n') c = ' ';
-    std::cerr << tool << ": error: " << message << " (see --help)\n";
+    std::cerr << tool << ": error: " << OneLine(message) << " (see --help)\n";
     return kExitBadInput;
   }
 }

@@ -275,6 +275,7 @@ Command AddCheck(CLI::App* app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rlfit::GuardStandardDescriptors();
   rlfit::InstallCleanupHandlers();
   CLI::App app{"rlfit: refit rlfit's model coefficients on Rocket League recordings"};
   app.require_subcommand(1);
@@ -282,8 +283,9 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {AddFit(&app), AddCrossval(&app), AddBaseline(&app),
                                          AddCheck(&app)};
 
-  if (const int code = rlfit::ParseCommandLine(&app, kTool, argc, argv); code >= 0) return code;
+  if (const int code = rlfit::ParseCommandLine(&app, kTool, argc, argv); code >= 0)
+    return rlfit::FinishStdout(kTool, code);
   for (const Command& command : commands)
-    if (command.app->parsed()) return command.run();
+    if (command.app->parsed()) return rlfit::FinishStdout(kTool, command.run());
   return rlfit::kExitInternal;  // require_subcommand(1) makes this unreachable
 }

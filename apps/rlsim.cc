@@ -184,14 +184,17 @@ Command AddPredict(CLI::App* app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rlfit::GuardStandardDescriptors();
   rlfit::InstallCleanupHandlers();
   CLI::App app{"rlsim: replay Rocket League recordings through rlfit's models"};
   app.require_subcommand(1);
   rlfit::AddVersionFlag(&app, kTool);
   const std::vector<Command> commands = {AddReplay(&app), AddSynth(&app), AddPredict(&app)};
 
-  if (const int code = rlfit::ParseCommandLine(&app, kTool, argc, argv); code >= 0) return code;
+  if (const int code = rlfit::ParseCommandLine(&app, kTool, argc, argv); code >= 0)
+    return rlfit::FinishStdout(kTool, code);
   for (const Command& command : commands)
-    if (command.app->parsed()) return rlfit::RunGuarded(kTool, command.run);
+    if (command.app->parsed())
+      return rlfit::FinishStdout(kTool, rlfit::RunGuarded(kTool, command.run));
   return rlfit::kExitInternal;  // require_subcommand(1) makes this unreachable
 }

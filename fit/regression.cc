@@ -194,7 +194,7 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   baseline["git_revision"] = revision;
   baseline["coefficients"] = "coeffs.json";
   baseline["metrics"] = GuardedMetrics(report);
-  WriteFileAtomic(dir + "/baseline.json", baseline.dump(1) + "\n");
+  WriteFileAtomic(dir + "/baseline.json", DumpJson(baseline, 1) + "\n");
   WriteFileAtomic(dir + "/summary.txt", report.Table());
   out << "recorded " << dir << "/{coeffs.json,baseline.json,summary.txt}\n";
 }

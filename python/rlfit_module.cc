@@ -21,6 +21,7 @@
 #include "src/common/resources.h"
 #include "src/io/coeff_file.h"
 #include "src/io/episode_writer.h"
+#include "src/io/files.h"
 #include "src/io/recording.h"
 #include "src/models/ball.h"
 #include "src/replay/coeff_choice.h"
@@ -164,7 +165,7 @@ void PutRow(bool with_time, double t_s, const PredictedState& p, bool car, doubl
 }
 
 py::object JsonToPython(const nlohmann::json& j) {
-  return py::module_::import("json").attr("loads")(j.dump());
+  return py::module_::import("json").attr("loads")(DumpJson(j, -1));
 }
 
 Array Vector3Rows(const std::vector<Sample>& rows, Eigen::Vector3d Sample::*field) {
@@ -208,7 +209,7 @@ class PyModel {
       file_.values.assign(a.data(), a.data() + a.shape(0));
       file_.std_errors.clear();  // they belonged to the replaced values
       // Checked by the coefficients file reader (finite, within the layout's bounds).
-      file_ = ParseCoeffFile("values", CoeffFileToJson(file_, *model_->layout).dump(), model_->name,
+      file_ = ParseCoeffFile("values", DumpJson(CoeffFileToJson(file_, *model_->layout), -1), model_->name,
                              *model_->layout);
       spec_ = "(values given)";
     }

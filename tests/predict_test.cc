@@ -30,12 +30,12 @@ using testing::TempDir;
 // |drag| g tau^3 / 6; the slack covers rounding.
 constexpr double kFreeFallSlackUu = 1e-6;
 
-// Writes a datasets root whose arena is two triangles: the floor z = 0, 20000 uu square.
+// Writes a datasets root whose arena is two triangles: the floor z = 0, 16000 uu square.
 std::string WriteFloorRoot(const TempDir& dir) {
   std::filesystem::create_directories(dir.path() + "/floor/meshes");
   std::ofstream(dir.path() + "/floor/meshes/pitch.dat")
-      << "-10000\t-10000\t0\t10000\t-10000\t0\t10000\t10000\t0\n"
-      << "-10000\t-10000\t0\t10000\t10000\t0\t-10000\t10000\t0\n";
+      << "-8000\t-8000\t0\t8000\t-8000\t0\t8000\t8000\t0\n"
+      << "-8000\t-8000\t0\t8000\t8000\t0\t-8000\t8000\t0\n";
   return dir.path() + "/floor";
 }
 

@@ -292,7 +292,7 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
 }
 
 void WriteCoeffFile(const std::string& path, const CoeffFile& file, const CoeffLayout& layout) {
-  const std::string text = CoeffFileToJson(file, layout).dump(2) + "\n";
+  const std::string text = DumpJson(CoeffFileToJson(file, layout), 2) + "\n";
   try {
     ParseCoeffFile(path, text, file.model, layout);
   } catch (const InputError& e) {

@@ -182,6 +182,20 @@ fs::path ParentOf(const fs::path& normalized) {
 }
 
 // The start of the temporary names beside `target`: hidden, then the target's name.
+// `path` as the user named it, for messages: a file inside a staged output folder
+// (.NAME.rlfit-tmp.PID.XXXXXX/FILE, see TempTemplate) is named NAME/FILE.
+std::string UserPath(const std::string& path) {
+  const std::string marker = ".rlfit-tmp.";
+  fs::path named;
+  for (const fs::path& part : fs::path(path)) {
+    std::string s = part.string();
+    const std::size_t at = s.rfind(marker);
+    if (s.size() > 1 && s[0] == '.' && at != std::string::npos && at > 1) s = s.substr(1, at - 1);
+    named /= s;
+  }
+  return named.string();
+}
+
 std::string TempPrefix(const fs::path& target, const char* kind) {
   std::string name = target.filename().string();
   if (name.size() > 180) name.resize(180);  // stay under NAME_MAX with the suffix
@@ -261,13 +275,13 @@ void ProbeWritable(const std::string& out, const fs::path& dir) {
 }  // namespace
 
 void InstallCleanupHandlers() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     struct sigaction action {};
     action.sa_handler = RemoveTempsAndReraise;
     sigemptyset(&action.sa_mask);
-    for (int blocked : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, blocked);
+    for (int blocked : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&action.sa_mask, blocked);
     action.sa_flags = 0;
     ::sigaction(sig, &action, nullptr);
   }
@@ -280,12 +294,13 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   if (exists && S_ISLNK(st.st_mode)) {
     std::error_code ec;
     const fs::path real = fs::canonical(target, ec);
-    if (ec) throw InputError(path, 0, 0, "is a symbolic link to nothing; not replacing it");
+    if (ec)
+      throw InputError(UserPath(path), 0, 0, "is a symbolic link to nothing; not replacing it");
     target = real;
     exists = ::lstat(target.c_str(), &st) == 0;
   }
   if (exists && !S_ISREG(st.st_mode))
-    throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + "; not replacing it");
+    throw InputError(UserPath(path), 0, 0, "is " + TypeName(st.st_mode) + "; not replacing it");
   const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~CurrentUmask());
 
   RemoveStaleTemps(target, "tmp");
@@ -294,7 +309,7 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   // the two would leave a file the handler does not know about.
   sigset_t cleanup_signals, previous;
   sigemptyset(&cleanup_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&cleanup_signals, sig);
   ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
   const int fd = ::mkstemp(tmp.data());
   const int create_errno = errno;
@@ -302,13 +317,13 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   if (fd >= 0) guard.emplace(tmp, false);
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (fd < 0)
-    throw InputError(path, 0, 0,
+    throw InputError(UserPath(path), 0, 0,
                      "cannot create a file in " + ParentOf(target).string() + ": " +
                          Errno(create_errno));
   auto fail = [&](const std::string& what) {
     const int err = errno;
     ::close(fd);
-    throw InputError(path, 0, 0, what + ": " + Errno(err));
+    throw InputError(UserPath(path), 0, 0, what + ": " + Errno(err));
   };
   const char* data = contents.data();
   std::size_t left = contents.size();
@@ -323,11 +338,12 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   if (::fsync(fd) != 0) fail("fsync failed");
   if (::close(fd) != 0) {
     const int err = errno;
-    throw InputError(path, 0, 0, "write failed: " + Errno(err));
+    throw InputError(UserPath(path), 0, 0, "write failed: " + Errno(err));
   }
   if (::rename(tmp.c_str(), target.c_str()) != 0) {
     const int err = errno;
-    throw InputError(path, 0, 0, "cannot rename the temporary file into place: " + Errno(err));
+    throw InputError(UserPath(path), 0, 0,
+                     "cannot rename the temporary file into place: " + Errno(err));
   }
   guard->Release();
   FsyncDir(ParentOf(target));
@@ -518,6 +534,13 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
     throw InputError(out, 0, 0,
                      "parent folder " + parent.string() +
                          (fs::exists(parent, ec) ? " is not a folder" : " does not exist"));
+  // A name the file system cannot hold would fail only at the end, after all the work.
+  const long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
+  const std::size_t name_bytes = target.filename().string().size();
+  if (name_max > 0 && name_bytes > static_cast<std::size_t>(name_max))
+    throw InputError(out, 0, 0,
+                     "file name too long: " + std::to_string(name_bytes) +
+                         " bytes, this file system allows at most " + std::to_string(name_max));
   ProbeWritable(out, parent);
 }
 
@@ -534,6 +557,10 @@ void RequireReadableFile(const std::string& path) {
   if (!stat_ok) throw InputError(path, 0, 0, Errno(err));
   if (!S_ISREG(st.st_mode))
     throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + ", not a file");
+}
+
+std::string DumpJson(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 nlohmann::json ReadJsonFile(const std::string& path) {

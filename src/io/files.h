@@ -13,14 +13,15 @@ namespace rlfit {
 // Writes `contents` to `path` without ever leaving a half-written or lost file: a temporary
 // file made by mkstemp (O_EXCL, unique name) in the target's folder, written, fsync'd, renamed
 // over the target, then the folder fsync'd. A symbolic link is followed (the link stays). The
-// temporary is removed on any failure and, once InstallCleanupHandlers() ran, on SIGINT and
-// SIGTERM. Replaces only a regular file: InputError for a folder, device, FIFO or socket, and
-// when the folder is missing or not writable.
+// temporary is removed on any failure and, once InstallCleanupHandlers() ran, on the signals it
+// handles. Replaces only a regular file: InputError for a folder, device, FIFO or socket, and
+// when the folder is missing or not writable (messages name a file of a staged folder by the
+// folder's final name).
 void WriteFileAtomic(const std::string& path, const std::string& contents);
 
-// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the live temporary files and
-// folders (of WriteFileAtomic and StagedDir) and then re-raise the signal with its default
-// action. Call once from each tool's main(); a signal the parent set to "ignore" stays ignored.
+// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (stdout piped into a reader that
+// quit, `| head -1`) that remove the live temporary files and folders (of WriteFileAtomic and
+// StagedDir) and then re-raise the signal with its default action. Call once from each tool's main(); a signal the parent set to "ignore" stays ignored.
 void InstallCleanupHandlers();
 
 // An output folder written as a whole. Files go into a fresh sibling temporary folder
@@ -79,6 +80,11 @@ bool IsRlfitOutputFolder(const std::string& dir);
 // folder, a FIFO, ...), a path that is not a readable regular file. Opens without blocking, so
 // a FIFO with no writer is refused instead of hanging. Call before a reader opens the file.
 void RequireReadableFile(const std::string& path);
+
+// The JSON text of `j` (indented by `indent`, -1 for one line). Strings that are not UTF-8 (a
+// file name in another encoding) get U+FFFD for their stray bytes instead of failing the
+// dump after all the work.
+std::string DumpJson(const nlohmann::json& j, int indent);
 
 // Reads a JSON file; InputError on a file RequireReadableFile refuses or a syntax error.
 nlohmann::json ReadJsonFile(const std::string& path);

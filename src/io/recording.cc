@@ -264,6 +264,16 @@ void ValidateCells(const std::string& name, int row, const double* c, const Layo
       if (std::abs(c[17 + i]) > 1.0 + 1e-6)
         throw InputError(name, row, layout.input_column() + i,
                          "input " + Fmt(c[17 + i]) + " outside [-1, 1]");
+    // Flags (supersonic, jumped, double_jumped, on_ground) and buttons (jump, boost,
+    // handbrake) are 0 or 1 in every recording; any other value is not a game state (a
+    // shifted column), which would otherwise read as "set".
+    for (int i : {12, 13, 14, 15, 22, 23, 24})
+      if (c[i] != 0.0 && c[i] != 1.0)
+        throw InputError(name, row, layout.x_column + i,
+                         (i < 16 ? "flag " : "button ") + Fmt(c[i]) + " is neither 0 nor 1");
+    if (!(c[16] >= 0.0 && c[16] <= 100.0))
+      throw InputError(name, row, layout.x_column + 16,
+                       "boost amount " + Fmt(c[16]) + " outside [0, 100]");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include <Eigen/Geometry>
 #include "src/io/csv_parser.h"
+#include "src/io/plausible.h"
 
 #include "src/common/error.h"
 
@@ -566,6 +568,20 @@ Arena Arena::Load(const std::string& path) {
   }
   if (triangles.empty()) throw InputError(path, 0, 0, "mesh has no triangles");
   CheckTriangles(triangles, path);  // rows are triangles: fccp reads no header or blank line
+  // A mesh file is an arena: a vertex beyond the limits of a plausible position (twice the
+  // arena's extent, as for the recordings) is a corrupt file, not a bigger arena.
+  for (std::size_t i = 0; i < triangles.size(); ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int axis = 0; axis < 3; ++axis) {
+        const double limit = plausible::MaxAbsPositionUu(axis);
+        const double value = triangles[i].p[j][axis];
+        if (std::abs(value) <= limit) continue;
+        char text[96];
+        std::snprintf(text, sizeof(text), "vertex coordinate %g uu is beyond +-%g uu", value,
+                      limit);
+        throw InputError(path, static_cast<int>(i + 1), 3 * j + axis + 1,
+                         std::string(text) + " (twice the arena's extent): not an arena mesh");
+      }
   return Arena(std::move(triangles));
 }
 

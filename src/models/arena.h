@@ -60,7 +60,8 @@ struct Contact {
 class Arena {
  public:
   // Reads meshes/pitch.dat: one triangle per line, 9 tab-separated floats. InputError (file,
-  // row, column) on a malformed line.
+  // row, column) on a malformed line, and on a vertex beyond twice the arena's extent
+  // (plausible::MaxAbsPositionUu, as for recorded positions).
   static Arena Load(const std::string& path);
   // Throws InputError (row = 1-based triangle index) on a non-finite vertex or a triangle of
   // zero area.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
@@ -99,6 +100,22 @@ const Arena& FloorOnlyArena() {
   return arena;
 }
 
+// Sets kOutsideArena on the rows whose centre lies outside the box of the mesh's vertices.
+void MarkOutsideArena(const Episode& ep, const Arena& arena, std::vector<Regime>* rows) {
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+  Eigen::Vector3d hi = -lo;
+  for (const Triangle& t : arena.triangles())
+    for (int j = 0; j < 3; ++j) {
+      lo = lo.cwiseMin(t.p[j].cast<double>());
+      hi = hi.cwiseMax(t.p[j].cast<double>());
+    }
+  for (int k = 0; k < ep.size(); ++k) {
+    const Eigen::Vector3d& x = ep.rows[k].x;
+    if ((x.array() < lo.array()).any() || (x.array() > hi.array()).any())
+      (*rows)[k] = Regime::kOutsideArena;
+  }
+}
+
 // ClassifyRows; `arena` may be null for the ground model only.
 std::vector<Regime> Classify(const std::string& model, const Episode& ep, const Arena* arena) {
   std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
@@ -159,6 +176,7 @@ const char* RegimeLabel(Regime regime) {
     case Regime::kHandbrake: return "handbrake held";
     case Regime::kCarTouch: return "touched by a car";
     case Regime::kNoTakeOff: return "in the air without a take-off";
+    case Regime::kOutsideArena: return "outside the arena";
   }
   return "unknown";
 }
@@ -174,7 +192,10 @@ std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
   // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
   if ((model == "aerial" || model == "car" || model == "jump") && root.empty())
     return Classify(model, ep, &FloorOnlyArena());
-  return Classify(model, ep, &PitchArena(root));
+  const Arena& pitch = PitchArena(root);
+  std::vector<Regime> rows = Classify(model, ep, &pitch);
+  MarkOutsideArena(ep, pitch, &rows);
+  return rows;
 }
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,

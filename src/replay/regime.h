@@ -31,8 +31,9 @@ enum class Regime : std::uint8_t {
   kHandbrake,         // handbrake held: powerslide (ground, wall models), off the floor (car)
   kCarTouch,          // velocity change no surface explains (ball model)
   kNoTakeOff,         // in the air, but no recorded take-off starts this flight (jump model)
+  kOutsideArena,      // centre outside the arena mesh's bounding box (any model on the mesh)
 };
-inline constexpr int kRegimeCount = 8;
+inline constexpr int kRegimeCount = 9;
 
 // Short label for tables and JSON, e.g. "on the ground".
 const char* RegimeLabel(Regime regime);
@@ -80,6 +81,11 @@ const char* RegimeLabel(Regime regime);
 //   (CompareOnGround).
 // ball: kCarTouch on rows k and k+1 of every UnexplainedImpulseRows step (default ball
 //   coefficients, kBallMinImpulseUuS, kBallSurfaceMarginUu); else kCovered.
+// Every model but ground and powerslide (whose floor is a plane), against the arena mesh of
+// `data_root`: kOutsideArena on a row whose centre lies outside the box of the mesh's vertices
+// (beyond a side or back wall, above the ceiling, below the floor): no recording has one, and
+// the models' contacts would be missing or wrong there (a corrupt recording or a different
+// arena). Not applied for a given arena (tests' hand-made floors) or the floor-only stand-in.
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root);
 // Same against a given arena mesh (tests use a hand-made one).

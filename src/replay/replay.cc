@@ -933,7 +933,7 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
                   {"window_s", report.window_s},   {"curve_step_s", report.curve_step_s}};
   j["git_revision"] = GitRevision();
-  WriteFileAtomic(dir.Path("replay_summary.json"), j.dump(1) + "\n");
+  WriteFileAtomic(dir.Path("replay_summary.json"), DumpJson(j, 1) + "\n");
   WriteFileAtomic(dir.Path("summary.txt"), report.Table());
   // The page is drawn into the staged folder too: a failing plot script leaves the previous
   // outputs in place, not new tables without their page.
