@@ -155,30 +155,23 @@ class ActiveLaneCost : public ceres::CostFunction, public ColumnMajorJacobian {
 
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override {
-    if (jacobians == nullptr)
-      return EvaluateImpl(parameters, residuals, nullptr, [](int, int, int, int, double) {});
+    if (jacobians == nullptr) return EvaluateImpl(parameters, residuals, nullptr, nullptr, nullptr);
     const std::vector<int>& sizes = parameter_block_sizes();
     bool asked[64];  // at most 64 coefficients, so at most 64 blocks
     for (std::size_t b = 0; b < sizes.size(); ++b) asked[b] = jacobians[b] != nullptr;
-    return EvaluateImpl(parameters, residuals, asked, [&](int b, int, int j, int r, double v) {
-      jacobians[b][r * sizes[b] + j] = v;
-    });
+    return EvaluateImpl(parameters, residuals, asked, jacobians, nullptr);
   }
 
   bool EvaluateColumns(double const* const* parameters, double* residuals, const bool* asked,
                        double* columns) const override {
-    const std::size_t m = num_residuals();
-    return EvaluateImpl(parameters, residuals, asked, [&](int, int col, int, int r, double v) {
-      columns[col * m + r] = v;
-    });
+    return EvaluateImpl(parameters, residuals, asked, nullptr, columns);
   }
 
  private:
-  // `asked` null: residuals only. Else store(block, column among the asked ones, index in the
-  // block, residual, value) receives every entry of the asked blocks' Jacobian.
-  template <typename Store>
+  // `asked` null: residuals only. Else the asked blocks' Jacobian goes to `jacobians` (Ceres'
+  // row-major blocks) or, if that is null, to `columns` (ColumnMajorJacobian's layout).
   bool EvaluateImpl(double const* const* parameters, double* residuals, const bool* asked,
-                    const Store& store) const {
+                    double** jacobians, double* columns) const {
     const std::vector<int>& sizes = parameter_block_sizes();
     std::vector<double> flat;
     flat.reserve(num_parameters_);
@@ -225,25 +218,26 @@ class ActiveLaneCost : public ceres::CostFunction, public ColumnMajorJacobian {
     std::vector<int> active;
     for (int i = 0; i < num_parameters_; ++i)
       if (used >> i & 1) active.push_back(i);
-    return Dispatch<Store, kLanes...>(flat, active, residuals, asked, store);
+    return Dispatch<kLanes...>(flat, active, residuals, asked, jacobians, columns);
   }
 
-  template <typename Store, int K, int... kRest>
+  template <int K, int... kRest>
   bool Dispatch(const std::vector<double>& flat, const std::vector<int>& active,
-                double* residuals, const bool* asked, const Store& store) const {
+                double* residuals, const bool* asked, double** jacobians,
+                double* columns) const {
     if constexpr (sizeof...(kRest) == 0) {
       RLFIT_CHECK(static_cast<int>(active.size()) <= K, "more active coefficients than lanes");
-      return Run<K>(flat, active, residuals, asked, store);
+      return Run<K>(flat, active, residuals, asked, jacobians, columns);
     } else {
       if (static_cast<int>(active.size()) <= K)
-        return Run<K>(flat, active, residuals, asked, store);
-      return Dispatch<Store, kRest...>(flat, active, residuals, asked, store);
+        return Run<K>(flat, active, residuals, asked, jacobians, columns);
+      return Dispatch<kRest...>(flat, active, residuals, asked, jacobians, columns);
     }
   }
 
-  template <int K, typename Store>
+  template <int K>
   bool Run(const std::vector<double>& flat, const std::vector<int>& active, double* residuals,
-           const bool* asked, const Store& store) const {
+           const bool* asked, double** jacobians, double* columns) const {
     using J = ceres::Jet<double, K>;
     std::vector<J> coeffs(flat.size());
     for (std::size_t i = 0; i < flat.size(); ++i) coeffs[i] = J(flat[i]);
@@ -256,12 +250,19 @@ class ActiveLaneCost : public ceres::CostFunction, public ColumnMajorJacobian {
     if (!functor_->Flat(coeffs.data(), out.data())) return false;
     const std::vector<int>& sizes = parameter_block_sizes();
     for (int r = 0; r < num_residuals(); ++r) residuals[r] = out[r].a;
+    if (asked == nullptr) return true;
+    const std::size_t m = num_residuals();
     for (std::size_t b = 0, offset = 0, col = 0; b < sizes.size(); offset += sizes[b], ++b) {
       if (!asked[b]) continue;
       for (int j = 0; j < sizes[b]; ++j, ++col) {
         const int l = lane[offset + j];
-        for (int r = 0; r < num_residuals(); ++r)
-          store(static_cast<int>(b), static_cast<int>(col), j, r, l >= 0 ? out[r].v[l] : 0.0);
+        for (std::size_t r = 0; r < m; ++r) {
+          const double v = l >= 0 ? out[r].v[l] : 0.0;
+          if (jacobians != nullptr)
+            jacobians[b][r * sizes[b] + j] = v;
+          else
+            columns[col * m + r] = v;
+        }
       }
     }
     return true;
