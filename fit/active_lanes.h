@@ -14,6 +14,7 @@
 #include <ceres/ceres.h>
 #include <Eigen/Core>
 
+#include "fit/fit_common.h"
 #include "src/common/error.h"
 
 namespace rlfit {
@@ -140,8 +141,9 @@ namespace rlfit {
 // its value with the same double operations) with every coefficient seeded and keeps the set,
 // and the same coefficients take the same branches, so the set of a Jacobian asked for there
 // (Ceres' next request after an accepted step) is that set restricted to the blocks asked for.
+// As a ColumnMajorJacobian it writes the same numbers straight into ReducedCost's QR matrix.
 template <typename Functor, int... kLanes>
-class ActiveLaneCost : public ceres::CostFunction {
+class ActiveLaneCost : public ceres::CostFunction, public ColumnMajorJacobian {
  public:
   ActiveLaneCost(Functor* functor, const std::vector<int>& block_sizes, int num_residuals)
       : functor_(functor) {
@@ -153,6 +155,23 @@ class ActiveLaneCost : public ceres::CostFunction {
 
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override {
+    if (jacobians == nullptr) return EvaluateImpl(parameters, residuals, nullptr, nullptr, nullptr);
+    const std::vector<int>& sizes = parameter_block_sizes();
+    bool asked[64];  // at most 64 coefficients, so at most 64 blocks
+    for (std::size_t b = 0; b < sizes.size(); ++b) asked[b] = jacobians[b] != nullptr;
+    return EvaluateImpl(parameters, residuals, asked, jacobians, nullptr);
+  }
+
+  bool EvaluateColumns(double const* const* parameters, double* residuals, const bool* asked,
+                       double* columns) const override {
+    return EvaluateImpl(parameters, residuals, asked, nullptr, columns);
+  }
+
+ private:
+  // `asked` null: residuals only. Else the asked blocks' Jacobian goes to `jacobians` (Ceres'
+  // row-major blocks) or, if that is null, to `columns` (ColumnMajorJacobian's layout).
+  bool EvaluateImpl(double const* const* parameters, double* residuals, const bool* asked,
+                    double** jacobians, double* columns) const {
     const std::vector<int>& sizes = parameter_block_sizes();
     std::vector<double> flat;
     flat.reserve(num_parameters_);
@@ -160,7 +179,7 @@ class ActiveLaneCost : public ceres::CostFunction {
       flat.insert(flat.end(), parameters[b], parameters[b] + sizes[b]);
     std::vector<DepScalar> dep_coeffs(num_parameters_);
     std::vector<DepScalar> dep_residuals(num_residuals());
-    if (jacobians == nullptr) {
+    if (asked == nullptr) {
       for (int i = 0; i < num_parameters_; ++i)
         dep_coeffs[i] = DepScalar(flat[i], std::uint64_t{1} << i);
       const bool ok = functor_->Flat(dep_coeffs.data(), dep_residuals.data());
@@ -178,7 +197,7 @@ class ActiveLaneCost : public ceres::CostFunction {
     std::uint64_t requested = 0;
     for (std::size_t b = 0, i = 0; b < sizes.size(); ++b)
       for (int j = 0; j < sizes[b]; ++j, ++i)
-        if (jacobians[b] != nullptr) requested |= std::uint64_t{1} << i;
+        if (asked[b]) requested |= std::uint64_t{1} << i;
     std::uint64_t used = 0;
     bool known = false;
     {
@@ -199,25 +218,26 @@ class ActiveLaneCost : public ceres::CostFunction {
     std::vector<int> active;
     for (int i = 0; i < num_parameters_; ++i)
       if (used >> i & 1) active.push_back(i);
-    return Dispatch<kLanes...>(flat, active, residuals, jacobians);
+    return Dispatch<kLanes...>(flat, active, residuals, asked, jacobians, columns);
   }
 
- private:
   template <int K, int... kRest>
   bool Dispatch(const std::vector<double>& flat, const std::vector<int>& active,
-                double* residuals, double** jacobians) const {
+                double* residuals, const bool* asked, double** jacobians,
+                double* columns) const {
     if constexpr (sizeof...(kRest) == 0) {
       RLFIT_CHECK(static_cast<int>(active.size()) <= K, "more active coefficients than lanes");
-      return Run<K>(flat, active, residuals, jacobians);
+      return Run<K>(flat, active, residuals, asked, jacobians, columns);
     } else {
-      if (static_cast<int>(active.size()) <= K) return Run<K>(flat, active, residuals, jacobians);
-      return Dispatch<kRest...>(flat, active, residuals, jacobians);
+      if (static_cast<int>(active.size()) <= K)
+        return Run<K>(flat, active, residuals, asked, jacobians, columns);
+      return Dispatch<kRest...>(flat, active, residuals, asked, jacobians, columns);
     }
   }
 
   template <int K>
   bool Run(const std::vector<double>& flat, const std::vector<int>& active, double* residuals,
-           double** jacobians) const {
+           const bool* asked, double** jacobians, double* columns) const {
     using J = ceres::Jet<double, K>;
     std::vector<J> coeffs(flat.size());
     for (std::size_t i = 0; i < flat.size(); ++i) coeffs[i] = J(flat[i]);
@@ -230,13 +250,20 @@ class ActiveLaneCost : public ceres::CostFunction {
     if (!functor_->Flat(coeffs.data(), out.data())) return false;
     const std::vector<int>& sizes = parameter_block_sizes();
     for (int r = 0; r < num_residuals(); ++r) residuals[r] = out[r].a;
-    for (std::size_t b = 0, offset = 0; b < sizes.size(); offset += sizes[b], ++b) {
-      if (jacobians[b] == nullptr) continue;
-      for (int r = 0; r < num_residuals(); ++r)
-        for (int j = 0; j < sizes[b]; ++j) {
-          const int l = lane[offset + j];
-          jacobians[b][r * sizes[b] + j] = l >= 0 ? out[r].v[l] : 0.0;
+    if (asked == nullptr) return true;
+    const std::size_t m = num_residuals();
+    for (std::size_t b = 0, offset = 0, col = 0; b < sizes.size(); offset += sizes[b], ++b) {
+      if (!asked[b]) continue;
+      for (int j = 0; j < sizes[b]; ++j, ++col) {
+        const int l = lane[offset + j];
+        for (std::size_t r = 0; r < m; ++r) {
+          const double v = l >= 0 ? out[r].v[l] : 0.0;
+          if (jacobians != nullptr)
+            jacobians[b][r * sizes[b] + j] = v;
+          else
+            columns[col * m + r] = v;
         }
+      }
     }
     return true;
   }

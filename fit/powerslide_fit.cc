@@ -2,6 +2,7 @@
 #include "fit/powerslide_fit.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "fit/fit_common.h"
 #include "src/replay/coeff_choice.h"
@@ -35,6 +36,8 @@ int AddPowerslideResiduals(ceres::Problem* problem, double* params,
       on[k] = acting.empty() ? ControlsOver(ep, ep.rows[k].t_s, ep.rows[k + 1].t_s,
                                             options.integration).handbrake
                              : acting[k];
+    // Every window of the episode reads its steps' inputs from one table.
+    std::shared_ptr<const RowStepControls> controls;
     for (const RolloutWindow& w : RolloutWindows(ep, ClassifyRows("powerslide", ep,
                                                                   options.data_root),
                                                  options.window_s, options.stride_s)) {
@@ -42,11 +45,14 @@ int AddPowerslideResiduals(ceres::Problem* problem, double* params,
       if (std::none_of(on.begin() + first, on.begin() + w.start + w.rows,
                        [](double h) { return h > 0.0; }))
         continue;
+      if (controls == nullptr)
+        controls = std::make_shared<const RowStepControls>(ep, options.integration, 0,
+                                                           ep.size() - 1);
       std::vector<double*> blocks_of_window;
       for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
           Reduced(PowerslideRolloutResidual::Create(&ep, w.start, w.rows, options.integration,
-                                                    ground, acting)),
+                                                    ground, acting, {}, controls)),
           MakeLoss(options.solver, PowerslideRolloutResidual::kPerRow * w.rows),
           blocks_of_window);
       block_episodes->push_back(static_cast<int>(e));

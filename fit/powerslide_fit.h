@@ -5,10 +5,13 @@
 
 #include <ceres/ceres.h>
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "fit/fit.h"
 #include "fit/ground_fit.h"
+#include "src/common/error.h"
 #include "src/io/episode.h"
 #include "src/models/powerslide.h"
 
@@ -21,20 +24,30 @@ using PowerslideResidualScales = GroundResidualScales;
 // handbrake level at the value acting on the first step): for each row j in 1..rows the 5
 // residuals (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v,
 // (x_xy,pred - x_xy,rec) / s_x. `acting` (empty: the recorded input) is the handbrake acting
-// on each step of the episode (InferHandbrake). Parameter blocks: grip[4], handbrake[3],
-// steer[2], yaw[1], drive[1] (PowerslideLayout()).
+// on each step of the episode (InferHandbrake). `controls`: the steps' inputs of the episode's
+// rows (RowStepControls of `episode` and `integ`, covering rows start..start+rows-1), shared by
+// the windows of an episode; null: computed here for the window's rows. Parameter blocks:
+// grip[4], handbrake[3], steer[2], yaw[1], drive[1] (PowerslideLayout()).
 class PowerslideRolloutResidual {
  public:
   static constexpr int kPerRow = 5;
 
   PowerslideRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                             const std::vector<double>& ground, std::vector<double> acting,
-                            const PowerslideResidualScales& scales)
+                            const PowerslideResidualScales& scales,
+                            std::shared_ptr<const RowStepControls> controls = nullptr)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), ground_(ground),
         acting_(std::move(acting)), scales_(scales),
+        controls_(controls != nullptr
+                      ? std::move(controls)
+                      : std::make_shared<const RowStepControls>(*episode, integ, start,
+                                                                start + rows)),
         start_handbrake_(PowerslideStartState(*episode_, start_, integ_,
                                               acting_.empty() ? nullptr : acting_.data())
-                             .handbrake) {}
+                             .handbrake) {
+    RLFIT_CHECK(controls_->first_row() <= start && start + rows <= controls_->last_row(),
+                "the step controls cover the window's rows");
+  }
 
   template <typename T>
   bool operator()(const T* grip, const T* handbrake, const T* steer, const T* yaw,
@@ -49,7 +62,7 @@ class PowerslideRolloutResidual {
     s.body = CarState<T>::FromSample(episode_->rows[start_]);
     s.handbrake = start_handbrake_;
     for (int j = 1; j <= rows_; ++j) {
-      s = AdvancePowerslideRow(g, c, s, *episode_, start_ + j - 1, integ_, a);
+      s = AdvancePowerslideRow(g, c, s, *episode_, start_ + j - 1, integ_, *controls_, a);
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + kPerRow * (j - 1);
       r[0] = (s.body.omega(2) - T(rec.omega(2))) / T(scales_.omega_rad_s);
@@ -64,10 +77,11 @@ class PowerslideRolloutResidual {
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const std::vector<double>& ground,
                                      std::vector<double> acting,
-                                     const PowerslideResidualScales& scales = {}) {
+                                     const PowerslideResidualScales& scales = {},
+                                     std::shared_ptr<const RowStepControls> controls = nullptr) {
     return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1, 1>(
         new PowerslideRolloutResidual(episode, start, rows, integ, ground, std::move(acting),
-                                      scales),
+                                      scales, std::move(controls)),
         kPerRow * rows);
   }
 
@@ -79,6 +93,7 @@ class PowerslideRolloutResidual {
   std::vector<double> ground_;  // GroundLayout() order
   std::vector<double> acting_;  // per row of the episode, or empty
   PowerslideResidualScales scales_;
+  std::shared_ptr<const RowStepControls> controls_;
   // The handbrake level at `start` (PowerslideStartState): it ramps over every step from row 0
   // and depends on no coefficient, so it is computed once here rather than per evaluation
   // (it was ~2 ControlsOver per row before the window, more than the rollout's own).

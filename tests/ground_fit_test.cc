@@ -7,6 +7,7 @@
 #include <random>
 
 #include "fit/fit.h"
+#include "fit/fit_common.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"
@@ -165,6 +166,53 @@ TEST_CASE("active lanes: the ground Jacobian is the full autodiff's, bit for bit
   REQUIRE(full->Evaluate(blocks.data(), ra.data(), nullptr));
   REQUIRE(active->Evaluate(blocks.data(), rb.data(), nullptr));
   CHECK(ra == rb);
+}
+
+TEST_CASE("active lanes: the columns written for ReducedCost are the full autodiff's Jacobian, "
+          "bit for bit") {
+  const Episode ep = Driving(DefaultCoeffs("ground", GroundLayout()), 5, 600);
+  std::vector<double> params = GroundLayout().defaults;
+  for (double& p : params) p *= 1.03;
+  std::vector<const double*> blocks;
+  for (const ParamBlock& blk : GroundLayout().blocks) blocks.push_back(params.data() + blk.offset);
+  for (int start = 0; start + 61 < ep.size(); start += 111) {
+    std::unique_ptr<ceres::CostFunction> full(
+        GroundRolloutResidual::Create(&ep, start, 61, Integration{}));
+    std::unique_ptr<ceres::CostFunction> active(
+        GroundRolloutResidual::CreateActive(&ep, start, 61, Integration{}));
+    const auto* columns = dynamic_cast<const ColumnMajorJacobian*>(active.get());
+    REQUIRE(columns != nullptr);
+    const int m = full->num_residuals();
+    for (int held : {-1, 3}) {
+      INFO("window " << start << ", held block " << held);
+      std::vector<std::vector<double>> jac(GroundLayout().blocks.size());
+      std::vector<double*> jac_pointers;
+      bool asked[8];
+      int q = 0;
+      for (std::size_t b = 0; b < GroundLayout().blocks.size(); ++b) {
+        asked[b] = static_cast<int>(b) != held;
+        if (asked[b]) {
+          jac[b].assign(static_cast<std::size_t>(m) * GroundLayout().blocks[b].size, 0.0);
+          q += GroundLayout().blocks[b].size;
+        }
+        jac_pointers.push_back(asked[b] ? jac[b].data() : nullptr);
+      }
+      std::vector<double> r_full(m), r_cols(m), cols(static_cast<std::size_t>(m) * q, -1.0);
+      REQUIRE(full->Evaluate(blocks.data(), r_full.data(), jac_pointers.data()));
+      REQUIRE(columns->EvaluateColumns(blocks.data(), r_cols.data(), asked, cols.data()));
+      CHECK(std::memcmp(r_full.data(), r_cols.data(), sizeof(double) * m) == 0);
+      int col = 0, differ = 0;
+      for (std::size_t b = 0; b < GroundLayout().blocks.size(); ++b) {
+        if (!asked[b]) continue;
+        const int size = GroundLayout().blocks[b].size;
+        for (int j = 0; j < size; ++j, ++col)
+          for (int r = 0; r < m; ++r)
+            differ += std::memcmp(&jac[b][r * size + j], &cols[col * m + r], sizeof(double)) != 0;
+      }
+      CHECK(col == q);
+      CHECK(differ == 0);
+    }
+  }
 }
 
 TEST_CASE("synthetic round trip: perturbed ground coefficients are recovered") {

@@ -4,6 +4,8 @@
 // inference of a handbrake left out of the recording.
 #include "fit/powerslide_fit.h"
 
+#include <cstring>
+#include <memory>
 #include <random>
 
 #include "fit/fit.h"
@@ -172,6 +174,56 @@ TEST_CASE("GradientChecker: autodiff of the powerslide rollout residual matches 
     constexpr double kBlockRelativePrecision = 1e-6;
     INFO("window " << start);
     testing::CheckJacobianBlocks(*cost, blocks.data(), numeric, kBlockRelativePrecision, false);
+  }
+}
+
+TEST_CASE("powerslide: precomputed step inputs (RowStepControls) give the same rollout and "
+          "residuals, bit for bit") {
+  // Sliding's inputs switch between rows and the handbrake ramps: rolled out with the inputs
+  // computed per step (ControlsOver) and read from the table, with the recorded handbrake and
+  // with an `acting` one (every other 40 rows) overriding it.
+  const Episode ep = Sliding(Truth(), 7, 300);
+  const std::vector<double> ground = LoadCoefficients(FindModel("ground"), "").values;
+  const GroundCoeffs<double> g = GroundCoeffs<double>::FromArray(ground.data());
+  const PowerslideCoeffs<double> c = PowerslideCoeffs<double>::FromArray(Truth().values.data());
+  std::vector<double> acting(ep.size());
+  for (int k = 0; k < ep.size(); ++k) acting[k] = (k / 40) % 2;
+  const Integration integ;
+  const auto table = std::make_shared<const RowStepControls>(ep, integ, 0, ep.size() - 1);
+  const std::vector<const double*> sources = {nullptr, acting.data()};
+  for (const double* a : sources) {
+    PowerslideState<double> x = PowerslideStartState(ep, 10, integ, a), y = x;
+    for (int k = 10; k < ep.size() - 1; ++k) {
+      x = AdvancePowerslideRow(g, c, x, ep, k, integ, a);
+      y = AdvancePowerslideRow(g, c, y, ep, k, integ, *table, a);
+      REQUIRE(std::memcmp(&x.handbrake, &y.handbrake, sizeof(double)) == 0);
+      REQUIRE(std::memcmp(x.body.x.data(), y.body.x.data(), sizeof(double) * 3) == 0);
+      REQUIRE(std::memcmp(x.body.v.data(), y.body.v.data(), sizeof(double) * 3) == 0);
+      REQUIRE(std::memcmp(x.body.omega.data(), y.body.omega.data(), sizeof(double) * 3) == 0);
+      REQUIRE(std::memcmp(x.body.theta.data(), y.body.theta.data(), sizeof(double) * 9) == 0);
+    }
+    CHECK(x.body.x != CarState<double>::FromSample(ep.rows[10]).x);  // it moved
+  }
+  // The residual block with the episode's shared table and with its own, value and Jacobian.
+  std::vector<double> params = Truth().values;
+  std::vector<const double*> blocks;
+  for (const ParamBlock& b : PowerslideLayout().blocks) blocks.push_back(params.data() + b.offset);
+  for (const std::vector<double>& a : {std::vector<double>{}, acting}) {
+    std::unique_ptr<ceres::CostFunction> own(
+        PowerslideRolloutResidual::Create(&ep, 120, 30, integ, ground, a));
+    std::unique_ptr<ceres::CostFunction> shared(
+        PowerslideRolloutResidual::Create(&ep, 120, 30, integ, ground, a, {}, table));
+    const int m = own->num_residuals();
+    std::vector<double> r0(m), r1(m), j0(m * 11), j1(m * 11);
+    std::vector<double*> jac0, jac1;
+    for (const ParamBlock& b : PowerslideLayout().blocks) {
+      jac0.push_back(j0.data() + m * b.offset);
+      jac1.push_back(j1.data() + m * b.offset);
+    }
+    REQUIRE(own->Evaluate(blocks.data(), r0.data(), jac0.data()));
+    REQUIRE(shared->Evaluate(blocks.data(), r1.data(), jac1.data()));
+    CHECK(std::memcmp(r0.data(), r1.data(), sizeof(double) * m) == 0);
+    CHECK(std::memcmp(j0.data(), j1.data(), sizeof(double) * j0.size()) == 0);
   }
 }
 

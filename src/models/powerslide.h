@@ -286,6 +286,20 @@ PowerslideState<T> AdvancePowerslideRow(const GroundCoeffs<T>& g, const Powersli
                        });
 }
 
+// The same with the steps' inputs precomputed (RowStepControls of `ep` and `integ`, covering
+// row k): the same states bit for bit.
+template <typename T>
+PowerslideState<T> AdvancePowerslideRow(const GroundCoeffs<T>& g, const PowerslideCoeffs<T>& c,
+                                        const PowerslideState<T>& s, const Episode& ep, int k,
+                                        const Integration& integ, const RowStepControls& controls,
+                                        const double* acting) {
+  return AdvanceCarRow(s, ep, k, controls,
+                       [&](const PowerslideState<T>& state, Controls u, double h) {
+                         if (acting != nullptr) u.handbrake = acting[k];
+                         return StepPowerslide(g, c, state, u, h, integ.rotate_with_new_omega);
+                       });
+}
+
 // Start state at row `start`: the recorded car and the handbrake level ramped (at the fixed
 // rise and fall rates) from row 0 over the handbrake acting on each step before `start`
 // (acting, else the recorded input as ControlsOver gives it), starting at the value acting on
