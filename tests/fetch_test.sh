@@ -24,8 +24,12 @@ mkdir -p "$up/assets/car_control/aerial" "$up/assets/ball_trajectories" "$up/ass
 cp "$src/datasets/synthetic/aerial/episode_9000.csv" "$up/assets/car_control/aerial/episode_00.csv"
 cp "$src/datasets/synthetic/aerial/episode_9005.csv" "$up/assets/car_control/aerial/episode_01.csv"
 cp "$src/datasets/synthetic/ball/episode_900001.csv" "$up/assets/ball_trajectories/"
+# A floor and a ceiling: rows outside the mesh's box are not scored, so the stand-in must
+# enclose the episodes' positions.
 printf -- '-4096\t-5120\t0\t4096\t-5120\t0\t4096\t5120\t0\n-4096\t-5120\t0\t4096\t5120\t0\t-4096\t5120\t0\n' \
   > "$up/assets/meshes/pitch.dat"
+printf -- '-4096\t-5120\t2044\t4096\t5120\t2044\t4096\t-5120\t2044\n-4096\t-5120\t2044\t-4096\t5120\t2044\t4096\t5120\t2044\n' \
+  >> "$up/assets/meshes/pitch.dat"
 echo "MIT License (test stand-in)" > "$up/LICENSE"
 echo "outside assets/, must not be fetched" > "$up/other/big.bin"
 git_quiet -C "$up" init -q
