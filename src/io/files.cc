@@ -181,7 +181,9 @@ fs::path ParentOf(const fs::path& normalized) {
   return normalized.has_parent_path() ? normalized.parent_path() : fs::path(".");
 }
 
-// The start of the temporary names beside `target`: hidden, then the target's name.
+// The signals whose handler removes this process's temporaries before the default action.
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
 // `path` as the user named it, for messages: a file inside a staged output folder
 // (.NAME.rlfit-tmp.PID.XXXXXX/FILE, see TempTemplate) is named NAME/FILE.
 std::string UserPath(const std::string& path) {
@@ -196,6 +198,7 @@ std::string UserPath(const std::string& path) {
   return named.string();
 }
 
+// The start of the temporary names beside `target`: hidden, then the target's name.
 std::string TempPrefix(const fs::path& target, const char* kind) {
   std::string name = target.filename().string();
   if (name.size() > 180) name.resize(180);  // stay under NAME_MAX with the suffix
@@ -275,13 +278,13 @@ void ProbeWritable(const std::string& out, const fs::path& dir) {
 }  // namespace
 
 void InstallCleanupHandlers() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+  for (int sig : kCleanupSignals) {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     struct sigaction action {};
     action.sa_handler = RemoveTempsAndReraise;
     sigemptyset(&action.sa_mask);
-    for (int blocked : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&action.sa_mask, blocked);
+    for (int blocked : kCleanupSignals) sigaddset(&action.sa_mask, blocked);
     action.sa_flags = 0;
     ::sigaction(sig, &action, nullptr);
   }
@@ -309,7 +312,7 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   // the two would leave a file the handler does not know about.
   sigset_t cleanup_signals, previous;
   sigemptyset(&cleanup_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&cleanup_signals, sig);
+  for (int sig : kCleanupSignals) sigaddset(&cleanup_signals, sig);
   ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
   const int fd = ::mkstemp(tmp.data());
   const int create_errno = errno;

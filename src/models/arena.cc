@@ -6,7 +6,6 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "src/io/plausible.h"
 
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 
 namespace rlfit {
 namespace {
@@ -576,11 +576,10 @@ Arena Arena::Load(const std::string& path) {
         const double limit = plausible::MaxAbsPositionUu(axis);
         const double value = triangles[i].p[j][axis];
         if (std::abs(value) <= limit) continue;
-        char text[96];
-        std::snprintf(text, sizeof(text), "vertex coordinate %g uu is beyond +-%g uu", value,
-                      limit);
         throw InputError(path, static_cast<int>(i + 1), 3 * j + axis + 1,
-                         std::string(text) + " (twice the arena's extent): not an arena mesh");
+                         "vertex coordinate " + MessageNumber(value) + " uu is beyond +-" +
+                             MessageNumber(limit) +
+                             " uu (twice the arena's extent): not an arena mesh");
       }
   return Arena(std::move(triangles));
 }
