@@ -63,9 +63,6 @@ class BallTickMeshes {
       return meshes_ != nullptr ? meshes_->Collide(tick_, center, radius)
                                 : arena_->Collide(center, radius);
     }
-    int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const {
-      return arena_->CollideEach(center, radius, out);
-    }
 
    private:
     BallTickMeshes* meshes_;

@@ -115,9 +115,9 @@ class ContactSum {
 
 // The leaf test shared by CollideBvh and CollideList: the float plane cull of the sphere
 // (centre c, radius r grown by the caller's margin), then the exact test of the triangle.
-template <class PlaneT, class VerticesT, class Sum>
+template <class PlaneT, class VerticesT>
 inline void AddLeafTriangle(const PlaneT& plane, const VerticesT& vertices, float cx, float cy,
-                            float cz, float r, Sum* sum) {
+                            float cz, float r, ContactSum* sum) {
   const float s =
       plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
   if (std::abs(s) > r) return;
@@ -744,74 +744,6 @@ Contact Arena::CollideList(const Vector3d& center, double radius, const std::uin
     AddLeafTriangle(planes_[*it], leaf_vertices_[*it], cx, cy, cz, r, &sum);
   }
   return sum.Finish();
-}
-
-namespace {
-
-// Keeps the deepest Arena::kMaxContacts distinct contacts of one query, deepest first (see
-// Arena::CollideEach).
-class ContactKeeper {
- public:
-  ContactKeeper(const Vector3d& center, double radius, TriangleContact* out)
-      : center_(center), radius_(radius), out_(out) {}
-
-  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c) {
-    const Vector3d q = ClosestPointOnTriangle(center_, a, b, c);
-    const Vector3d diff = center_ - q;
-    const double d2 = diff.squaredNorm();
-    if (!(d2 <= radius_ * radius_)) return;  // also rejects NaN
-    const double d = std::sqrt(d2);
-    if (d > radius_) return;
-    TriangleContact contact;
-    contact.point = q;
-    contact.normal =
-        d > kDegenerateDistance ? Vector3d(diff / d) : Vector3d((b - a).cross(c - a).normalized());
-    contact.penetration = radius_ - d;
-    // The same point as a kept contact: keep the deeper of the two (the first on a tie).
-    for (int i = 0; i < count_; ++i) {
-      if ((out_[i].point - q).squaredNorm() > Arena::kMergeUu * Arena::kMergeUu) continue;
-      if (contact.penetration <= out_[i].penetration) return;
-      for (int j = i; j + 1 < count_; ++j) out_[j] = out_[j + 1];
-      --count_;
-      break;
-    }
-    int at = count_;
-    while (at > 0 && out_[at - 1].penetration < contact.penetration) --at;
-    if (at >= Arena::kMaxContacts) return;
-    const int last = std::min(count_, Arena::kMaxContacts - 1);
-    for (int j = last; j > at; --j) out_[j] = out_[j - 1];
-    out_[at] = contact;
-    count_ = std::min(count_ + 1, Arena::kMaxContacts);
-  }
-  int count() const { return count_; }
-
- private:
-  Vector3d center_;
-  double radius_;
-  TriangleContact* out_;
-  int count_ = 0;
-};
-
-}  // namespace
-
-int Arena::CollideEach(const Vector3d& center, double radius, TriangleContact* out) const {
-  if (!ValidQuery(QueryExtent(center, radius), radius)) return 0;
-  ContactKeeper keeper(center, radius, out);
-  const std::int64_t cell = GridCell(center, radius);
-  if (cell < 0) {
-    for (const Triangle& t : triangles_)
-      keeper.Add(t.p[0].cast<double>(), t.p[1].cast<double>(), t.p[2].cast<double>());
-    return keeper.count();
-  }
-  const float cx = static_cast<float>(center.x());
-  const float cy = static_cast<float>(center.y());
-  const float cz = static_cast<float>(center.z());
-  const float r = static_cast<float>(radius) + grid_margin_;
-  for (std::uint32_t i = grid_cells_[cell]; i < grid_cells_[cell + 1]; ++i) {
-    const std::uint32_t t = grid_candidates_[i];
-    AddLeafTriangle(planes_[t], leaf_vertices_[t], cx, cy, cz, r, &keeper);
-  }
-  return keeper.count();
 }
 
 Contact Arena::CollideNaive(const Vector3d& center, double radius) const {

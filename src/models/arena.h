@@ -32,15 +32,6 @@ struct Contact {
   int triangles = 0;  // number of triangles touched
 };
 
-// One touching triangle of a sphere-vs-mesh query (Arena::CollideEach): the triangle's own
-// closest point q to the centre c, its direction n = (c - q) / |c - q| (the face normal when
-// |c - q| is ~0) and penetration = radius - |c - q| (>= 0).
-struct TriangleContact {
-  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
-  Eigen::Vector3d point = Eigen::Vector3d::Zero();
-  double penetration = 0.0;
-};
-
 // The mesh, its BVH and its grid. Build once (both for the pitch: ~110 ms CPU on a loaded 2-core
 // machine, the BVH alone ~18 ms), then query from any number of threads: queries are const and
 // allocate nothing.
@@ -137,16 +128,6 @@ class Arena {
                          const std::uint32_t* end) const {
     return CollideList(center, radius, begin, end);
   }
-  // The contacts of a sphere with the mesh one triangle at a time, as a physics engine's contact
-  // manifold holds them: every touching triangle (as Collide finds them) gives its own closest
-  // point, direction and penetration; contacts whose points lie within kMergeUu of a deeper
-  // one's (the triangles around a shared edge or vertex under the ball) are one contact; the
-  // deepest kMaxContacts are written to out[0..n), deepest first, and n returned. Through the
-  // grid's cell list; where the grid does not answer (no grid, centre outside it, radius above
-  // kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
-  static constexpr int kMaxContacts = 4;
-  static constexpr double kMergeUu = 0.01;
-  int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const;
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
   // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;
