@@ -586,6 +586,13 @@ Arena Arena::Load(const std::string& path) {
 
 Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles)) {
   CheckTriangles(triangles_, "triangle list");
+  box_.lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+  box_.hi = -box_.lo;
+  for (const Triangle& t : triangles_)
+    for (int j = 0; j < 3; ++j) {
+      box_.lo = box_.lo.cwiseMin(t.p[j].cast<double>());
+      box_.hi = box_.hi.cwiseMax(t.p[j].cast<double>());
+    }
   Build();
   BuildGrid();
 }
