@@ -205,6 +205,13 @@ void PutRow(bool with_time, double t_s, const PredictedState& p, bool car, doubl
   }
 }
 
+// Text for people (a table, warnings, a message) as str: a file name's bytes that are not UTF-8
+// as \xHH rather than a UnicodeDecodeError.
+py::str Text(const std::string& text) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+      text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace"));
+}
+
 py::object JsonToPython(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(DumpJson(j, -1));
 }
@@ -431,7 +438,7 @@ py::dict EpisodeDict(const Episode& ep) {
   const bool car = ep.kind == EpisodeKind::kCar;
   const py::ssize_t n = ep.size();
   py::dict d;
-  d["name"] = ep.name;
+  d["name"] = FsPath{ep.name};  // from the file name, which may not be UTF-8
   d["path"] = FsPath{ep.path};
   d["kind"] = car ? "car" : "ball";
   std::vector<int> source_row(n);
@@ -554,9 +561,9 @@ py::dict ReplayPy(const std::string& model_name, const std::vector<FsPath>& path
   }
   py::dict out;
   out["summary"] = JsonToPython(report.ToJson());
-  out["table"] = report.Table();
+  out["table"] = Text(report.Table());
   out["episodes"] = eps;
-  out["warnings"] = warnings.str();
+  out["warnings"] = Text(warnings.str());
   out["coefficients"] = CoefficientsDict(FindModel(model_name), file, coeffs.bytes);
   return out;
 }
@@ -579,10 +586,7 @@ PYBIND11_MODULE(rlfit, m) {
     } catch (const InputError& e) {
       // The message as text (a file name's stray bytes as \xHH), the file as os.fsdecode
       // gives it (it opens again).
-      const std::string what = e.what();
-      py::object err = py::handle(input_error.ptr())(py::reinterpret_steal<py::str>(
-          PyUnicode_DecodeUTF8(what.data(), static_cast<Py_ssize_t>(what.size()),
-                               "backslashreplace")));
+      py::object err = py::handle(input_error.ptr())(Text(e.what()));
       err.attr("file") = FsPath{e.file()};
       err.attr("row") = e.row();
       err.attr("column") = e.column();
