@@ -33,6 +33,47 @@
 namespace py = pybind11;
 
 namespace rlfit {
+
+// A file-system path argument or result. From Python: a str (with the surrogate escapes
+// os.fsdecode gives a name that is not UTF-8), bytes or an os.PathLike, turned into the
+// file system's bytes as os.fsencode does; back to Python: a str as os.fsdecode gives it, so
+// a name read from a folder opens again. A plain std::string argument refused the surrogate
+// escapes and os.PathLike with pybind11's "incompatible function arguments" TypeError, and a
+// name that is not UTF-8 could not come back at all (UnicodeDecodeError).
+struct FsPath {
+  std::string bytes;
+};
+
+}  // namespace rlfit
+
+namespace pybind11::detail {
+template <>
+struct type_caster<rlfit::FsPath> {
+  PYBIND11_TYPE_CASTER(rlfit::FsPath, const_name("str | bytes | os.PathLike"));
+  bool load(handle src, bool) {
+    object path = reinterpret_steal<object>(PyOS_FSPath(src.ptr()));
+    if (!path) {  // not a path: let pybind11 raise its TypeError naming the expected types
+      PyErr_Clear();
+      return false;
+    }
+    object encoded = PyBytes_Check(path.ptr())
+                         ? path
+                         : reinterpret_steal<object>(PyUnicode_EncodeFSDefault(path.ptr()));
+    if (!encoded) throw error_already_set();  // e.g. a lone surrogate that is no escape
+    value.bytes.assign(PyBytes_AS_STRING(encoded.ptr()),
+                       static_cast<std::size_t>(PyBytes_GET_SIZE(encoded.ptr())));
+    if (value.bytes.find('\0') != std::string::npos)
+      throw value_error("embedded null byte in a path");  // as open() says
+    return true;
+  }
+  static handle cast(const rlfit::FsPath& p, return_value_policy, handle) {
+    return PyUnicode_DecodeFSDefaultAndSize(p.bytes.data(),
+                                            static_cast<Py_ssize_t>(p.bytes.size()));
+  }
+};
+}  // namespace pybind11::detail
+
+namespace rlfit {
 namespace {
 
 namespace fs = std::filesystem;
@@ -164,6 +205,13 @@ void PutRow(bool with_time, double t_s, const PredictedState& p, bool car, doubl
   }
 }
 
+// Text for people (a table, warnings, a message) as str: a file name's bytes that are not UTF-8
+// as \xHH rather than a UnicodeDecodeError.
+py::str Text(const std::string& text) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+      text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace"));
+}
+
 py::object JsonToPython(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(DumpJson(j, -1));
 }
@@ -196,10 +244,10 @@ py::dict CoefficientsDict(const ModelInfo& model, const CoeffFile& file, const s
 // once per process and datasets root, PitchArena).
 class PyModel {
  public:
-  PyModel(const std::string& name, const std::string& coeffs, const std::string& data_root,
+  PyModel(const std::string& name, const FsPath& coeffs, const FsPath& data_root,
           const py::object& values)
-      : model_(&FindModel(name)), spec_(coeffs), data_root_(data_root) {
-    file_ = LoadCoefficients(*model_, coeffs);
+      : model_(&FindModel(name)), spec_(coeffs.bytes), data_root_(data_root.bytes) {
+    file_ = LoadCoefficients(*model_, coeffs.bytes);
     if (!values.is_none()) {
       const Array a = Array::ensure(values);
       if (!a || a.ndim() != 1 || a.shape(0) != model_->layout->size())
@@ -304,8 +352,8 @@ Eigen::Vector3d ContactPoint(const Contact& c, const double* center, double radi
 // The arena mesh of a datasets root, loaded once per process (PitchArena).
 class PyArena {
  public:
-  explicit PyArena(const std::string& data_root) {
-    const std::string root = ResolveDataRoot(data_root);
+  explicit PyArena(const FsPath& data_root) {
+    const std::string root = ResolveDataRoot(data_root.bytes);
     arena_ = &PitchArena(root);  // InputError naming where it looked when root is ""
   }
 
@@ -390,8 +438,8 @@ py::dict EpisodeDict(const Episode& ep) {
   const bool car = ep.kind == EpisodeKind::kCar;
   const py::ssize_t n = ep.size();
   py::dict d;
-  d["name"] = ep.name;
-  d["path"] = ep.path;
+  d["name"] = FsPath{ep.name};  // from the file name, which may not be UTF-8
+  d["path"] = FsPath{ep.path};
   d["kind"] = car ? "car" : "ball";
   std::vector<int> source_row(n);
   std::vector<double> t_s(n);
@@ -447,26 +495,26 @@ py::dict EpisodeDict(const Episode& ep) {
   return d;
 }
 
-py::list ReadRecordingPy(const std::string& path, const std::string& data_root) {
+py::list ReadRecordingPy(const FsPath& path, const FsPath& data_root) {
   std::vector<Episode> episodes;
   {
     py::gil_scoped_release release;
-    const std::string root = ResolveDataRoot(data_root);
-    episodes = ReadRecordings({ResolveUnderRoot(path, root)});
+    const std::string root = ResolveDataRoot(data_root.bytes);
+    episodes = ReadRecordings({ResolveUnderRoot(path.bytes, root)});
   }
   py::list out;
   for (const Episode& ep : episodes) out.append(EpisodeDict(ep));
   return out;
 }
 
-py::dict ReplayPy(const std::string& model_name, const std::vector<std::string>& paths,
-                  const std::string& coeffs, const std::string& data_root,
+py::dict ReplayPy(const std::string& model_name, const std::vector<FsPath>& paths,
+                  const FsPath& coeffs, const FsPath& data_root,
                   const std::vector<double>& horizons_s, double window_s) {
   ReplayOptions o;
   o.model = model_name;
-  o.paths = paths;
-  o.coeffs_path = coeffs;
-  o.data_root = ResolveDataRoot(data_root);
+  for (const FsPath& path : paths) o.paths.push_back(path.bytes);
+  o.coeffs_path = coeffs.bytes;
+  o.data_root = ResolveDataRoot(data_root.bytes);
   o.horizons_s = horizons_s;
   o.window_s = window_s;
   o.quiet = true;
@@ -513,10 +561,10 @@ py::dict ReplayPy(const std::string& model_name, const std::vector<std::string>&
   }
   py::dict out;
   out["summary"] = JsonToPython(report.ToJson());
-  out["table"] = report.Table();
+  out["table"] = Text(report.Table());
   out["episodes"] = eps;
-  out["warnings"] = warnings.str();
-  out["coefficients"] = CoefficientsDict(FindModel(model_name), file, coeffs);
+  out["warnings"] = Text(warnings.str());
+  out["coefficients"] = CoefficientsDict(FindModel(model_name), file, coeffs.bytes);
   return out;
 }
 
@@ -536,8 +584,10 @@ PYBIND11_MODULE(rlfit, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
-      py::object err = py::handle(input_error.ptr())(e.what());
-      err.attr("file") = e.file();
+      // The message as text (a file name's stray bytes as \xHH), the file as os.fsdecode
+      // gives it (it opens again).
+      py::object err = py::handle(input_error.ptr())(Text(e.what()));
+      err.attr("file") = FsPath{e.file()};
       err.attr("row") = e.row();
       err.attr("column") = e.column();
       PyErr_SetObject(input_error.ptr(), err.ptr());
@@ -551,14 +601,17 @@ PYBIND11_MODULE(rlfit, m) {
   m.attr("BALL_ROW_S") = 1.0 / game::kEpisodeRowRateHz;
   m.def("models", &ModelNames, "The model names: aerial, ball, ground, jump, wall, car.");
   m.def("resource_root", &ResourceRoot, "The folder holding results/ and scripts/.");
-  m.def("data_root", &ResolveDataRoot, py::arg("data_root") = "",
+  m.def(
+      "data_root",
+      [](const FsPath& data_root) { return FsPath{ResolveDataRoot(data_root.bytes)}; },
+      py::arg("data_root") = "",
         "The datasets root the tools would use ('' if none is found).");
 
   m.def(
       "load_coefficients",
-      [](const std::string& model, const std::string& coeffs) {
+      [](const std::string& model, const FsPath& coeffs) {
         const ModelInfo& info = FindModel(model);
-        return CoefficientsDict(info, LoadCoefficients(info, coeffs), coeffs);
+        return CoefficientsDict(info, LoadCoefficients(info, coeffs.bytes), coeffs.bytes);
       },
       py::arg("model"), py::arg("coeffs") = "",
       "Coefficients of `model`: coeffs '' = results/<model>/coeffs.json, 'seed' = the seed "
@@ -567,7 +620,7 @@ PYBIND11_MODULE(rlfit, m) {
 
   py::class_<PyModel>(m, "Model")
       .def(
-          py::init<const std::string&, const std::string&, const std::string&, const py::object&>(),
+          py::init<const std::string&, const FsPath&, const FsPath&, const py::object&>(),
           py::arg("name"), py::arg("coeffs") = "", py::arg("data_root") = "",
           py::arg("values") = py::none(),
           "A model with its coefficients (see load_coefficients; `values` (K,) replaces them). "
@@ -605,7 +658,7 @@ PYBIND11_MODULE(rlfit, m) {
            py::arg("dt_s") = 0.0, "The state one row later (C - 1 values, no t_s).");
 
   py::class_<PyArena>(m, "Arena")
-      .def(py::init<const std::string&>(), py::arg("data_root") = "",
+      .def(py::init<const FsPath&>(), py::arg("data_root") = "",
            "The arena mesh (meshes/pitch.dat of the datasets root), loaded once.")
       .def_property_readonly("triangle_count", &PyArena::TriangleCount)
       .def("collide", &PyArena::Collide, py::arg("center"), py::arg("radius"),
@@ -617,7 +670,7 @@ PYBIND11_MODULE(rlfit, m) {
 
   m.def("read_recording", &ReadRecordingPy, py::arg("path"), py::arg("data_root") = "",
         "Episodes of a recording file or folder (the tools' reader): a list of dicts.");
-  m.def("replay", &ReplayPy, py::arg("model"), py::arg("paths") = std::vector<std::string>{},
+  m.def("replay", &ReplayPy, py::arg("model"), py::arg("paths") = std::vector<FsPath>{},
         py::arg("coeffs") = "", py::arg("data_root") = "",
         py::arg("horizons_s") = std::vector<double>{}, py::arg("window_s") = 0.5,
         "`rlsim replay` without files: dict summary (replay_summary.json's content), table, "

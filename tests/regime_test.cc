@@ -176,6 +176,13 @@ TEST_CASE("ball situation: free flight, a floor bounce, rolling, a seam, the goa
   CHECK(BallSituation(ep, 1, arena, c) == "bounce floor");
 }
 
+TEST_CASE("the arena's vertex box (what `outside the arena` tests) spans every vertex") {
+  const Arena arena = FloorAndRamp();
+  const float rise = 1.0e4f * static_cast<float>(std::tan(M_PI / 6.0));
+  CHECK(arena.Box().lo == Eigen::Vector3d(-1.0e4, -1.0e4, 0.0));
+  CHECK(arena.Box().hi == Eigen::Vector3d(1.0e4, 1.0e4, static_cast<double>(rise)));
+}
+
 TEST_CASE("unknown models and episodes of the wrong kind are input errors") {
   const Arena floor = testing::FlatFloor();
   const Episode car =

@@ -170,20 +170,52 @@ def test_read_recording_arrays():
 
 
 def test_bad_recording_is_an_input_error_with_the_tools_message(tmp_path):
-    lines = open(SYNTH_BALL).read().splitlines()
+    # A car episode and the aerial model, which needs no datasets root (the floor stands in for
+    # the mesh): `rlsim replay ball` asks for the arena mesh before it reads a recording, so
+    # without a root its message was about the missing mesh and this test failed.
+    lines = open(SYNTH_AERIAL).read().splitlines()
     cells = lines[4].split(",")
     cells[2] = " abc"
     lines[4] = ",".join(cells)
-    bad = tmp_path / "episode_000001.csv"
+    bad = tmp_path / "episode_9000.csv"
     bad.write_text("\n".join(lines) + "\n")
     with pytest.raises(rlfit.InputError) as e:
         rlfit.read_recording(str(bad))
     assert (e.value.file, e.value.row, e.value.column) == (str(bad), 5, 3)
-    p = rlsim("replay", "ball", str(bad))
+    p = rlsim("replay", "aerial", str(bad))
     assert p.returncode == 2
     assert str(e.value) in p.stderr  # the same line the CLI prints
     with pytest.raises(rlfit.InputError, match="no such file"):
         rlfit.read_recording(str(tmp_path / "missing.csv"))
+
+
+def test_paths_take_str_bytes_pathlike_and_names_that_are_not_utf8(tmp_path):
+    """A path argument is what os.fsencode takes: str (a name that is not UTF-8 as os.fsdecode
+    gives it, with surrogate escapes), bytes or os.PathLike; paths come back as os.fsdecode
+    gives them, so they open again. Before, such a str or a pathlib.Path raised pybind11's
+    "incompatible function arguments" TypeError."""
+    import pathlib
+    raw = os.path.join(os.fsencode(str(tmp_path)), b"episode_\xff9000.csv")
+    with open(SYNTH_AERIAL, "rb") as f, open(raw, "wb") as out:
+        out.write(f.read())
+    as_str = os.fsdecode(raw)
+    want = rlfit.read_recording(SYNTH_AERIAL)[0]["x"]
+    for path in (as_str, raw, pathlib.Path(as_str)):
+        eps = rlfit.read_recording(path)
+        assert len(eps) == 1 and np.array_equal(eps[0]["x"], want)
+        assert eps[0]["path"] == as_str and os.path.exists(eps[0]["path"])
+    assert rlfit.replay("aerial", [raw, pathlib.Path(SYNTH_AERIAL)])["summary"]["model"] == "aerial"
+    # A bad file under such a name: InputError, its file the name that opens, its message text.
+    with open(raw, "w") as out:
+        out.write("1,2,abc\n")
+    with pytest.raises(rlfit.InputError) as e:
+        rlfit.read_recording(pathlib.Path(as_str))
+    assert e.value.file == as_str and "\\xff" in str(e.value)
+    # Not a path at all: a TypeError naming what a path may be.
+    with pytest.raises(TypeError, match="os.PathLike"):
+        rlfit.read_recording(42)
+    with pytest.raises(ValueError, match="null byte"):
+        rlfit.read_recording(b"a\0b")
 
 
 @needs_data

@@ -16,6 +16,7 @@
 
 #include <Eigen/Geometry>
 #include "src/io/csv_parser.h"
+#include "src/io/files.h"
 #include "src/io/plausible.h"
 
 #include "src/common/error.h"
@@ -541,6 +542,9 @@ void CheckTriangles(const std::vector<Triangle>& triangles, const std::string& s
 
 Arena Arena::Load(const std::string& path) {
   using Reader = io::CSVReader<9, io::trim_chars<' ', '\t'>, io::no_quote_escape<'\t'>>;
+  // A FIFO would block the reader's open, a folder read as a mesh with no triangles and a
+  // device (/dev/zero) as one endless line: each is refused by what it is.
+  RequireReadableFile(path);
   std::vector<Triangle> triangles;
   try {
     Reader reader(path);
@@ -586,6 +590,13 @@ Arena Arena::Load(const std::string& path) {
 
 Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles)) {
   CheckTriangles(triangles_, "triangle list");
+  box_.lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+  box_.hi = -box_.lo;
+  for (const Triangle& t : triangles_)
+    for (int j = 0; j < 3; ++j) {
+      box_.lo = box_.lo.cwiseMin(t.p[j].cast<double>());
+      box_.hi = box_.hi.cwiseMax(t.p[j].cast<double>());
+    }
   Build();
   BuildGrid();
 }

@@ -210,6 +210,19 @@ class Arena {
   // those), at most 255; cells outside the grid count as empty (they are farther than
   // kGridRadius from the mesh's box). See GridFreeClearance.
   std::vector<std::uint8_t> grid_clear_cells_;
+
+ public:
+  // Axis-aligned box of the mesh's vertices, uu (lo <= hi per axis), computed once when the
+  // arena is built: the rows whose centre lies outside it are `outside the arena`
+  // (src/replay/regime.cc).
+  struct VertexBox {
+    Eigen::Vector3d lo;
+    Eigen::Vector3d hi;
+  };
+  const VertexBox& Box() const { return box_; }
+
+ private:
+  VertexBox box_;
 };
 
 }  // namespace rlfit

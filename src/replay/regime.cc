@@ -102,16 +102,10 @@ const Arena& FloorOnlyArena() {
 
 // Sets kOutsideArena on the rows whose centre lies outside the box of the mesh's vertices.
 void MarkOutsideArena(const Episode& ep, const Arena& arena, std::vector<Regime>* rows) {
-  Eigen::Vector3d lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
-  Eigen::Vector3d hi = -lo;
-  for (const Triangle& t : arena.triangles())
-    for (int j = 0; j < 3; ++j) {
-      lo = lo.cwiseMin(t.p[j].cast<double>());
-      hi = hi.cwiseMax(t.p[j].cast<double>());
-    }
+  const Arena::VertexBox& box = arena.Box();
   for (int k = 0; k < ep.size(); ++k) {
     const Eigen::Vector3d& x = ep.rows[k].x;
-    if ((x.array() < lo.array()).any() || (x.array() > hi.array()).any())
+    if ((x.array() < box.lo.array()).any() || (x.array() > box.hi.array()).any())
       (*rows)[k] = Regime::kOutsideArena;
   }
 }
