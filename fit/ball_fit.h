@@ -56,8 +56,9 @@ class BallTickMeshes {
    public:
     View(BallTickMeshes* meshes, const Arena* arena, int tick)
         : meshes_(meshes), arena_(arena), tick_(tick) {}
-    double FloorHeight(const Eigen::Vector3d& center, double radius) const {
-      return arena_->FloorHeight(center, radius);
+    double FloorHeight(const Eigen::Vector3d& center, double radius,
+                       double* free_uu = nullptr) const {
+      return arena_->FloorHeight(center, radius, free_uu);
     }
     double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
       return arena_->GridFreeClearance(center, radius);

@@ -726,19 +726,27 @@ TEST_CASE("the floor's fast path answers only over covered floor far from everyt
   CHECK(arena.FloorHeight({1550, 0, 50}, kRestRadius) == -1.0);     // the wall is 50 uu away
   CHECK(arena.FloorHeight({800, 800, 0.5}, kRestRadius) == -1.0);   // below kFloorMinZUu
   CHECK(arena.FloorHeight({800, 800, 50}, Arena::kGridRadius + 1.0) == -1.0);
+  CHECK(arena.FloorHeight({800, 800, 600}, kRestRadius) == 600.0);   // up to kFloorReachUu
+  CHECK(arena.FloorHeight({800, 800, 900}, kRestRadius) == -1.0);
   CHECK(arena.FloorHeight({800, 800, std::nan("")}, kRestRadius) == -1.0);
   const Arena wall({mesh.end()[-2], mesh.end()[-1]});  // to check its distance by the BVH
   std::mt19937_64 rng(20261127);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   int answered = 0, hits = 0;
   for (int k = 0; k < 20000; ++k) {
-    const Vector3d center(-1700 + 3400 * u(rng), -1700 + 3400 * u(rng), 250 * u(rng));
+    const Vector3d center(-1700 + 3400 * u(rng), -1700 + 3400 * u(rng),
+                          (k % 2 == 0 ? 250.0 : 750.0) * u(rng));
     const double radius = 80.0 + (Arena::kGridRadius - 80.0) * u(rng);
-    const double z = arena.FloorHeight(center, radius);
+    double free_uu = -1.0;
+    const double z = arena.FloorHeight(center, radius, &free_uu);
     if (z < 0.0) continue;
     CAPTURE(center.transpose());
     ++answered;
     CHECK(z == center.z());
+    // The free distance: at most the floor's, and nothing else within it.
+    CHECK(free_uu <= z);
+    CHECK(free_uu >= std::min(z, Arena::kGridRadius));
+    CHECK_FALSE(wall.CollideBvh(center, free_uu).hit);
     const bool over_hole = center.x() >= -400 && center.x() <= 0 && center.y() >= -400 &&
                            center.y() <= 0;
     CHECK_FALSE(over_hole);

@@ -338,9 +338,9 @@ TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") 
 
 TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and feature normal") {
   // Spheres over the pitch (a quarter of them within 10 uu of the floor's diagonal seam, where
-  // both floor triangles touch): wherever FloorHeight answers, Collide's contact and, for
-  // several triangles, ClosestFeatureNormal's normal are the floor's bit for bit, and nothing
-  // but the floor is within kGridRadius.
+  // both floor triangles touch; a third 350-650 uu up): wherever FloorHeight answers, Collide's
+  // contact and, for several triangles, ClosestFeatureNormal's normal are the floor's bit for
+  // bit, and nothing but the floor is within kGridRadius or the free distance.
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;
   const Arena& arena = *pitch;
@@ -354,15 +354,19 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and featur
   const double radius = game::kBallContactRadius + game::kBallContactMargin;
   int answered = 0, hits = 0, several = 0;
   for (int k = 0; k < 40000; ++k) {
-    Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng), 100.0 + 100.0 * u(rng));
+    Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng),
+                           k % 3 == 1 ? 350.0 + 300.0 * u(rng) : 100.0 + 100.0 * u(rng));
     if (k % 4 == 0) center.y() = -6000.0 / 4096.0 * center.x() + 10.0 * u(rng);  // the seam
     const double r = k % 2 == 0 ? radius : 90.0 + 11.5 * (0.5 + 0.5 * u(rng));
-    const double z = arena.FloorHeight(center, r);
+    double free_uu = -1.0;
+    const double z = arena.FloorHeight(center, r, &free_uu);
     if (z < 0.0) continue;
     CAPTURE(center.transpose());
     ++answered;
     REQUIRE(z == center.z());
-    if (k % 16 == 0) CHECK_FALSE(rest.CollideBvh(center, Arena::kGridRadius).hit);
+    CHECK(free_uu <= z);
+    if (k % 16 == 0)
+      CHECK_FALSE(rest.CollideBvh(center, std::max(free_uu, Arena::kGridRadius)).hit);
     const Contact c = arena.Collide(center, r);
     REQUIRE(c.hit == (z <= r));
     if (!c.hit) continue;

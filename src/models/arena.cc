@@ -362,6 +362,48 @@ void Arena::Build() {
 
 // --- grid construction -------------------------------------------------------------------
 
+namespace {
+
+// In place over cells[i + nx (j + ny k)]: 0 stays 0 (a seed), any other value becomes the
+// Chebyshev distance in cells to the nearest seed, at most 255 (cells outside the box count as
+// no seed). A chamfer transform with unit weights over the 26 neighbours (exact for this
+// metric), one sweep forward over the 13 neighbours already visited and one backward over the
+// other 13. A row at a time: the 12 neighbours in the previous layer and row first (3-wide
+// minima of 4 rows), then the one before in the row.
+void ChebyshevChamfer(std::uint8_t* cells, std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  std::vector<std::uint8_t> near(static_cast<std::size_t>(nx));
+  auto sweep = [&](int step) {
+    for (std::int64_t kk = 0; kk < nz; ++kk)
+      for (std::int64_t jj = 0; jj < ny; ++jj) {
+        const std::int64_t k = step > 0 ? kk : nz - 1 - kk, j = step > 0 ? jj : ny - 1 - jj;
+        std::fill(near.begin(), near.end(), 255);
+        auto take = [&](std::int64_t rj, std::int64_t rk) {
+          if (rj < 0 || rj >= ny || rk < 0 || rk >= nz) return;
+          const std::uint8_t* r = cells + nx * (rj + ny * rk);
+          std::uint8_t* m = near.data();
+          m[0] = std::min({m[0], r[0], r[std::min<std::int64_t>(1, nx - 1)]});
+          for (std::int64_t i = 1; i + 1 < nx; ++i)  // vectorised by the compiler
+            m[i] = std::min(m[i], std::min(r[i - 1], std::min(r[i], r[i + 1])));
+          if (nx > 1) m[nx - 1] = std::min({m[nx - 1], r[nx - 2], r[nx - 1]});
+        };
+        for (std::int64_t dj = -1; dj <= 1; ++dj) take(j + dj, k - step);
+        take(j - step, k);
+        std::uint8_t* row = cells + nx * (j + ny * k);
+        int before = 255;  // the row's previous cell in the sweep's order, + 1 below
+        for (std::int64_t ii = 0; ii < nx; ++ii) {
+          const std::int64_t i = step > 0 ? ii : nx - 1 - ii;
+          const int d = std::min({static_cast<int>(row[i]), near[i] + 1, before + 1});
+          row[i] = static_cast<std::uint8_t>(std::min(d, 255));
+          before = row[i];
+        }
+      }
+  };
+  sweep(+1);
+  sweep(-1);
+}
+
+}  // namespace
+
 void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
@@ -452,43 +494,11 @@ void Arena::BuildGrid() {
   std::vector<std::uint32_t> cursor(grid_cells_.begin(), grid_cells_.end() - 1);
   for (const auto& pair : pairs) grid_candidates_[cursor[pair.first]++] = pair.second;
 
-  // Chebyshev distance to the nearest listed cell: a chamfer transform with unit weights over
-  // the 26 neighbours (exact for this metric), one sweep forward over the 13 neighbours already
-  // visited and one backward over the other 13. A row at a time: the 12 neighbours in the
-  // previous layer and row first (3-wide minima of 4 rows), then the one before in the row.
+  // Chebyshev distance to the nearest listed cell.
   grid_clear_cells_.assign(static_cast<std::size_t>(cells), 255);
   for (std::int64_t cell = 0; cell < cells; ++cell)
     if (grid_cells_[cell] != grid_cells_[cell + 1]) grid_clear_cells_[cell] = 0;
-  const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
-  std::vector<std::uint8_t> near(static_cast<std::size_t>(nx));
-  auto sweep = [&](int step) {
-    for (std::int64_t kk = 0; kk < nz; ++kk)
-      for (std::int64_t jj = 0; jj < ny; ++jj) {
-        const std::int64_t k = step > 0 ? kk : nz - 1 - kk, j = step > 0 ? jj : ny - 1 - jj;
-        std::fill(near.begin(), near.end(), 255);
-        auto take = [&](std::int64_t rj, std::int64_t rk) {
-          if (rj < 0 || rj >= ny || rk < 0 || rk >= nz) return;
-          const std::uint8_t* r = grid_clear_cells_.data() + nx * (rj + ny * rk);
-          std::uint8_t* m = near.data();
-          m[0] = std::min({m[0], r[0], r[std::min<std::int64_t>(1, nx - 1)]});
-          for (std::int64_t i = 1; i + 1 < nx; ++i)  // vectorised by the compiler
-            m[i] = std::min(m[i], std::min(r[i - 1], std::min(r[i], r[i + 1])));
-          if (nx > 1) m[nx - 1] = std::min({m[nx - 1], r[nx - 2], r[nx - 1]});
-        };
-        for (std::int64_t dj = -1; dj <= 1; ++dj) take(j + dj, k - step);
-        take(j - step, k);
-        std::uint8_t* row = grid_clear_cells_.data() + nx * (j + ny * k);
-        int before = 255;  // the row's previous cell in the sweep's order, + 1 below
-        for (std::int64_t ii = 0; ii < nx; ++ii) {
-          const std::int64_t i = step > 0 ? ii : nx - 1 - ii;
-          const int d = std::min({static_cast<int>(row[i]), near[i] + 1, before + 1});
-          row[i] = static_cast<std::uint8_t>(std::min(d, 255));
-          before = row[i];
-        }
-      }
-  };
-  sweep(+1);
-  sweep(-1);
+  ChebyshevChamfer(grid_clear_cells_.data(), dims[0], dims[1], dims[2]);
 
   for (int axis = 0; axis < 3; ++axis) {
     grid_origin_[axis] = lo[axis];
@@ -534,12 +544,12 @@ void Arena::BuildFloor() {
   }
   if (floor.empty()) return;
 
-  // Layers from the one holding kFloorMinZUu to the one holding kGridRadius.
+  // Layers from the one holding kFloorMinZUu to the one holding kFloorReachUu.
   auto layer = [&](double z) {
     return std::clamp<std::int64_t>(
         static_cast<std::int64_t>(std::floor((z - grid_origin_[2]) / kGridCellUu)), 0, nz - 1);
   };
-  const std::int64_t k_lo = layer(kFloorMinZUu), k_hi = layer(kGridRadius);
+  const std::int64_t k_lo = layer(kFloorMinZUu), k_hi = layer(kFloorReachUu);
   auto column_of = [&](double x, double y, std::int64_t* i, std::int64_t* j) {
     *i = std::clamp<std::int64_t>(
         static_cast<std::int64_t>(std::floor((x - grid_origin_[0]) / kGridCellUu)), 0, nx - 1);
@@ -583,25 +593,33 @@ void Arena::BuildFloor() {
     for (std::int64_t j = j0; j <= j1; ++j)
       for (std::int64_t i = i0; i <= i1; ++i) columns[i + nx * j] = 0;
   }
-  // 3: the column's cells from k_lo to k_hi list floor triangles or nothing.
+  // 3: the column's cells from k_lo to k_hi list floor triangles or nothing: the Chebyshev
+  // distance of each cell to the nearest cell listing another triangle is >= 1. The column
+  // keeps the least over those cells (its free distance, see FloorHeight), 0 if it is not
+  // answered.
+  std::vector<std::uint8_t> others(grid_clear_cells_.size(), 255);
+  for (std::size_t cell = 0; cell < others.size(); ++cell)
+    for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1]; ++e)
+      if (!is_floor(leaf_vertices_[grid_candidates_[e]].p)) {
+        others[cell] = 0;
+        break;
+      }
+  ChebyshevChamfer(others.data(), nx, ny, nz);
   for (std::int64_t j = 0; j < ny; ++j)
     for (std::int64_t i = 0; i < nx; ++i) {
-      std::uint8_t& flag = columns[i + nx * j];
-      for (std::int64_t k = k_lo; k <= k_hi && flag != 0; ++k) {
-        const std::int64_t cell = i + nx * (j + ny * k);
-        for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1]; ++e)
-          if (!is_floor(leaf_vertices_[grid_candidates_[e]].p)) {
-            flag = 0;
-            break;
-          }
-      }
+      std::uint8_t& column = columns[i + nx * j];
+      if (column == 0) continue;  // not covered by the floor
+      column = 255;
+      for (std::int64_t k = k_lo; k <= k_hi; ++k)
+        column = std::min(column, others[i + nx * (j + ny * k)]);
     }
   floor_columns_ = std::move(columns);
   floor_top_z_ = grid_origin_[2] + kGridCellUu * static_cast<double>(k_hi + 1);
 }
 
 std::int64_t Arena::floor_columns() const {
-  return std::count(floor_columns_.begin(), floor_columns_.end(), std::uint8_t{1});
+  return static_cast<std::int64_t>(floor_columns_.size()) -
+         std::count(floor_columns_.begin(), floor_columns_.end(), std::uint8_t{0});
 }
 
 namespace {

@@ -455,8 +455,9 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
   const double radius = c.contact_radius + c.contact_margin;
   // Over the flat floor: the floor's contact (Collide's answer bit for bit, Arena::FloorHeight)
-  // without the grid, and a free distance of at least min(z, kGridRadius).
-  const double floor_z = arena.FloorHeight(s.x, radius);
+  // without the grid, or the free ticks from its distance bound.
+  double floor_free_uu = 0.0;
+  const double floor_z = arena.FloorHeight(s.x, radius, &floor_free_uu);
   if (floor_z >= 0.0) {
     if (floor_z <= radius) {
       clearance->ticks = 0;
@@ -468,8 +469,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
                              &clearance->touched, &floor);
     }
-    return BallFreeStep(c, s, dt_s, e, v0, v1, v2, std::min(floor_z, Arena::kGridRadius) - radius,
-                        clearance);
+    return BallFreeStep(c, s, dt_s, e, v0, v1, v2, floor_free_uu - radius, clearance);
   }
   const double free_uu = arena.GridFreeClearance(s.x, radius);
   if (free_uu < 0.0) {
