@@ -372,7 +372,8 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and featur
     if (!c.hit) continue;
     ++hits;
     CHECK(c.penetration == r - z);
-    const Eigen::Vector3d n = c.triangles > 1 ? ClosestFeatureNormal(arena, center, r, c) : c.normal;
+    const Eigen::Vector3d n =
+        c.triangles > 1 ? ClosestFeatureNormal(arena, center, r, c) : c.normal;
     several += c.triangles > 1;
     CHECK(n == Eigen::Vector3d::UnitZ());
     CHECK_FALSE(std::signbit(n.x()));

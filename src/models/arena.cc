@@ -576,8 +576,9 @@ void Arena::BuildFloor() {
           const auto& b = p[(e + 1) % 3];
           w[e] = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
         }
-        if ((w[0] >= 0.0 && w[1] >= 0.0 && w[2] >= 0.0) || (w[0] <= 0.0 && w[1] <= 0.0 && w[2] <= 0.0))
-          columns[i + nx * j] = 1;
+        const bool inside = (w[0] >= 0.0 && w[1] >= 0.0 && w[2] >= 0.0) ||
+                            (w[0] <= 0.0 && w[1] <= 0.0 && w[2] <= 0.0);
+        if (inside) columns[i + nx * j] = 1;
       }
   }
   // 2: no boundary edge of the floor within 1 uu of the column's square (then a square whose
