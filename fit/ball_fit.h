@@ -49,13 +49,17 @@ class BallTickMeshes {
     entries_.clear();
   }
 
-  // The mesh of one tick, as StepBall queries it (GridFreeClearance and Collide): from the
-  // tick's list of `meshes`, or with meshes == nullptr straight from `arena` (a single
+  // The mesh of one tick, as StepBall queries it (FloorHeight, GridFreeClearance and Collide):
+  // from the tick's list of `meshes`, or with meshes == nullptr straight from `arena` (a single
   // rollout, which has no other rollout to share a list with). The same answers either way.
   class View {
    public:
     View(BallTickMeshes* meshes, const Arena* arena, int tick)
         : meshes_(meshes), arena_(arena), tick_(tick) {}
+    double FloorHeight(const Eigen::Vector3d& center, double radius,
+                       double* free_uu = nullptr) const {
+      return arena_->FloorHeight(center, radius, free_uu);
+    }
     double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
       return arena_->GridFreeClearance(center, radius);
     }

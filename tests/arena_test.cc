@@ -645,5 +645,123 @@ TEST_CASE("Contains tells the arena from the space around it") {
   CHECK_FALSE(arena.Contains({4050, 5050, 1000}));  // behind a rounded corner
 }
 
+TEST_CASE("inside an axis-aligned triangle the contact is exact: distance and normal") {
+  // A floor (z = 0), a side wall (x = 3512) and a ceiling (z = 2044), out of each other's reach:
+  // inside each face the offset from the plane gives exactly radius - distance and exactly the
+  // axis as normal, with +0 in the other components (Ericson's barycentric point left ~1e-15
+  // sideways in the normal; the floor's fast path, Arena::FloorHeight, relies on the exact
+  // answer).
+  const std::vector<Triangle> mesh = {
+      MakeTriangle({-3000, -2000, 0}, {3000, -2500, 0}, {100, 4000, 0}),
+      MakeTriangle({3512, -3000, 100}, {3512, 3000, 300}, {3512, 0, 1900}),
+      MakeTriangle({-3000, -2000, 2044}, {100, 4000, 2044}, {3000, -2500, 2044})};
+  const Arena arena(mesh);
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int checked = 0;
+  for (int k = 0; k < 3000; ++k) {
+    const int which = k % 3;
+    const Triangle& t = mesh[which];
+    // Well inside the face: barycentric weights of at least 0.05 (no edge region).
+    double a = 0.05 + 0.9 * u(rng), b = 0.05 + 0.9 * u(rng);
+    if (a + b > 0.95) {
+      a = 1.0 - a;
+      b = 1.0 - b;
+    }
+    if (a < 0.05 || b < 0.05 || a + b > 0.95) continue;
+    const Vector3d p0 = t.p[0].cast<double>();
+    const Vector3d foot = p0 + a * (t.p[1].cast<double>() - p0) + b * (t.p[2].cast<double>() - p0);
+    const double height = 1.0 + 99.0 * u(rng);
+    const double radius = height + 5.0 * u(rng);
+    Vector3d center = foot, axis;
+    double distance;  // exact: Sterbenz, the operands within a factor of 2
+    if (which == 0) {
+      center.z() = height;
+      distance = center.z();
+      axis = Vector3d::UnitZ();
+    } else if (which == 1) {
+      center.x() = 3512.0 - height;
+      distance = 3512.0 - center.x();
+      axis = -Vector3d::UnitX();
+    } else {
+      center.z() = 2044.0 - height;
+      distance = 2044.0 - center.z();
+      axis = -Vector3d::UnitZ();
+    }
+    CAPTURE(center.transpose());
+    for (const Contact& c : {arena.Collide(center, radius), arena.CollideNaive(center, radius)}) {
+      REQUIRE(c.hit);
+      CHECK(c.triangles == 1);
+      CHECK(c.penetration == radius - distance);
+      CHECK(c.normal == axis);
+      for (int i = 0; i < 3; ++i)
+        if (axis(i) == 0.0) CHECK_FALSE(std::signbit(c.normal(i)));
+    }
+    ++checked;
+  }
+  CHECK(checked > 2000);
+}
+
+TEST_CASE("the floor's fast path answers only over covered floor far from everything else") {
+  // A floor of 8 x 8 squares of 400 uu (128 triangles: enough for a grid) without the square
+  // [-400, 0] x [-400, 0], and a wall x = 1600 beside it. FloorHeight answers only where the
+  // floor lies under the centre and nothing else is within kGridRadius, and there Collide
+  // gives the floor's contact: a hit exactly when z <= radius, penetration radius - z.
+  std::vector<Triangle> mesh;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) {
+      const double x0 = -1600.0 + 400.0 * i, y0 = -1600.0 + 400.0 * j;
+      if (x0 == -400.0 && y0 == -400.0) continue;  // the hole
+      mesh.push_back(MakeTriangle({x0, y0, 0}, {x0 + 400, y0, 0}, {x0 + 400, y0 + 400, 0}));
+      mesh.push_back(MakeTriangle({x0, y0, 0}, {x0 + 400, y0 + 400, 0}, {x0, y0 + 400, 0}));
+    }
+  mesh.push_back(MakeTriangle({1600, -1600, 0}, {1600, 1600, 0}, {1600, 1600, 800}));
+  mesh.push_back(MakeTriangle({1600, -1600, 0}, {1600, 1600, 800}, {1600, -1600, 800}));
+  const Arena arena(mesh);
+  REQUIRE(arena.grid_cells() > 0);
+  CHECK(arena.floor_columns() > 0);
+  CHECK(arena.FloorHeight({800, 800, 50}, kRestRadius) == 50.0);
+  CHECK(arena.FloorHeight({-200, -200, 50}, kRestRadius) == -1.0);  // over the hole
+  CHECK(arena.FloorHeight({-401, -200, 50}, kRestRadius) == -1.0);  // over the hole's edge
+  CHECK(arena.FloorHeight({1550, 0, 50}, kRestRadius) == -1.0);     // the wall is 50 uu away
+  CHECK(arena.FloorHeight({800, 800, 0.5}, kRestRadius) == -1.0);   // below kFloorMinZUu
+  CHECK(arena.FloorHeight({800, 800, 50}, Arena::kGridRadius + 1.0) == -1.0);
+  CHECK(arena.FloorHeight({800, 800, 600}, kRestRadius) == 600.0);   // up to kFloorReachUu
+  CHECK(arena.FloorHeight({800, 800, 900}, kRestRadius) == -1.0);
+  CHECK(arena.FloorHeight({800, 800, std::nan("")}, kRestRadius) == -1.0);
+  const Arena wall({mesh.end()[-2], mesh.end()[-1]});  // to check its distance by the BVH
+  std::mt19937_64 rng(20261127);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int answered = 0, hits = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const Vector3d center(-1700 + 3400 * u(rng), -1700 + 3400 * u(rng),
+                          (k % 2 == 0 ? 250.0 : 750.0) * u(rng));
+    const double radius = 80.0 + (Arena::kGridRadius - 80.0) * u(rng);
+    double free_uu = -1.0;
+    const double z = arena.FloorHeight(center, radius, &free_uu);
+    if (z < 0.0) continue;
+    CAPTURE(center.transpose());
+    ++answered;
+    CHECK(z == center.z());
+    // The free distance: at most the floor's, and nothing else within it.
+    CHECK(free_uu <= z);
+    CHECK(free_uu >= std::min(z, Arena::kGridRadius));
+    CHECK_FALSE(wall.CollideBvh(center, free_uu).hit);
+    const bool over_hole = center.x() >= -400 && center.x() <= 0 && center.y() >= -400 &&
+                           center.y() <= 0;
+    CHECK_FALSE(over_hole);
+    CHECK_FALSE(wall.CollideBvh(center, Arena::kGridRadius).hit);
+    const Contact c = arena.Collide(center, radius);
+    REQUIRE(c.hit == (z <= radius));
+    if (!c.hit) continue;
+    ++hits;
+    CHECK(c.penetration == radius - z);
+    if (c.triangles == 1) CHECK(c.normal == Vector3d::UnitZ());
+  }
+  MESSAGE(answered << " of 20000 spheres answered by the floor, " << hits << " touching it");
+  CHECK(answered > 5000);
+  CHECK(hits > 1000);
+}
+
 }  // namespace
 }  // namespace rlfit

@@ -336,5 +336,95 @@ TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") 
   PredictBall(c, out[0], 1.0 / 120, 0, arena, static_cast<BallState<double>*>(nullptr));
 }
 
+TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and feature normal") {
+  // Spheres over the pitch (a quarter of them within 10 uu of the floor's diagonal seam, where
+  // both floor triangles touch; a third 350-650 uu up): wherever FloorHeight answers, Collide's
+  // contact and, for several triangles, ClosestFeatureNormal's normal are the floor's bit for
+  // bit, and nothing but the floor is within kGridRadius or the free distance.
+  const Arena* pitch = PitchOrSkip();
+  if (pitch == nullptr) return;
+  const Arena& arena = *pitch;
+  std::vector<Triangle> others;
+  for (const Triangle& t : arena.triangles())
+    if (!(t.p[0].z() == 0.0f && t.p[1].z() == 0.0f && t.p[2].z() == 0.0f)) others.push_back(t);
+  REQUIRE(others.size() + 2 == arena.triangles().size());  // the pitch's floor: 2 triangles
+  const Arena rest(others);
+  std::mt19937_64 rng(20261128);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double radius = game::kBallContactRadius + game::kBallContactMargin;
+  int answered = 0, hits = 0, several = 0;
+  for (int k = 0; k < 40000; ++k) {
+    Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng),
+                           k % 3 == 1 ? 350.0 + 300.0 * u(rng) : 100.0 + 100.0 * u(rng));
+    if (k % 4 == 0) center.y() = -6000.0 / 4096.0 * center.x() + 10.0 * u(rng);  // the seam
+    const double r = k % 2 == 0 ? radius : 90.0 + 11.5 * (0.5 + 0.5 * u(rng));
+    double free_uu = -1.0;
+    const double z = arena.FloorHeight(center, r, &free_uu);
+    if (z < 0.0) continue;
+    CAPTURE(center.transpose());
+    ++answered;
+    REQUIRE(z == center.z());
+    CHECK(free_uu <= z);
+    if (k % 16 == 0)
+      CHECK_FALSE(rest.CollideBvh(center, std::max(free_uu, Arena::kGridRadius)).hit);
+    const Contact c = arena.Collide(center, r);
+    REQUIRE(c.hit == (z <= r));
+    if (!c.hit) continue;
+    ++hits;
+    CHECK(c.penetration == r - z);
+    const Eigen::Vector3d n =
+        c.triangles > 1 ? ClosestFeatureNormal(arena, center, r, c) : c.normal;
+    several += c.triangles > 1;
+    CHECK(n == Eigen::Vector3d::UnitZ());
+    CHECK_FALSE(std::signbit(n.x()));
+    CHECK_FALSE(std::signbit(n.y()));
+  }
+  MESSAGE(answered << " of 40000 spheres answered by the floor, " << hits << " touching, "
+                   << several << " touching both floor triangles");
+  CHECK(answered > 15000);
+  CHECK(hits > 5000);
+  CHECK(several > 500);
+}
+
+TEST_CASE("PredictBall rolling and bouncing over the floor's seam gives StepBall's states") {
+  // Starts low over the floor's diagonal seam, rolling or hopping across it: PredictBall takes
+  // the floor's contacts from FloorHeight, chained plain StepBall calls from the grid
+  // (Collide, ClosestFeatureNormal where both floor triangles touch): the same states bit for
+  // bit.
+  const Arena* pitch = PitchOrSkip();
+  if (pitch == nullptr) return;
+  const Arena& arena = *pitch;
+  const BallCoeffs<double> c = Defaults();
+  const double radius = c.contact_radius + c.contact_margin;
+  std::mt19937_64 rng(20261129);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<BallState<double>> out(720);
+  long floor_contacts = 0, seam_contacts = 0;
+  for (int chain = 0; chain < 200; ++chain) {
+    BallState<double> s;
+    const double x = 2500.0 * u(rng);
+    s.x = Vec3<double>(x, -6000.0 / 4096.0 * x + 20.0 * u(rng),
+                       chain % 2 == 0 ? c.contact_radius : 150.0 + 100.0 * u(rng));
+    s.v = Vec3<double>(1500.0 * u(rng), 1500.0 * u(rng), chain % 2 == 0 ? 0.0 : 400.0 * u(rng));
+    s.omega = Vec3<double>(u(rng), u(rng), u(rng)) * 3.0;
+    PredictBall(c, s, 1.0 / 120.0, 720, arena, out.data());
+    for (int t = 0; t < 720; ++t) {
+      const double z = arena.FloorHeight(s.x, radius);
+      if (z >= 0.0 && z <= radius) {
+        ++floor_contacts;
+        seam_contacts += arena.Collide(s.x, radius).triangles > 1;
+      }
+      s = StepBall(c, s, 1.0 / 120.0, arena);
+      REQUIRE(out[t].x == s.x);
+      REQUIRE(out[t].v == s.v);
+      REQUIRE(out[t].omega == s.omega);
+    }
+  }
+  MESSAGE(floor_contacts << " ticks on the floor's fast path, " << seam_contacts
+                         << " of them touching both floor triangles");
+  CHECK(floor_contacts > 20000);
+  CHECK(seam_contacts > 100);
+}
+
 }  // namespace
 }  // namespace rlfit

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -29,27 +30,36 @@ using Eigen::Vector3d;
 
 // --- exact contact, double ---------------------------------------------------------------
 
-// Closest point to p on triangle abc (Ericson, Real-Time Collision Detection, 5.1.5).
-Vector3d ClosestPointOnTriangle(const Vector3d& p, const Vector3d& a, const Vector3d& b,
-                                const Vector3d& c) {
+// p - q, where q is the closest point to p on triangle abc (Ericson, Real-Time Collision
+// Detection, 5.1.5, for the regions). Where q lies inside the face the offset is computed from
+// the triangle's plane, n (n . (p - a)) with n its unit normal, instead of p minus Ericson's
+// barycentric point: for a triangle in an axis-aligned plane (the floor, a flat wall) n is
+// exactly the axis, so the offset has exactly zero sideways parts and its length is exactly
+// the distance to the plane (the barycentric point carried ~1e-13 uu of rounding sideways,
+// which put ~1e-15 into the contact normal). The floor's fast path (Arena::FloorHeight) relies
+// on it. On the edges and vertices the offset is p - q as Ericson computes q.
+Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c) {
   const Vector3d ab = b - a, ac = c - a, ap = p - a;
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
-  if (d1 <= 0.0 && d2 <= 0.0) return a;
+  if (d1 <= 0.0 && d2 <= 0.0) return p - a;
   const Vector3d bp = p - b;
   const double d3 = ab.dot(bp), d4 = ac.dot(bp);
-  if (d3 >= 0.0 && d4 <= d3) return b;
+  if (d3 >= 0.0 && d4 <= d3) return bp;
   const double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return a + (d1 / (d1 - d3)) * ab;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return p - (a + (d1 / (d1 - d3)) * ab);
   const Vector3d cp = p - c;
   const double d5 = ab.dot(cp), d6 = ac.dot(cp);
-  if (d6 >= 0.0 && d5 <= d6) return c;
+  if (d6 >= 0.0 && d5 <= d6) return cp;
   const double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return a + (d2 / (d2 - d6)) * ac;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return p - (a + (d2 / (d2 - d6)) * ac);
   const double va = d3 * d6 - d5 * d4;
   if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0)
-    return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
-  const double denom = 1.0 / (va + vb + vc);
-  return a + ab * (vb * denom) + ac * (vc * denom);
+    return p - (b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b));
+  // Inside the face. Eigen's normalized() divides by the norm, so an axis-aligned normal is
+  // exactly +-1 on its axis and (+-)0 elsewhere; the dot product is spelled out in a fixed order.
+  const Vector3d n = ab.cross(ac).normalized();
+  const double height = n.x() * ap.x() + n.y() * ap.y() + n.z() * ap.z();
+  return n * height;
 }
 
 // Below this distance from the mesh (uu) the direction c - q is meaningless and the face normal
@@ -65,8 +75,7 @@ class ContactSum {
 
   // Adds triangle abc if it touches the sphere.
   void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c) {
-    const Vector3d q = ClosestPointOnTriangle(center_, a, b, c);
-    const Vector3d diff = center_ - q;
+    const Vector3d diff = ClosestOffset(center_, a, b, c);
     const double d2 = diff.squaredNorm();
     if (!(d2 <= radius_ * radius_)) return;  // also rejects NaN
     const double d = std::sqrt(d2);
@@ -354,6 +363,48 @@ void Arena::Build() {
 
 // --- grid construction -------------------------------------------------------------------
 
+namespace {
+
+// In place over cells[i + nx (j + ny k)]: 0 stays 0 (a seed), any other value becomes the
+// Chebyshev distance in cells to the nearest seed, at most 255 (cells outside the box count as
+// no seed). A chamfer transform with unit weights over the 26 neighbours (exact for this
+// metric), one sweep forward over the 13 neighbours already visited and one backward over the
+// other 13. A row at a time: the 12 neighbours in the previous layer and row first (3-wide
+// minima of 4 rows), then the one before in the row.
+void ChebyshevChamfer(std::uint8_t* cells, std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  std::vector<std::uint8_t> near(static_cast<std::size_t>(nx));
+  auto sweep = [&](int step) {
+    for (std::int64_t kk = 0; kk < nz; ++kk)
+      for (std::int64_t jj = 0; jj < ny; ++jj) {
+        const std::int64_t k = step > 0 ? kk : nz - 1 - kk, j = step > 0 ? jj : ny - 1 - jj;
+        std::fill(near.begin(), near.end(), 255);
+        auto take = [&](std::int64_t rj, std::int64_t rk) {
+          if (rj < 0 || rj >= ny || rk < 0 || rk >= nz) return;
+          const std::uint8_t* r = cells + nx * (rj + ny * rk);
+          std::uint8_t* m = near.data();
+          m[0] = std::min({m[0], r[0], r[std::min<std::int64_t>(1, nx - 1)]});
+          for (std::int64_t i = 1; i + 1 < nx; ++i)  // vectorised by the compiler
+            m[i] = std::min(m[i], std::min(r[i - 1], std::min(r[i], r[i + 1])));
+          if (nx > 1) m[nx - 1] = std::min({m[nx - 1], r[nx - 2], r[nx - 1]});
+        };
+        for (std::int64_t dj = -1; dj <= 1; ++dj) take(j + dj, k - step);
+        take(j - step, k);
+        std::uint8_t* row = cells + nx * (j + ny * k);
+        int before = 255;  // the row's previous cell in the sweep's order, + 1 below
+        for (std::int64_t ii = 0; ii < nx; ++ii) {
+          const std::int64_t i = step > 0 ? ii : nx - 1 - ii;
+          const int d = std::min({static_cast<int>(row[i]), near[i] + 1, before + 1});
+          row[i] = static_cast<std::uint8_t>(std::min(d, 255));
+          before = row[i];
+        }
+      }
+  };
+  sweep(+1);
+  sweep(-1);
+}
+
+}  // namespace
+
 void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
@@ -430,8 +481,7 @@ void Arena::BuildGrid() {
         for (std::int64_t i = first[0]; i <= last[0]; ++i) {
           const Vector3d center = lo + kGridCellUu * Vector3d(i + 0.5, j + 0.5, k + 0.5);
           if (std::abs(normal.dot(center - a)) - box_reach > reach) continue;
-          const Vector3d q = ClosestPointOnTriangle(center, a, b, c);
-          if ((center - q).norm() > reach + half_diagonal) continue;
+          if (ClosestOffset(center, a, b, c).norm() > reach + half_diagonal) continue;
           pairs.emplace_back(static_cast<std::uint32_t>(i + dims[0] * (j + dims[1] * k)), t);
         }
     if (static_cast<std::int64_t>(pairs.size()) > 4 * kGridMaxCells) return;  // BVH only
@@ -445,43 +495,11 @@ void Arena::BuildGrid() {
   std::vector<std::uint32_t> cursor(grid_cells_.begin(), grid_cells_.end() - 1);
   for (const auto& pair : pairs) grid_candidates_[cursor[pair.first]++] = pair.second;
 
-  // Chebyshev distance to the nearest listed cell: a chamfer transform with unit weights over
-  // the 26 neighbours (exact for this metric), one sweep forward over the 13 neighbours already
-  // visited and one backward over the other 13. A row at a time: the 12 neighbours in the
-  // previous layer and row first (3-wide minima of 4 rows), then the one before in the row.
+  // Chebyshev distance to the nearest listed cell.
   grid_clear_cells_.assign(static_cast<std::size_t>(cells), 255);
   for (std::int64_t cell = 0; cell < cells; ++cell)
     if (grid_cells_[cell] != grid_cells_[cell + 1]) grid_clear_cells_[cell] = 0;
-  const std::int64_t nx = dims[0], ny = dims[1], nz = dims[2];
-  std::vector<std::uint8_t> near(static_cast<std::size_t>(nx));
-  auto sweep = [&](int step) {
-    for (std::int64_t kk = 0; kk < nz; ++kk)
-      for (std::int64_t jj = 0; jj < ny; ++jj) {
-        const std::int64_t k = step > 0 ? kk : nz - 1 - kk, j = step > 0 ? jj : ny - 1 - jj;
-        std::fill(near.begin(), near.end(), 255);
-        auto take = [&](std::int64_t rj, std::int64_t rk) {
-          if (rj < 0 || rj >= ny || rk < 0 || rk >= nz) return;
-          const std::uint8_t* r = grid_clear_cells_.data() + nx * (rj + ny * rk);
-          std::uint8_t* m = near.data();
-          m[0] = std::min({m[0], r[0], r[std::min<std::int64_t>(1, nx - 1)]});
-          for (std::int64_t i = 1; i + 1 < nx; ++i)  // vectorised by the compiler
-            m[i] = std::min(m[i], std::min(r[i - 1], std::min(r[i], r[i + 1])));
-          if (nx > 1) m[nx - 1] = std::min({m[nx - 1], r[nx - 2], r[nx - 1]});
-        };
-        for (std::int64_t dj = -1; dj <= 1; ++dj) take(j + dj, k - step);
-        take(j - step, k);
-        std::uint8_t* row = grid_clear_cells_.data() + nx * (j + ny * k);
-        int before = 255;  // the row's previous cell in the sweep's order, + 1 below
-        for (std::int64_t ii = 0; ii < nx; ++ii) {
-          const std::int64_t i = step > 0 ? ii : nx - 1 - ii;
-          const int d = std::min({static_cast<int>(row[i]), near[i] + 1, before + 1});
-          row[i] = static_cast<std::uint8_t>(std::min(d, 255));
-          before = row[i];
-        }
-      }
-  };
-  sweep(+1);
-  sweep(-1);
+  ChebyshevChamfer(grid_clear_cells_.data(), dims[0], dims[1], dims[2]);
 
   for (int axis = 0; axis < 3; ++axis) {
     grid_origin_[axis] = lo[axis];
@@ -491,6 +509,119 @@ void Arena::BuildGrid() {
   grid_stride_[0] = dims[0];
   grid_stride_[1] = dims[0] * dims[1];
   grid_margin_ = static_cast<float>(slack);
+}
+
+void Arena::BuildFloor() {
+  floor_columns_.clear();
+  floor_top_z_ = -1e300;
+  if (grid_cells_.empty()) return;
+  const std::int64_t nx = grid_stride_[0], ny = grid_stride_[1] / grid_stride_[0];
+  const auto nz = static_cast<std::int64_t>(grid_dims_[2]);
+  auto is_floor = [](const double (&p)[3][3]) {
+    return p[0][2] == 0.0 && p[1][2] == 0.0 && p[2][2] == 0.0;
+  };
+  // The floor's edges in x-y (float vertices, exact), each with the side of the line its
+  // triangle's third vertex lies on. An edge of two triangles on opposite sides is inside the
+  // floor; any other (one triangle, or a fold) is on its boundary.
+  std::map<std::array<float, 4>, std::vector<int>> edges;
+  std::vector<const LeafVertices*> floor;
+  for (const LeafVertices& v : leaf_vertices_) {
+    if (!is_floor(v.p)) continue;
+    floor.push_back(&v);
+    for (int e = 0; e < 3; ++e) {
+      const double* p = v.p[e];
+      const double* q = v.p[(e + 1) % 3];
+      const double* r = v.p[(e + 2) % 3];
+      const double side = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+      std::array<float, 4> key = {static_cast<float>(p[0]), static_cast<float>(p[1]),
+                                  static_cast<float>(q[0]), static_cast<float>(q[1])};
+      int sign = side > 0.0 ? 1 : (side < 0.0 ? -1 : 0);
+      if (std::make_pair(key[2], key[3]) < std::make_pair(key[0], key[1])) {
+        key = {key[2], key[3], key[0], key[1]};
+        sign = -sign;
+      }
+      edges[key].push_back(sign);
+    }
+  }
+  if (floor.empty()) return;
+
+  // Layers from the one holding kFloorMinZUu to the one holding kFloorReachUu.
+  auto layer = [&](double z) {
+    return std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::floor((z - grid_origin_[2]) / kGridCellUu)), 0, nz - 1);
+  };
+  const std::int64_t k_lo = layer(kFloorMinZUu), k_hi = layer(kFloorReachUu);
+  auto column_of = [&](double x, double y, std::int64_t* i, std::int64_t* j) {
+    *i = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::floor((x - grid_origin_[0]) / kGridCellUu)), 0, nx - 1);
+    *j = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::floor((y - grid_origin_[1]) / kGridCellUu)), 0, ny - 1);
+  };
+
+  // 1: the column's centre lies on a floor triangle (inclusive of its edges).
+  std::vector<std::uint8_t> columns(static_cast<std::size_t>(nx * ny), 0);
+  for (const LeafVertices* v : floor) {
+    const auto& p = v->p;
+    std::int64_t i0, j0, i1, j1;
+    column_of(std::min({p[0][0], p[1][0], p[2][0]}), std::min({p[0][1], p[1][1], p[2][1]}), &i0,
+              &j0);
+    column_of(std::max({p[0][0], p[1][0], p[2][0]}), std::max({p[0][1], p[1][1], p[2][1]}), &i1,
+              &j1);
+    for (std::int64_t j = j0; j <= j1; ++j)
+      for (std::int64_t i = i0; i <= i1; ++i) {
+        const double x = grid_origin_[0] + kGridCellUu * (i + 0.5);
+        const double y = grid_origin_[1] + kGridCellUu * (j + 0.5);
+        double w[3];
+        for (int e = 0; e < 3; ++e) {
+          const auto& a = p[e];
+          const auto& b = p[(e + 1) % 3];
+          w[e] = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
+        }
+        const bool inside = (w[0] >= 0.0 && w[1] >= 0.0 && w[2] >= 0.0) ||
+                            (w[0] <= 0.0 && w[1] <= 0.0 && w[2] <= 0.0);
+        if (inside) columns[i + nx * j] = 1;
+      }
+  }
+  // 2: no boundary edge of the floor within 1 uu of the column's square (then a square whose
+  // centre is on the floor lies on it whole).
+  constexpr double kEdgeGrowUu = 1.0;
+  for (const auto& [key, sides] : edges) {
+    if (sides.size() == 2 && sides[0] * sides[1] < 0) continue;  // inside the floor
+    std::int64_t i0, j0, i1, j1;
+    column_of(std::min(key[0], key[2]) - kEdgeGrowUu, std::min(key[1], key[3]) - kEdgeGrowUu, &i0,
+              &j0);
+    column_of(std::max(key[0], key[2]) + kEdgeGrowUu, std::max(key[1], key[3]) + kEdgeGrowUu, &i1,
+              &j1);
+    for (std::int64_t j = j0; j <= j1; ++j)
+      for (std::int64_t i = i0; i <= i1; ++i) columns[i + nx * j] = 0;
+  }
+  // 3: the column's cells from k_lo to k_hi list floor triangles or nothing: the Chebyshev
+  // distance of each cell to the nearest cell listing another triangle is >= 1. The column
+  // keeps the least over those cells (its free distance, see FloorHeight), 0 if it is not
+  // answered.
+  std::vector<std::uint8_t> others(grid_clear_cells_.size(), 255);
+  for (std::size_t cell = 0; cell < others.size(); ++cell)
+    for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1]; ++e)
+      if (!is_floor(leaf_vertices_[grid_candidates_[e]].p)) {
+        others[cell] = 0;
+        break;
+      }
+  ChebyshevChamfer(others.data(), nx, ny, nz);
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) {
+      std::uint8_t& column = columns[i + nx * j];
+      if (column == 0) continue;  // not covered by the floor
+      column = 255;
+      for (std::int64_t k = k_lo; k <= k_hi; ++k)
+        column = std::min(column, others[i + nx * (j + ny * k)]);
+    }
+  floor_columns_ = std::move(columns);
+  floor_top_z_ = grid_origin_[2] + kGridCellUu * static_cast<double>(k_hi + 1);
+}
+
+std::int64_t Arena::floor_columns() const {
+  return static_cast<std::int64_t>(floor_columns_.size()) -
+         std::count(floor_columns_.begin(), floor_columns_.end(), std::uint8_t{0});
 }
 
 namespace {
@@ -599,6 +730,7 @@ Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles))
     }
   Build();
   BuildGrid();
+  BuildFloor();
 }
 
 // --- queries -----------------------------------------------------------------------------
@@ -725,10 +857,10 @@ bool Arena::GatherNear(const Vector3d& center, double reach,
         plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
     if (std::abs(s) > r) continue;
     const auto& v = leaf_vertices_[t].p;
-    const Vector3d q = ClosestPointOnTriangle(center, Vector3d(v[0][0], v[0][1], v[0][2]),
-                                              Vector3d(v[1][0], v[1][1], v[1][2]),
-                                              Vector3d(v[2][0], v[2][1], v[2][2]));
-    const double d2 = (center - q).squaredNorm();
+    const double d2 = ClosestOffset(center, Vector3d(v[0][0], v[0][1], v[0][2]),
+                                    Vector3d(v[1][0], v[1][1], v[1][2]),
+                                    Vector3d(v[2][0], v[2][1], v[2][2]))
+                          .squaredNorm();
     if (d2 <= limit * limit) {
       entries->push_back(t);
       nearest2 = std::min(nearest2, d2);

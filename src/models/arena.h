@@ -3,6 +3,7 @@
 // hierarchy for the rest, and a naive all-triangles loop as reference.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -108,6 +109,44 @@ class Arena {
     if (clear_cells == 0) return -1.0;
     return kGridRadius + kGridCellUu * (clear_cells - 1);
   }
+  // The floor's fast path: where the centre lies over the flat floor (the plane z = 0) and no
+  // other triangle is within kGridRadius (a column of grid cells flagged by BuildFloor), at a
+  // height z with kFloorMinZUu < z < the top of the flagged layers (653 uu on the pitch), and
+  // 0 <= radius <= kGridRadius: returns z, the distance to the floor. Then Collide(center,
+  // radius) is the floor's contact, bit for bit: a hit exactly when z <= radius, penetration
+  // radius - z, normal (0, 0, 1); a sphere touching several floor triangles (near a seam) has
+  // the same normal from ClosestFeatureNormal (src/models/ball.h). `free_uu`, if given, receives
+  // a lower bound on the distance from `center` to the mesh: min(z, kGridRadius + (D - 1)
+  // kGridCellUu) with D the column's least Chebyshev distance (in cells) to a cell listing any
+  // other triangle (as GridFreeClearance's bound, with the floor's own distance exact). Returns
+  // -1 otherwise (ask GridFreeClearance, Collide). It reads the centre and one byte of a
+  // per-column table (25 KB for the pitch), none of the grid's arrays: most of a ball's ticks
+  // near a surface are on or just above the floor (bench/README.md).
+  double FloorHeight(const Eigen::Vector3d& center, double radius,
+                     double* free_uu = nullptr) const {
+    const double z = center.z();
+    // False for a NaN centre or radius, and always without a grid or a floor (floor_top_z_).
+    if (!(z > kFloorMinZUu && z < floor_top_z_ && radius <= kGridRadius && radius >= 0.0))
+      return -1.0;
+    const double fx = (center.x() - grid_origin_[0]) * grid_inv_cell_;
+    const double fy = (center.y() - grid_origin_[1]) * grid_inv_cell_;
+    if (!(fx >= 0.0 && fx < grid_dims_[0] && fy >= 0.0 && fy < grid_dims_[1])) return -1.0;
+    const int clear_cells = floor_columns_[static_cast<std::int64_t>(fx) +
+                                           static_cast<std::int64_t>(fy) * grid_stride_[0]];
+    if (clear_cells == 0) return -1.0;
+    if (free_uu != nullptr) *free_uu = std::min(z, kGridRadius + kGridCellUu * (clear_cells - 1));
+    return z;
+  }
+  // Lowest height FloorHeight answers, uu: below it (or below the floor) the contact's
+  // direction is the face normal's special case (Collide), left to the grid.
+  static constexpr double kFloorMinZUu = 1.0;
+  // FloorHeight answers up to the top of the grid layer holding this height, uu: above the
+  // contacts (<= kGridRadius), so that a ball rising from the floor counts its free ticks from
+  // the floor's exact distance (most of a prediction's lookups in empty cells were there).
+  static constexpr double kFloorReachUu = 600.0;
+  // Number of grid columns whose floor FloorHeight answers (0 without a grid or a floor).
+  std::int64_t floor_columns() const;
+
   // The leaf entries (see CollideEntries) of the triangles within `reach` of `center`, in the
   // order Collide tests them, appended to `entries` (a few more may be listed: the test is
   // conservative). False, with nothing appended, when the grid does not answer (as GridCell:
@@ -141,14 +180,15 @@ class Arena {
   bool Contains(const Eigen::Vector3d& point) const;
 
   int triangle_count() const { return static_cast<int>(triangles_.size()); }
-  // Grid size: cells (0 without a grid), listed candidates, and bytes of the three arrays.
+  // Grid size: cells (0 without a grid), listed candidates, and bytes of the grid's arrays and
+  // the floor's columns.
   std::int64_t grid_cells() const {
     return grid_cells_.empty() ? 0 : static_cast<std::int64_t>(grid_cells_.size()) - 1;
   }
   std::int64_t grid_candidates() const { return static_cast<std::int64_t>(grid_candidates_.size()); }
   std::int64_t grid_bytes() const {
     return static_cast<std::int64_t>((grid_cells_.size() + grid_candidates_.size()) * 4 +
-                                     grid_clear_cells_.size());
+                                     grid_clear_cells_.size() + floor_columns_.size());
   }
   const std::vector<Triangle>& triangles() const { return triangles_; }
 
@@ -175,6 +215,8 @@ class Arena {
 
   void Build();
   void BuildGrid();
+  // The floor's columns for FloorHeight, from the grid's lists (after BuildGrid).
+  void BuildFloor();
   // Adds the listed triangles of leaf entries [begin, end) touching the sphere, see Collide.
   Contact CollideList(const Eigen::Vector3d& center, double radius, const std::uint32_t* begin,
                       const std::uint32_t* end) const;
@@ -210,6 +252,17 @@ class Arena {
   // those), at most 255; cells outside the grid count as empty (they are farther than
   // kGridRadius from the mesh's box). See GridFreeClearance.
   std::vector<std::uint8_t> grid_clear_cells_;
+  // Per column (i, j) of grid cells (x fastest), non-zero when FloorHeight answers there: the
+  // column's cells from the one holding z = kFloorMinZUu up to floor_top_z_ list only floor
+  // triangles (all three vertices at z = 0) or none, so every other triangle is farther than
+  // kGridRadius from every point of them; and the floor triangles cover the column's x-y
+  // square: no edge of the floor's boundary comes within 1 uu of it and its centre is on a
+  // floor triangle. The value is the least Chebyshev distance (cells, at most 255) from those
+  // cells to one listing another triangle (>= 1). Empty without a grid.
+  std::vector<std::uint8_t> floor_columns_;
+  // Top of the flagged layers, uu: the top of the layer holding z = kFloorReachUu. Below any
+  // height without a grid or a floor.
+  double floor_top_z_ = -1e300;
 
  public:
   // Axis-aligned box of the mesh's vertices, uu (lo <= hi per axis), computed once when the

@@ -143,15 +143,18 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
                                      double radius, const Contact& contact) {
   constexpr double kStepUu = 0.01;
   constexpr double kPadUu = 1.0;  // keeps every probe in contact
-  // The central difference of the penetration along each axis, with `depth(probe centre)`.
+  // Minus the central difference of the penetration along each axis, with `depth(probe
+  // centre)`: the descent direction computed as such, so a component whose probes agree is +0
+  // (the floor's normal is exactly (0, 0, 1), as Arena::FloorHeight's; the negated gradient
+  // had -0 there).
   auto gradient_of = [&](const auto& depth) {
-    Eigen::Vector3d gradient;
+    Eigen::Vector3d descent;
     for (int i = 0; i < 3; ++i) {
       Eigen::Vector3d step = Eigen::Vector3d::Zero();
       step(i) = kStepUu;
-      gradient(i) = (depth(center + step) - depth(center - step)) / (2.0 * kStepUu);
+      descent(i) = (depth(center - step) - depth(center + step)) / (2.0 * kStepUu);
     }
-    return gradient;
+    return descent;
   };
   Eigen::Vector3d gradient;
   bool probed = false;
@@ -176,7 +179,7 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
       return arena.Collide(probe, radius + kPadUu).penetration;
     });
   // |gradient| is 1 for a single closest feature, less where two meet.
-  return gradient.norm() > 0.5 ? Eigen::Vector3d(-gradient.normalized()) : contact.normal;
+  return gradient.norm() > 0.5 ? Eigen::Vector3d(gradient.normalized()) : contact.normal;
 }
 
 // StepBall's free flight (every tick but those near the mesh) is a few dozen instructions, so
@@ -205,16 +208,19 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
 // x0 and r0 the scalar parts of the centre and contact radius. `arena` is the Arena or a view
 // whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
 // fit/ball_fit.h). `touched`, if given, is set when the mesh lies within the contact radius +
-// margin (the only ticks that read restitution, mu, Y, spin_factor and recovery).
+// margin (the only ticks that read restitution, mu, Y, spin_factor and recovery). `known`, if
+// given, is the contact already found (the floor's, Arena::FloorHeight): it is used instead of
+// Collide's, and its normal as the feature's.
 template <typename T, class Mesh = Arena>
 RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
                                                  const T& dt, const Mesh& arena,
                                                  const Eigen::Vector3d& x0, double r0, Vec3<T> v,
-                                                 bool* touched = nullptr) {
+                                                 bool* touched = nullptr,
+                                                 const Contact* known = nullptr) {
   using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
-  const Contact contact = arena.Collide(x0, r0 + c.contact_margin);
+  const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     if (touched != nullptr) *touched = true;
     const Eigen::Vector3d n0 = contact.triangles > 1
@@ -416,12 +422,29 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
   return next;
 }
 
+// A tick of free flight found by a lookup (StepBall with a clearance): BallFreeFlight from the
+// velocity after step 1 (v0, v1, v2; e the drag factor), and the coming ticks counted free by
+// BallFreeTicks from `free_uu`, the room between the sphere and the mesh.
+RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
+                                                 const BallState<double>& s, double dt_s,
+                                                 double e, double v0, double v1, double v2,
+                                                 double free_uu, BallClearance* clearance) {
+  clearance->ticks = BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu);
+  clearance->dt_s = dt_s;
+  clearance->drag_factor = e;
+  const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
+  clearance->omega_settled = next.omega == s.omega;
+  return next;
+}
+
 // StepBall for double in a prediction: the same state as StepBall(c, s, dt_s, arena), bit for
 // bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
 // free (see BallClearance), and without omega's cap test while free flight leaves omega as it
-// is. A lookup that finds the centre's grid cell empty counts the ticks to come by the cell's
+// is. Over the flat floor the contact is the floor's without a lookup (Arena::FloorHeight); a
+// lookup that finds the centre's grid cell empty counts the ticks to come by the cell's
 // distance bound (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
-// Arena or a view answering GridFreeClearance and Collide as it does (see StepBallContact).
+// Arena or a view answering FloorHeight, GridFreeClearance and Collide as it does (see
+// StepBallContact).
 template <class Mesh>
 RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const BallState<double>& s, double dt_s,
@@ -431,6 +454,23 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   const double e = RepeatedExp<2>(c.drag * dt_s);
   const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
   const double radius = c.contact_radius + c.contact_margin;
+  // Over the flat floor: the floor's contact (Collide's answer bit for bit, Arena::FloorHeight)
+  // without the grid, or the free ticks from its distance bound.
+  double floor_free_uu = 0.0;
+  const double floor_z = arena.FloorHeight(s.x, radius, &floor_free_uu);
+  if (floor_z >= 0.0) {
+    if (floor_z <= radius) {
+      clearance->ticks = 0;
+      clearance->omega_settled = false;
+      Contact floor;
+      floor.hit = true;
+      floor.penetration = radius - floor_z;
+      floor.triangles = 1;  // normal (0, 0, 1), the default
+      return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
+                             &clearance->touched, &floor);
+    }
+    return BallFreeStep(c, s, dt_s, e, v0, v1, v2, floor_free_uu - radius, clearance);
+  }
   const double free_uu = arena.GridFreeClearance(s.x, radius);
   if (free_uu < 0.0) {
     clearance->ticks = 0;
@@ -438,12 +478,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
     return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
                            &clearance->touched);
   }
-  clearance->ticks = BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius);
-  clearance->dt_s = dt_s;
-  clearance->drag_factor = e;
-  const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
-  clearance->omega_settled = next.omega == s.omega;
-  return next;
+  return BallFreeStep(c, s, dt_s, e, v0, v1, v2, free_uu - radius, clearance);
 }
 
 // `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from *s, each
