@@ -191,6 +191,14 @@ class Arena {
                                      grid_clear_cells_.size() + floor_columns_.size());
   }
   const std::vector<Triangle>& triangles() const { return triangles_; }
+  // Axis-aligned box of the mesh's vertices, uu (lo <= hi per axis), computed once when the
+  // arena is built: the rows whose centre lies outside it are `outside the arena`
+  // (src/replay/regime.cc).
+  struct VertexBox {
+    Eigen::Vector3d lo;
+    Eigen::Vector3d hi;
+  };
+  const VertexBox& Box() const { return box_; }
 
  private:
   // A BVH node with four children, 128 bytes, stored depth first. Child k has the box
@@ -235,6 +243,7 @@ class Arena {
   }
 
   std::vector<Triangle> triangles_;
+  VertexBox box_;  // see Box()
   std::vector<Node> nodes_;
   std::vector<Plane> planes_;
   std::vector<LeafVertices> leaf_vertices_;
@@ -263,19 +272,6 @@ class Arena {
   // Top of the flagged layers, uu: the top of the layer holding z = kFloorReachUu. Below any
   // height without a grid or a floor.
   double floor_top_z_ = -1e300;
-
- public:
-  // Axis-aligned box of the mesh's vertices, uu (lo <= hi per axis), computed once when the
-  // arena is built: the rows whose centre lies outside it are `outside the arena`
-  // (src/replay/regime.cc).
-  struct VertexBox {
-    Eigen::Vector3d lo;
-    Eigen::Vector3d hi;
-  };
-  const VertexBox& Box() const { return box_; }
-
- private:
-  VertexBox box_;
 };
 
 }  // namespace rlfit
