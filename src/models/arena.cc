@@ -545,17 +545,18 @@ void Arena::BuildFloor() {
   }
   if (floor.empty()) return;
 
-  // Layers from the one holding kFloorMinZUu to the one holding kFloorReachUu.
-  auto layer = [&](double z) {
+  // The grid's cell index along `axis` of the coordinate v, clamped to the grid.
+  const std::int64_t counts[3] = {nx, ny, nz};
+  auto cell_along = [&](int axis, double v) {
     return std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((z - grid_origin_[2]) / kGridCellUu)), 0, nz - 1);
+        static_cast<std::int64_t>(std::floor((v - grid_origin_[axis]) / kGridCellUu)), 0,
+        counts[axis] - 1);
   };
-  const std::int64_t k_lo = layer(kFloorMinZUu), k_hi = layer(kFloorReachUu);
+  // Layers from the one holding kFloorMinZUu to the one holding kFloorReachUu.
+  const std::int64_t k_lo = cell_along(2, kFloorMinZUu), k_hi = cell_along(2, kFloorReachUu);
   auto column_of = [&](double x, double y, std::int64_t* i, std::int64_t* j) {
-    *i = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((x - grid_origin_[0]) / kGridCellUu)), 0, nx - 1);
-    *j = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((y - grid_origin_[1]) / kGridCellUu)), 0, ny - 1);
+    *i = cell_along(0, x);
+    *j = cell_along(1, y);
   };
 
   // 1: the column's centre lies on a floor triangle (inclusive of its edges).
