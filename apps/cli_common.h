@@ -246,10 +246,9 @@ inline CLI::Validator CoeffsSpec() {
         std::error_code ec;
         if (std::filesystem::is_regular_file(s, ec)) return "";
         // A folder (or device) exists: say what it is rather than "not an existing file".
-        if (std::filesystem::is_directory(s, ec))
-          return "'" + s + "' is a folder, not a coefficients file (or 'seed')";
-        if (std::filesystem::exists(s, ec))
-          return "'" + s + "' is a device, FIFO or socket, not a coefficients file (or 'seed')";
+        const std::string kind = NotAFileKind(s);
+        if (!kind.empty())
+          return "'" + s + "' is " + kind + ", not a coefficients file (or 'seed')";
         return "'" + s + "' is neither 'seed' nor an existing coefficients file";
       },
       "FILE|seed", "CoeffsSpec");

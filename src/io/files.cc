@@ -562,6 +562,12 @@ void RequireReadableFile(const std::string& path) {
     throw InputError(path, 0, 0, "is " + TypeName(st.st_mode) + ", not a file");
 }
 
+std::string NotAFileKind(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  return TypeName(st.st_mode);
+}
+
 std::string DumpJson(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }

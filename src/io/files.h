@@ -81,6 +81,10 @@ bool IsRlfitOutputFolder(const std::string& dir);
 // a FIFO with no writer is refused instead of hanging. Call before a reader opens the file.
 void RequireReadableFile(const std::string& path);
 
+// What `path` is ("a folder", "a FIFO", "a character device", ...) when it exists and is not a
+// regular file (symbolic links followed); "" when it is one or cannot be examined.
+std::string NotAFileKind(const std::string& path);
+
 // The JSON text of `j` (indented by `indent`, -1 for one line). Strings that are not UTF-8 (a
 // file name in another encoding) get U+FFFD for their stray bytes instead of failing the
 // dump after all the work.
