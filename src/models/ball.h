@@ -169,7 +169,7 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
       const std::uint32_t* begin = near.data();
       const std::uint32_t* end = begin + near.size();
       gradient = gradient_of([&](const Eigen::Vector3d& probe) {
-        return arena.CollideEntries(probe, radius + kPadUu, begin, end).penetration;
+        return arena.PenetrationEntries(probe, radius + kPadUu, begin, end);
       });
       probed = true;
     }
