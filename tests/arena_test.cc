@@ -765,3 +765,58 @@ TEST_CASE("the floor's fast path answers only over covered floor far from everyt
 
 }  // namespace
 }  // namespace rlfit
+
+namespace rlfit {
+namespace {
+
+TEST_CASE("PenetrationEntries is CollideEntries' penetration, bit for bit") {
+  // ClosestFeatureNormal's probes read only the depth; the shortcut must not move a bit of it,
+  // also where several triangles touch (seams, ramps, edges: the probes' usual place).
+  if (DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const Arena& arena = Pitch();
+  MeshSampler draw(arena, 20261126);
+  constexpr int kAnchors = testing::kSanitized ? 1000 : 10000;
+  constexpr int kQueriesPerAnchor = 6;
+  const double reach = Arena::kGridRadius;
+  long queries = 0, hits = 0, multi = 0;
+  int mismatches = 0;
+  for (int k = 0; k < kAnchors; ++k) {
+    Vector3d anchor;
+    if (k % 4 == 0) {
+      anchor = draw.Inside();
+    } else {
+      const Vector3d q = draw.PointOnFace(draw.AnyTriangle());
+      anchor = q + (kRestRadius + 4.0 * draw.Uniform() - 2.0) * draw.Direction();
+    }
+    std::vector<std::uint32_t> entries;
+    if (!arena.GatherNear(anchor, reach, &entries)) continue;
+    const std::uint32_t* begin = entries.data();
+    const std::uint32_t* end = begin + entries.size();
+    for (int i = 0; i < kQueriesPerAnchor; ++i) {
+      const double radius = kRestRadius + 0.3 + 1.0 + (i == 0 ? 0.0 : 2.0 * draw.Uniform());
+      const double room = reach - Arena::kNearSlackUu - radius;
+      const Vector3d center = anchor + 0.5 * room * draw.Uniform() * draw.Direction();
+      const Contact full = arena.CollideEntries(center, radius, begin, end);
+      const double depth = arena.PenetrationEntries(center, radius, begin, end);
+      ++queries;
+      hits += full.hit;
+      multi += full.triangles > 1;
+      if ((depth != full.penetration || std::signbit(depth) != std::signbit(full.penetration)) &&
+          ++mismatches <= 5)
+        MESSAGE("sphere at " << center.transpose() << " r " << radius << ": depth " << depth
+                             << ", contact " << Brief(full));
+    }
+  }
+  MESSAGE(queries << " queries, " << hits << " touch, " << multi << " several triangles");
+  CHECK(mismatches == 0);
+  CHECK(hits > queries / 4);
+  CHECK(multi > queries / 50);
+  // No entries: no depth, as no contact.
+  CHECK(arena.PenetrationEntries(Vector3d(0, 0, 50), 100.0, nullptr, nullptr) == 0.0);
+}
+
+}  // namespace
+}  // namespace rlfit

@@ -38,7 +38,10 @@ using Eigen::Vector3d;
 // the distance to the plane (the barycentric point carried ~1e-13 uu of rounding sideways,
 // which put ~1e-15 into the contact normal). The floor's fast path (Arena::FloorHeight) relies
 // on it. On the edges and vertices the offset is p - q as Ericson computes q.
-Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c) {
+// `unit_normal`, if given, is ab x ac normalized as computed here (the leaf's, LeafVertices::n):
+// the same value without the square root and divisions.
+Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c,
+                       const double* unit_normal = nullptr) {
   const Vector3d ab = b - a, ac = c - a, ap = p - a;
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
   if (d1 <= 0.0 && d2 <= 0.0) return p - a;
@@ -57,7 +60,9 @@ Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, 
     return p - (b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b));
   // Inside the face. Eigen's normalized() divides by the norm, so an axis-aligned normal is
   // exactly +-1 on its axis and (+-)0 elsewhere; the dot product is spelled out in a fixed order.
-  const Vector3d n = ab.cross(ac).normalized();
+  const Vector3d n = unit_normal != nullptr
+                         ? Vector3d(unit_normal[0], unit_normal[1], unit_normal[2])
+                         : Vector3d(ab.cross(ac).normalized());
   const double height = n.x() * ap.x() + n.y() * ap.y() + n.z() * ap.z();
   return n * height;
 }
@@ -73,9 +78,10 @@ class ContactSum {
  public:
   ContactSum(const Vector3d& center, double radius) : center_(center), radius_(radius) {}
 
-  // Adds triangle abc if it touches the sphere.
-  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c) {
-    const Vector3d diff = ClosestOffset(center_, a, b, c);
+  // Adds triangle abc if it touches the sphere (unit_normal: see ClosestOffset).
+  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+           const double* unit_normal = nullptr) {
+    const Vector3d diff = ClosestOffset(center_, a, b, c, unit_normal);
     const double d2 = diff.squaredNorm();
     if (!(d2 <= radius_ * radius_)) return;  // also rejects NaN
     const double d = std::sqrt(d2);
@@ -133,7 +139,7 @@ inline void AddLeafTriangle(const PlaneT& plane, const VerticesT& vertices, floa
   if (std::abs(s) > r) return;
   const auto& v = vertices.p;
   sum->Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
-           Vector3d(v[2][0], v[2][1], v[2][2]));
+           Vector3d(v[2][0], v[2][1], v[2][2]), vertices.n);
 }
 
 // Largest |x| + |y| + |z| + radius of a query, uu. Beyond it, for a NaN or infinity, or for a
@@ -279,6 +285,7 @@ void Arena::Build() {
         const Vector3d a = t.p[0].cast<double>(), b = t.p[1].cast<double>(),
                        c = t.p[2].cast<double>();
         const Vector3d normal = (b - a).cross(c - a).normalized();
+        for (int k = 0; k < 3; ++k) v.n[k] = normal[k];
         Plane plane;
         for (int k = 0; k < 3; ++k) plane.normal[k] = static_cast<float>(normal[k]);
         plane.offset = static_cast<float>(normal.dot(a));
@@ -860,7 +867,7 @@ bool Arena::GatherNear(const Vector3d& center, double reach,
     const auto& v = leaf_vertices_[t].p;
     const double d2 = ClosestOffset(center, Vector3d(v[0][0], v[0][1], v[0][2]),
                                     Vector3d(v[1][0], v[1][1], v[1][2]),
-                                    Vector3d(v[2][0], v[2][1], v[2][2]))
+                                    Vector3d(v[2][0], v[2][1], v[2][2]), leaf_vertices_[t].n)
                           .squaredNorm();
     if (d2 <= limit * limit) {
       entries->push_back(t);
@@ -869,6 +876,36 @@ bool Arena::GatherNear(const Vector3d& center, double reach,
   }
   if (nearest_uu != nullptr) *nearest_uu = std::sqrt(nearest2);
   return true;
+}
+
+double Arena::PenetrationEntries(const Vector3d& center, double radius,
+                                 const std::uint32_t* begin, const std::uint32_t* end) const {
+  // ContactSum::Add's test and penetration, without the directions and sums: the deepest of
+  // the same values is the same value (radius - d is never -0, so the order does not matter).
+  const float cx = static_cast<float>(center.x());
+  const float cy = static_cast<float>(center.y());
+  const float cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(radius) + grid_margin_;
+  double deepest = 0.0;
+  bool touched = false;
+  for (const std::uint32_t* it = begin; it != end; ++it) {
+    const Plane& plane = planes_[*it];
+    const float s =
+        plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
+    if (std::abs(s) > r) continue;
+    const auto& v = leaf_vertices_[*it].p;
+    const double d2 = ClosestOffset(center, Vector3d(v[0][0], v[0][1], v[0][2]),
+                                    Vector3d(v[1][0], v[1][1], v[1][2]),
+                                    Vector3d(v[2][0], v[2][1], v[2][2]), leaf_vertices_[*it].n)
+                          .squaredNorm();
+    if (!(d2 <= radius * radius)) continue;  // also rejects NaN
+    const double d = std::sqrt(d2);
+    if (d > radius) continue;
+    const double penetration = radius - d;
+    if (!touched || penetration > deepest) deepest = penetration;
+    touched = true;
+  }
+  return deepest;
 }
 
 int Arena::GridListSize(const Vector3d& center, double radius) const {

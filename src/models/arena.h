@@ -167,6 +167,10 @@ class Arena {
                          const std::uint32_t* end) const {
     return CollideList(center, radius, begin, end);
   }
+  // CollideEntries(center, radius, begin, end).penetration, bit for bit, without the contact's
+  // normal (no directions, no sums): ClosestFeatureNormal's probes read only the depth.
+  double PenetrationEntries(const Eigen::Vector3d& center, double radius,
+                            const std::uint32_t* begin, const std::uint32_t* end) const;
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
   // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;
@@ -216,9 +220,12 @@ class Arena {
     float normal[3];  // unit face normal
     float offset;     // normal . vertex, uu
   };
-  // Vertices of a triangle in leaf order, in double for the exact test.
+  // Vertices of a triangle in leaf order, in double for the exact test, and its unit face
+  // normal (p1 - p0) x (p2 - p0) normalized, computed once as the exact test computes it (the
+  // test's face case reads it instead of a square root and three divisions).
   struct LeafVertices {
     double p[3][3];
+    double n[3];
   };
 
   void Build();

@@ -169,7 +169,7 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
       const std::uint32_t* begin = near.data();
       const std::uint32_t* end = begin + near.size();
       gradient = gradient_of([&](const Eigen::Vector3d& probe) {
-        return arena.CollideEntries(probe, radius + kPadUu, begin, end).penetration;
+        return arena.PenetrationEntries(probe, radius + kPadUu, begin, end);
       });
       probed = true;
     }
@@ -482,11 +482,31 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 }
 
 // `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from *s, each
-// state written to out[0..ticks): BallSkippedTick in a loop. Leaves *s at the last state.
+// state written to out[0..ticks): BallSkippedTick's states. Leaves *s at the last state.
 RLFIT_BALL_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int ticks,
                                    BallClearance* clearance, BallState<double>* s,
                                    BallState<double>* out) {
-  for (int k = 0; k < ticks; ++k) out[k] = *s = BallSkippedTick(c, *s, dt_s, clearance);
+  if (ticks <= 0) return;
+  out[0] = *s = BallSkippedTick(c, *s, dt_s, clearance);
+  if (!clearance->omega_settled) {  // omega still at its cap's test (rare)
+    for (int k = 1; k < ticks; ++k) out[k] = *s = BallSkippedTick(c, *s, dt_s, clearance);
+    return;
+  }
+  // The other ticks: BallSkippedTick with omega settled, with the drag factor and gravity's
+  // change in locals (the stores to `out` may alias c and *clearance, which the compiler would
+  // load again every tick) and without the + 0.0 on the position: after the first tick no
+  // coordinate is -0 (x + 0.0 never is), and x + y is -0 only when both are, so the + 0.0
+  // would leave every value as it is.
+  const double e = clearance->drag_factor;
+  const double g_dt = c.gravity_z * dt_s;
+  BallState<double> b = *s;
+  for (int k = 1; k < ticks; ++k) {
+    b.v = Vec3<double>(b.v(0) * e, b.v(1) * e, (b.v(2) + g_dt) * e);
+    for (int i = 0; i < 3; ++i) b.x(i) = b.x(i) + b.v(i) * dt_s;
+    out[k] = b;
+  }
+  clearance->ticks -= ticks - 1;
+  *s = b;
 }
 
 // A prediction: `ticks` steps of dt_s seconds from `start`, out[i] the state after i + 1 steps
