@@ -233,6 +233,17 @@ TEST_CASE("standard errors must be finite and >= 0 (or null)") {
   j = ValidAerial();
   j["std_errors"].erase("T_r");
   CheckError(ErrorOf(j), {"missing key \"std_errors.T_r\""});
+  // At most the width of the coefficient's bounds (D_p in [-50, 0]); 0 (held) and the width
+  // itself pass.
+  j = ValidAerial();
+  j["std_errors"]["D_p"] = 1e308;
+  CheckError(ErrorOf(j), {"std_errors.D_p = 1e+308 is wider than its bounds [-50, 0] 1/s"});
+  j["std_errors"]["D_p"] = 50.001;
+  CheckError(ErrorOf(j), {"std_errors.D_p", "wider than its bounds"});
+  for (const double ok : {0.0, 50.0}) {
+    j["std_errors"]["D_p"] = ok;
+    CHECK(ErrorOf(j).empty());
+  }
 }
 
 TEST_CASE("units that differ from the model's, a wrong model, wrong types are refused") {
