@@ -131,6 +131,27 @@ inline void AddVersionFlag(CLI::App* app, const char* tool) {
                         "print the version and exit");
 }
 
+// "unknown option '--x' for 'TOOL SUB'" for the first word of argv after the subcommand that
+// looks like a long option (--name or --name=value, before a bare "--") and that the
+// subcommand does not define; "" when there is none.
+inline std::string UnknownOption(CLI::App* app, const char* tool, int argc, char** argv) {
+  if (argc < 2) return "";
+  CLI::App* sub = nullptr;
+  for (CLI::App* s : app->get_subcommands([](CLI::App*) { return true; }))
+    if (s->get_name() == argv[1]) sub = s;
+  if (sub == nullptr) return "";
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
+    const std::string name = word.substr(0, word.find('='));
+    if (sub->get_option_no_throw(name) == nullptr)
+      return "unknown option '" + name + "' for '" + std::string(tool) + " " + sub->get_name() +
+             "'";
+  }
+  return "";
+}
+
 // Parses argv. Returns -1 to go on, else the exit code: 0 after --help or --version (printed
 // on stdout; every subcommand takes --version too), 2 after a usage error, printed as one line
 // "TOOL: error: MESSAGE (see --help)"; a first word that is no subcommand is named as such.
@@ -151,6 +172,12 @@ inline int ParseCommandLine(CLI::App* app, const char* tool, int argc, char** ar
     if (argc > 1 && argv[1][0] != '-' && !first_is_command) {
       std::cerr << tool << ": error: unknown command '" << OneLine(argv[1]) << "' (known: "
                 << known << ") (see --help)\n";
+      return kExitBadInput;
+    }
+    // An option the subcommand does not have is named first: CLI11 may have handed the value
+    // that follows it to a positional (`rlfit check --bogus 2`: "models: 2 not in {...}").
+    if (const std::string unknown = UnknownOption(app, tool, argc, argv); !unknown.empty()) {
+      std::cerr << tool << ": error: " << OneLine(unknown) << " (see --help)\n";
       return kExitBadInput;
     }
     std::string message = e.what();

@@ -124,7 +124,8 @@ Command AddFit(CLI::App* app) {
           rlfit::FitOptions& o = args->options;
           CheckFitOptions(&o);
           const std::vector<std::string> inputs = FitInputs(o);
-          rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
+          rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kCoeffsFile, inputs,
+                                   args->force);
           if (!args->plots.empty()) {
             namespace fs = std::filesystem;
             const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
@@ -212,6 +213,7 @@ Command AddBaseline(CLI::App* app) {
               rlfit::CheckOutputTarget(target, rlfit::OutputKind::kFolder,
                                        rlfit::InputFilesFor(args->model, {}, r.data_root),
                                        args->force);
+              r.force = args->force;
               rlfit::RecordBaseline(args->model, r, std::cout);
             });
           }};
@@ -243,6 +245,11 @@ Command AddCheck(CLI::App* app) {
                    "a refit must land within this many standard errors")
       ->capture_default_str()
       ->check(rlfit::Positive());
+  check
+      ->add_option("--threads", regression.threads,
+                   "threads: at most this many replay and refit jobs at once, each refit "
+                   "solving on its share (default: every core, each refit on every core)")
+      ->check(rlfit::Between(1, 64));
   check->add_flag("--no-refit", args->no_refit, "only replay, do not refit");
   check->add_flag("--warm-refit", regression.warm_refit,
                   "refit from the committed coefficients, last smoothing pass only, until a step "
