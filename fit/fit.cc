@@ -28,6 +28,7 @@
 #include "src/common/error.h"
 #include "src/common/number_text.h"
 #include "src/common/progress.h"
+#include "src/io/coeff_file.h"
 #include "src/io/files.h"
 #include "src/replay/predictor.h"
 
@@ -556,6 +557,18 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     errors.note = "standard errors not computed (FitOptions::standard_errors is off)";
   }
   result.coeffs.std_errors = errors.robust;
+  // An error beyond kMaxStdErrorWidths of its bounds says nothing, and the reader refuses it:
+  // written as null (not determined), with a note.
+  for (int i = 0; i < layout.size(); ++i) {
+    const CoeffBound bound = layout.Bound(i);
+    const double width = bound.upper - bound.lower;
+    double& e = result.coeffs.std_errors[static_cast<std::size_t>(i)];
+    if (!(std::isfinite(width) && e > kMaxStdErrorWidths * width)) continue;
+    errors.note += (errors.note.empty() ? "" : "; ") + layout.names[i] + ": standard error " +
+                   Num(e) + " is more than " + Num(kMaxStdErrorWidths) +
+                   " widths of its bounds, written as null";
+    e = std::nan("");
+  }
   if (beside) {
     result.heldout_before = before.get();
     result.heldout_after = after.get();
