@@ -245,6 +245,18 @@ inline CLI::Validator Between(double lo, double hi) {
       range, "Between");
 }
 
+// A switch given as 0 or 1 (also true/false): CLI11 reads any other number as true
+// (`--tick-aligned 2` was a quiet 1).
+inline CLI::Validator ZeroOrOne() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        for (const char* ok : {"0", "1", "true", "false"})
+          if (s == ok) return "";
+        return "must be 0 or 1, got " + s;
+      },
+      "0|1", "ZeroOrOne");
+}
+
 // A path that is not empty: an option given as "" (e.g. an unset shell variable) would
 // otherwise read as "not given" and the command would quietly skip the output or input.
 inline CLI::Validator NonEmptyPath() {
@@ -317,8 +329,9 @@ inline void AddPathsArgument(CLI::App* app, std::vector<std::string>* paths) {
 // --force: replace an existing output that rlfit did not write.
 inline void AddForceFlag(CLI::App* app, bool* force) {
   app->add_flag("--force", *force,
-                "replace an existing output that rlfit did not write (a non-empty folder is "
-                "replaced as a whole)");
+                "replace an existing output that rlfit did not write, or an rlfit output of "
+                "another kind (a non-empty folder is replaced as a whole; never one holding "
+                "recordings)");
 }
 
 // The files a command on `model` reads: the recordings named by `paths` (files or folders,

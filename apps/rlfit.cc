@@ -39,15 +39,17 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--input-delay", o->integration.input_delay_s,
                   "seconds between a recorded input and the time it acts from")
       ->capture_default_str()
-      ->check(rlfit::Between(0.0, 1.0));
+      ->check(rlfit::Between(0.0, rlfit::kMaxInputDelayS));
   cmd->add_option("--tick-aligned", o->integration.tick_aligned_inputs,
                   "1 = inputs take effect at the next physics tick when the episode's clock is "
                   "known, 0 = exactly at row time + delay")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(rlfit::ZeroOrOne());
   cmd->add_option("--rotation", o->integration.rotate_with_new_omega,
                   "orientation update: 1 = by the new angular velocity (semi-implicit), 0 = by "
                   "the average of old and new (note 000)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(rlfit::ZeroOrOne());
   cmd->add_option("--hold", o->selection.constant_blocks,
                   "parameter blocks held at their starting values (e.g. air_damping)");
   cmd->add_option("--loss", o->solver.loss,

@@ -312,7 +312,12 @@ bool FitSelection::Check(const CoeffLayout& layout, std::string* why) const {
   for (const std::string& name : constant_blocks) {
     bool known = false;
     for (const ParamBlock& b : layout.blocks) known = known || b.name == name;
-    if (!known) return *why = "unknown parameter block \"" + name + "\"", false;
+    if (known) continue;
+    std::string blocks;
+    for (const ParamBlock& b : layout.blocks) blocks += (blocks.empty() ? "" : ", ") + b.name;
+    return *why = "--hold: unknown parameter block \"" + name + "\" (this model's: " + blocks +
+                  ")",
+           false;
   }
   return true;
 }
