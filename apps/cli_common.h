@@ -131,6 +131,27 @@ inline void AddVersionFlag(CLI::App* app, const char* tool) {
                         "print the version and exit");
 }
 
+// "unknown option '--x' for 'TOOL SUB'" for the first word of argv after the subcommand that
+// looks like a long option (--name or --name=value, before a bare "--") and that the
+// subcommand does not define; "" when there is none.
+inline std::string UnknownOption(CLI::App* app, const char* tool, int argc, char** argv) {
+  if (argc < 2) return "";
+  CLI::App* sub = nullptr;
+  for (CLI::App* s : app->get_subcommands([](CLI::App*) { return true; }))
+    if (s->get_name() == argv[1]) sub = s;
+  if (sub == nullptr) return "";
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
+    const std::string name = word.substr(0, word.find('='));
+    if (sub->get_option_no_throw(name) == nullptr)
+      return "unknown option '" + name + "' for '" + std::string(tool) + " " + sub->get_name() +
+             "'";
+  }
+  return "";
+}
+
 // Parses argv. Returns -1 to go on, else the exit code: 0 after --help or --version (printed
 // on stdout; every subcommand takes --version too), 2 after a usage error, printed as one line
 // "TOOL: error: MESSAGE (see --help)"; a first word that is no subcommand is named as such.
@@ -151,6 +172,12 @@ inline int ParseCommandLine(CLI::App* app, const char* tool, int argc, char** ar
     if (argc > 1 && argv[1][0] != '-' && !first_is_command) {
       std::cerr << tool << ": error: unknown command '" << OneLine(argv[1]) << "' (known: "
                 << known << ") (see --help)\n";
+      return kExitBadInput;
+    }
+    // An option the subcommand does not have is named first: CLI11 may have handed the value
+    // that follows it to a positional (`rlfit check --bogus 2`: "models: 2 not in {...}").
+    if (const std::string unknown = UnknownOption(app, tool, argc, argv); !unknown.empty()) {
+      std::cerr << tool << ": error: " << OneLine(unknown) << " (see --help)\n";
       return kExitBadInput;
     }
     std::string message = e.what();
@@ -216,6 +243,18 @@ inline CLI::Validator Between(double lo, double hi) {
         return "";
       },
       range, "Between");
+}
+
+// A switch given as 0 or 1 (also true/false): CLI11 reads any other number as true
+// (`--tick-aligned 2` was a quiet 1).
+inline CLI::Validator ZeroOrOne() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        for (const char* ok : {"0", "1", "true", "false"})
+          if (s == ok) return "";
+        return "must be 0 or 1, got " + s;
+      },
+      "0|1", "ZeroOrOne");
 }
 
 // A path that is not empty: an option given as "" (e.g. an unset shell variable) would
@@ -290,8 +329,9 @@ inline void AddPathsArgument(CLI::App* app, std::vector<std::string>* paths) {
 // --force: replace an existing output that rlfit did not write.
 inline void AddForceFlag(CLI::App* app, bool* force) {
   app->add_flag("--force", *force,
-                "replace an existing output that rlfit did not write (a non-empty folder is "
-                "replaced as a whole)");
+                "replace an existing output that rlfit did not write, or an rlfit output of "
+                "another kind (a non-empty folder is replaced as a whole; never one holding "
+                "recordings)");
 }
 
 // The files a command on `model` reads: the recordings named by `paths` (files or folders,

@@ -39,15 +39,17 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   cmd->add_option("--input-delay", o->integration.input_delay_s,
                   "seconds between a recorded input and the time it acts from")
       ->capture_default_str()
-      ->check(rlfit::Between(0.0, 1.0));
+      ->check(rlfit::Between(0.0, rlfit::kMaxInputDelayS));
   cmd->add_option("--tick-aligned", o->integration.tick_aligned_inputs,
                   "1 = inputs take effect at the next physics tick when the episode's clock is "
                   "known, 0 = exactly at row time + delay")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(rlfit::ZeroOrOne());
   cmd->add_option("--rotation", o->integration.rotate_with_new_omega,
                   "orientation update: 1 = by the new angular velocity (semi-implicit), 0 = by "
                   "the average of old and new (note 000)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(rlfit::ZeroOrOne());
   cmd->add_option("--hold", o->selection.constant_blocks,
                   "parameter blocks held at their starting values (e.g. air_damping)");
   cmd->add_option("--loss", o->solver.loss,
@@ -124,7 +126,8 @@ Command AddFit(CLI::App* app) {
           rlfit::FitOptions& o = args->options;
           CheckFitOptions(&o);
           const std::vector<std::string> inputs = FitInputs(o);
-          rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
+          rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kCoeffsFile, inputs,
+                                   args->force);
           if (!args->plots.empty()) {
             namespace fs = std::filesystem;
             const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
@@ -212,6 +215,7 @@ Command AddBaseline(CLI::App* app) {
               rlfit::CheckOutputTarget(target, rlfit::OutputKind::kFolder,
                                        rlfit::InputFilesFor(args->model, {}, r.data_root),
                                        args->force);
+              r.force = args->force;
               rlfit::RecordBaseline(args->model, r, std::cout);
             });
           }};
@@ -243,6 +247,11 @@ Command AddCheck(CLI::App* app) {
                    "a refit must land within this many standard errors")
       ->capture_default_str()
       ->check(rlfit::Positive());
+  check
+      ->add_option("--threads", regression.threads,
+                   "threads: at most this many replay and refit jobs at once, each refit "
+                   "solving on its share (default: every core, each refit on every core)")
+      ->check(rlfit::Between(1, 64));
   check->add_flag("--no-refit", args->no_refit, "only replay, do not refit");
   check->add_flag("--warm-refit", regression.warm_refit,
                   "refit from the committed coefficients, last smoothing pass only, until a step "

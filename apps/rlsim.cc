@@ -112,7 +112,8 @@ Command AddSynth(CLI::App* app) {
             rlfit::InputFilesFor(model.name, {args->template_path}, root);
         for (const std::string& f : rlfit::CoeffsInputFiles(model.name, coeffs_spec))
           inputs.push_back(f);
-        rlfit::CheckOutputTarget(args->out, rlfit::OutputKind::kFile, inputs, args->force);
+        rlfit::CheckOutputTarget(args->out, rlfit::OutputKind::kRecordingFile, inputs,
+                                 args->force);
         const rlfit::CoeffFile coeffs = rlfit::LoadCoefficients(model, coeffs_spec);
         const std::vector<rlfit::Episode> recorded =
             rlfit::LoadEpisodesFor(model, {args->template_path}, root);
@@ -175,7 +176,8 @@ Command AddPredict(CLI::App* app) {
                   rlfit::CoeffsInputFiles(o.model, o.coeffs);
               for (const std::string* f : {&o.states_path, &o.controls_path})
                 if (!f->empty()) inputs.push_back(*f);
-              rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kFile, inputs, args->force);
+              rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kTrajectoryFile, inputs,
+                                       args->force);
             }
             rlfit::WritePredictOutput(o, rlfit::RunPredict(o), std::cout);
           }};

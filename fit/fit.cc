@@ -28,6 +28,7 @@
 #include "src/common/error.h"
 #include "src/common/number_text.h"
 #include "src/common/progress.h"
+#include "src/io/coeff_file.h"
 #include "src/io/files.h"
 #include "src/replay/predictor.h"
 
@@ -311,7 +312,12 @@ bool FitSelection::Check(const CoeffLayout& layout, std::string* why) const {
   for (const std::string& name : constant_blocks) {
     bool known = false;
     for (const ParamBlock& b : layout.blocks) known = known || b.name == name;
-    if (!known) return *why = "unknown parameter block \"" + name + "\"", false;
+    if (known) continue;
+    std::string blocks;
+    for (const ParamBlock& b : layout.blocks) blocks += (blocks.empty() ? "" : ", ") + b.name;
+    return *why = "--hold: unknown parameter block \"" + name + "\" (this model's: " + blocks +
+                  ")",
+           false;
   }
   return true;
 }
@@ -556,6 +562,18 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     errors.note = "standard errors not computed (FitOptions::standard_errors is off)";
   }
   result.coeffs.std_errors = errors.robust;
+  // An error beyond kMaxStdErrorWidths of its bounds says nothing, and the reader refuses it:
+  // written as null (not determined), with a note.
+  for (int i = 0; i < layout.size(); ++i) {
+    const CoeffBound bound = layout.Bound(i);
+    const double width = bound.upper - bound.lower;
+    double& e = result.coeffs.std_errors[static_cast<std::size_t>(i)];
+    if (!(std::isfinite(width) && e > kMaxStdErrorWidths * width)) continue;
+    errors.note += (errors.note.empty() ? "" : "; ") + layout.names[i] + ": standard error " +
+                   Num(e) + " is more than " + Num(kMaxStdErrorWidths) +
+                   " widths of its bounds, written as null";
+    e = std::nan("");
+  }
   if (beside) {
     result.heldout_before = before.get();
     result.heldout_after = after.get();

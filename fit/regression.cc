@@ -140,6 +140,7 @@ bool RegressionOptions::Check(std::string* why) const {
   if (!(relative_tolerance >= 0.0) || !(absolute_tolerance >= 0.0))
     return *why = "tolerances must be >= 0", false;
   if (!(refit_sigmas > 0.0)) return *why = "--refit-sigmas must be positive", false;
+  if (threads < 0) return *why = "--threads must be at least 1", false;
   return true;
 }
 
@@ -177,12 +178,16 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   fit.data_root = options.data_root;
   fit.quiet = options.quiet;
   const std::string dir = ModelDir(options, model.name);
-  EnsureDirectory(dir);
+  EnsureDirectory(options.results_dir);
   const std::string revision = GitRevision();  // before this writes into the tree
   const FitResult r = RunFit(fit, out);
   CoeffFile coeffs = r.coeffs;
   coeffs.provenance["data_root"] = "(datasets root)";  // machine-independent
-  WriteCoeffFile(dir + "/coeffs.json", coeffs, *model.layout);
+  // The three files are one result: staged beside results/MODEL and swapped in together, so an
+  // interrupted or failed baseline leaves the earlier three as they were (never new
+  // coefficients beside the old baseline).
+  StagedDir staged(dir, options.force);
+  WriteCoeffFile(staged.Path("coeffs.json"), coeffs, *model.layout);
   const ReplayReport report = ReplayDefault(
       model, coeffs, LoadEpisodesFor(model, {}, options.data_root), options.data_root,
       options.quiet);
@@ -194,8 +199,9 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   baseline["git_revision"] = revision;
   baseline["coefficients"] = "coeffs.json";
   baseline["metrics"] = GuardedMetrics(report);
-  WriteFileAtomic(dir + "/baseline.json", DumpJson(baseline, 1) + "\n");
-  WriteFileAtomic(dir + "/summary.txt", report.Table());
+  WriteFileAtomic(staged.Path("baseline.json"), DumpJson(baseline, 1) + "\n");
+  WriteFileAtomic(staged.Path("summary.txt"), report.Table());
+  staged.Commit();
   out << "recorded " << dir << "/{coeffs.json,baseline.json,summary.txt}\n";
 }
 
@@ -226,7 +232,8 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
   }
 
   // The jobs: a replay with the committed coefficients per model and (options.refit) a refit
-  // per model, all independent. They run on a pool of one worker per core, longest first (the
+  // per model, all independent. They run on a pool of one worker per core (at most --threads),
+  // longest first (the
   // refits by the seconds their committed fit took, then the replays), so the two long refits
   // overlap and the short jobs fill the cores around their serial parts (building the
   // problem, the covariance). Each refit evaluates its residuals on every core as `rlfit fit`
@@ -258,6 +265,9 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
   EpisodeCache cache(options.data_root, uses);
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.expected_s > b.expected_s; });
+  const int workers = std::min<int>(
+      options.threads > 0 ? options.threads : SolverOptions::DefaultThreads(),
+      static_cast<int>(jobs.size()));
   std::mutex progress_mutex;
   int done = 0;
   auto run = [&](const Job& job) {
@@ -275,6 +285,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
       fit.data_root = options.data_root;
       fit.quiet = true;
       fit.standard_errors = false;  // only the values are compared
+      if (options.threads > 0) fit.solver.threads = std::max(1, options.threads / workers);
       std::vector<Episode> train, heldout;
       SplitEpisodes(all, fit.holdout_every, &train, &heldout);
       CoeffFile start_coeffs = DefaultCoeffs(model.name, *model.layout);
@@ -297,7 +308,6 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
                 << (job.refit ? " refit" : " replay") << " done in " << Num(seconds) << " s\n";
   };
   {
-    const int workers = std::min<int>(SolverOptions::DefaultThreads(), jobs.size());
     std::atomic<std::size_t> next{0};
     std::vector<std::exception_ptr> errors(jobs.size());
     auto work = [&] {
@@ -386,7 +396,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
   out << "check: " << Num(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
                               .count())
       << " s in all, " << jobs.size() << " jobs on "
-      << std::min<int>(SolverOptions::DefaultThreads(), jobs.size()) << " workers\n";
+      << workers << " workers\n";
   return failures;
 }
 

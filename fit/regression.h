@@ -43,6 +43,12 @@ struct RegressionOptions {
   // sigma: 0.09), so a wrong committed coefficient is caught by the replay metrics or not at
   // all; a changed model that moves the optimum far is still caught.
   bool warm_refit = false;
+  // rlfit check --threads: 0 (the default) runs one job per core and each refit's solver on
+  // every core; N > 0 runs at most N jobs at once and each refit on max(1, N / jobs at once)
+  // threads, so the check uses about N threads.
+  int threads = 0;
+  // rlfit baseline --force: replace a results/MODEL folder that rlfit did not write (StagedDir).
+  bool force = false;
   bool quiet = false;
   bool Check(std::string* why) const;
 };
@@ -51,7 +57,8 @@ struct RegressionOptions {
 nlohmann::json GuardedMetrics(const ReplayReport& report);
 
 // Fits `model` on its default data with default options, replays it with the result, and
-// writes results/<model>/coeffs.json, baseline.json and summary.txt.
+// writes results/<model>/coeffs.json, baseline.json and summary.txt, staged and swapped in as
+// one folder (StagedDir) only once all three are written.
 void RecordBaseline(const std::string& model, const RegressionOptions& options, std::ostream& out);
 
 // Runs the checks; returns the failures (one line each), printing progress to `out`.

@@ -233,6 +233,18 @@ TEST_CASE("standard errors must be finite and >= 0 (or null)") {
   j = ValidAerial();
   j["std_errors"].erase("T_r");
   CheckError(ErrorOf(j), {"missing key \"std_errors.T_r\""});
+  // At most kMaxStdErrorWidths (100) widths of the coefficient's bounds (D_p in [-50, 0]);
+  // 0 (held) and the limit itself pass.
+  j = ValidAerial();
+  j["std_errors"]["D_p"] = 1e308;
+  CheckError(ErrorOf(j),
+             {"std_errors.D_p = 1e+308 is more than 100 times the width of its bounds [-50, 0] 1/s"});
+  j["std_errors"]["D_p"] = 5000.001;
+  CheckError(ErrorOf(j), {"std_errors.D_p", "more than 100 times"});
+  for (const double ok : {0.0, 5000.0}) {
+    j["std_errors"]["D_p"] = ok;
+    CHECK(ErrorOf(j).empty());
+  }
 }
 
 TEST_CASE("units that differ from the model's, a wrong model, wrong types are refused") {

@@ -187,6 +187,37 @@ TEST_CASE("CheckOutputTarget refuses what would destroy an input or fail late") 
   CHECK(Contains(check(dir.path() + "/mine", OutputKind::kFolder), "--force"));
   CHECK(check(dir.path() + "/mine", OutputKind::kFolder, true) == "");
 
+  // An output replaces only an earlier rlfit output of its own kind (without force).
+  const std::string coeffs = dir.Write(
+      "c.json", "{\"schema_version\": 1, \"coefficients\": {}, \"integration\": {}}");
+  const std::string trajectory = dir.Write("t.csv", "source_row,t_s,x\n1,0,0\n");
+  CHECK(check(coeffs, OutputKind::kCoeffsFile) == "");
+  CHECK(check(trajectory, OutputKind::kTrajectoryFile) == "");
+  CHECK(Contains(check(coeffs, OutputKind::kTrajectoryFile), "is an rlfit coefficients file"));
+  CHECK(Contains(check(trajectory, OutputKind::kCoeffsFile), "is an rlfit predicted trajectory"));
+  CHECK(Contains(check(earlier, OutputKind::kCoeffsFile), "is an rlfit summary JSON"));
+  CHECK(Contains(check(trajectory, OutputKind::kRecordingFile), "--force"));
+  CHECK(check(coeffs, OutputKind::kTrajectoryFile, true) == "");
+
+  // A symbolic link to nothing or in a loop: refused even with force (the write would be).
+  fs::create_symlink("missing/c.json", dir.path() + "/dangling.json");
+  CHECK(Contains(check(dir.path() + "/dangling.json", OutputKind::kCoeffsFile, true),
+                 "symbolic link to nothing (missing/c.json)"));
+  fs::create_symlink("loop_b", dir.path() + "/loop_a");
+  fs::create_symlink("loop_a", dir.path() + "/loop_b");
+  CHECK(Contains(check(dir.path() + "/loop_a", OutputKind::kFolder, true), "in a loop"));
+
+  // A folder holding recordings (not inputs) is not replaced, not even with force; an earlier
+  // replay output inside a folder (trajectories named as recordings) does not count.
+  fs::create_directories(dir.path() + "/recs/sub");
+  dir.Write("recs/sub/episode_00.csv", "1,2,3\n");
+  CHECK(Contains(check(dir.path() + "/recs", OutputKind::kFolder, true),
+                 "holds recordings (sub/episode_00.csv)"));
+  fs::create_directories(dir.path() + "/outs/replay");
+  dir.Write("outs/replay/replay_summary.json", "{}");
+  dir.Write("outs/replay/episode_00.csv", "source_row,t_s\n");
+  CHECK(check(dir.path() + "/outs", OutputKind::kFolder, true) == "");
+
   // A parent that does not exist or is not a folder.
   CHECK(Contains(check(dir.path() + "/no/such/coeffs.json", OutputKind::kFile), "does not exist"));
   CHECK(Contains(check(notes + "/coeffs.json", OutputKind::kFile), "is not a folder"));
@@ -202,6 +233,16 @@ TEST_CASE("IsRlfitOutputFile and IsRlfitOutputFolder recognise rlfit's outputs o
   TempDir dir;
   CHECK(IsRlfitOutputFile(dir.Write("c.json", "{\"schema_version\": 2}")));
   CHECK(IsRlfitOutputFile(dir.Write("t.csv", "row,t_s,x,y,z\n0,0,1,2,3\n")));
+  CHECK(RlfitOutputFileKind(dir.Write("p.csv", "source_row,t_s,x\n1,0,0\n")) ==
+        RlfitFileKind::kTrajectory);
+  CHECK(RlfitOutputFileKind(dir.Write("s.csv", "state,source_row,t_s,x\n1,1,0,0\n")) ==
+        RlfitFileKind::kTrajectory);
+  CHECK(RlfitOutputFileKind(dir.Write(
+            "k.json", "{\"schema_version\": 1, \"coefficients\": {}, \"integration\": {}}")) ==
+        RlfitFileKind::kCoeffs);
+  CHECK(RlfitOutputFileKind(dir.Write("r.json", "{\"schema_version\": 1, \"coefficients\": {}}")) ==
+        RlfitFileKind::kOtherJson);
+  CHECK(RlfitOutputFileKind(dir.Write("x.csv", "x,source_row,t_s\n")) == RlfitFileKind::kNone);
   CHECK(!IsRlfitOutputFile(dir.Write("other.json", "{\"a\": 1}")));
   CHECK(!IsRlfitOutputFile(dir.Write("broken.json", "{")));
   CHECK(!IsRlfitOutputFile(dir.Write("episode.csv", "1,2,3\n")));

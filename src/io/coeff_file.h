@@ -12,6 +12,14 @@ namespace rlfit {
 
 inline constexpr int kCoeffSchemaVersion = 1;
 
+// The widest standard error a coefficients file may state, in widths of the coefficient's
+// bounds (upper - lower). A fit's sandwich errors are linear estimates and can exceed the
+// range of a coefficient the data barely determines (the widest committed: car
+// ground.turn_drag_arm_backward, 1.96 widths), so the cap leaves a 50x margin; beyond it an
+// error says nothing (1e308 was accepted, and as --init's --step-sigmas scale ended the fit after
+// one step). `rlfit fit` writes null (not determined) for such an error.
+inline constexpr double kMaxStdErrorWidths = 100.0;
+
 struct CoeffFile {
   std::string model;                 // "aerial", "ball", "ground"
   std::vector<double> values;        // flat, in the model's CoeffLayout order
@@ -33,7 +41,8 @@ struct CoeffFile {
 //    units, integration, provenance, fit_report; `model` other than `model`;
 //  - coefficients (and std_errors, defaults, units when present) not exactly the layout's names;
 //    a coefficient that is not a number or lies outside its CoeffBound; a standard error that is
-//    not a finite number >= 0 or null; a unit that differs from the layout's;
+//    not a finite number >= 0 or null, or is above kMaxStdErrorWidths widths of its bounds; a
+//    unit that differs from the layout's;
 //  - integration not exactly tick_rate_hz, input_delay_s, tick_aligned_inputs,
 //    ticks_per_clock_row, rotation_update ("new_omega" or "average_omega"), or a setting outside
 //    its range (Integration::Check);

@@ -23,6 +23,7 @@
 #include <system_error>
 
 #include "src/common/error.h"
+#include "src/io/recording.h"
 #include "git_revision.h"
 
 namespace rlfit {
@@ -275,6 +276,52 @@ void ProbeWritable(const std::string& out, const fs::path& dir) {
   ::unlink(probe.c_str());
 }
 
+// The first recording (episode_*.csv, freefalling_*.csv; not *.txt, a common name for notes)
+// or arena mesh (pitch.dat) found in `dir` or its sub-folders (not in an rlfit output folder,
+// whose trajectories carry the recordings' names; symbolic links not followed; at most 100000
+// entries looked at), as a path relative to `dir`; "" when there is none.
+std::string FindRecordingIn(const fs::path& dir) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  for (int seen = 0; !ec && it != fs::recursive_directory_iterator() && seen < 100000;
+       it.increment(ec), ++seen) {
+    const std::string name = it->path().filename().string();
+    const bool txt = name.size() >= 4 && name.compare(name.size() - 4, 4, ".txt") == 0;
+    std::error_code type_ec;
+    if (it->is_directory(type_ec)) {
+      // An earlier replay's output (its trajectories are named as the recordings were).
+      if (IsRlfitOutputFolder(it->path().string())) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(type_ec)) continue;
+    if ((IsRecordingFileName(name) && !txt) || name == "pitch.dat")
+      return it->path().lexically_relative(dir).string();
+  }
+  return "";
+}
+
+// Refuses (unless the caller's --force) to replace the non-empty existing file `out` with an
+// output of `kind`: only an rlfit output of the same kind is replaced.
+void RequireReplaceableFile(const std::string& out, OutputKind kind) {
+  const RlfitFileKind found = RlfitOutputFileKind(out);
+  if (found == RlfitFileKind::kNone)
+    throw InputError(out, 0, 0, "exists and is not an rlfit output; pass --force to replace it");
+  const char* found_name = found == RlfitFileKind::kCoeffs       ? "an rlfit coefficients file"
+                           : found == RlfitFileKind::kTrajectory ? "an rlfit predicted trajectory"
+                                                                 : "an rlfit summary JSON";
+  const char* wanted = nullptr;
+  if (kind == OutputKind::kCoeffsFile && found != RlfitFileKind::kCoeffs)
+    wanted = "a coefficients file";
+  else if (kind == OutputKind::kTrajectoryFile && found != RlfitFileKind::kTrajectory)
+    wanted = "a predicted trajectory";
+  else if (kind == OutputKind::kRecordingFile)
+    wanted = "an episode in the recordings' format";
+  if (wanted != nullptr)
+    throw InputError(out, 0, 0,
+                     std::string("is ") + found_name + ", and this output is " + wanted +
+                         "; pass --force to replace it");
+}
+
 }  // namespace
 
 void InstallCleanupHandlers() {
@@ -455,22 +502,31 @@ void StagedDir::Commit() {
   fs::remove_all(old_dir, ignored);
 }
 
-bool IsRlfitOutputFile(const std::string& path) {
+RlfitFileKind RlfitOutputFileKind(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) return RlfitFileKind::kNone;
   char first = 0;
   while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
   }
-  if (!in) return false;
+  if (!in) return RlfitFileKind::kNone;
   if (first == '{') {
     in.seekg(0);
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    return j.is_object() && j.contains("schema_version");
+    if (!j.is_object() || !j.contains("schema_version")) return RlfitFileKind::kNone;
+    const bool coeffs = j.contains("coefficients") && j["coefficients"].is_object() &&
+                        j.contains("integration") && j["integration"].is_object();
+    return coeffs ? RlfitFileKind::kCoeffs : RlfitFileKind::kOtherJson;
   }
   std::string line;
   in.seekg(0);
   std::getline(in, line);
-  return line.rfind("row,t_s,", 0) == 0;
+  for (const char* header : {"source_row,t_s,", "state,source_row,t_s,", "row,t_s,"})
+    if (line.rfind(header, 0) == 0) return RlfitFileKind::kTrajectory;
+  return RlfitFileKind::kNone;
+}
+
+bool IsRlfitOutputFile(const std::string& path) {
+  return RlfitOutputFileKind(path) != RlfitFileKind::kNone;
 }
 
 bool IsRlfitOutputFolder(const std::string& dir) {
@@ -488,6 +544,18 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
   const fs::path target = Canonical(out);
   struct stat st {};
   const bool exists = ::stat(out.c_str(), &st) == 0;  // follows a symbolic link
+  const int stat_errno = errno;
+  struct stat link_st {};
+  // A link whose target is missing or in a loop would be refused by the write, after the work.
+  if (!exists && ::lstat(out.c_str(), &link_st) == 0 && S_ISLNK(link_st.st_mode)) {
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(out, ec);
+    throw InputError(out, 0, 0,
+                     std::string(stat_errno == ELOOP ? "is a symbolic link in a loop"
+                                                     : "is a symbolic link to nothing") +
+                         (ec ? std::string() : " (" + to.string() + ")") +
+                         "; not writing through it: remove it or name another output");
+  }
 
   for (const std::string& input : inputs) {
     struct stat in_st {};
@@ -512,9 +580,7 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
     if (!folder) {
       if (S_ISDIR(st.st_mode))
         throw InputError(out, 0, 0, "is a folder; this output is a file (give its name)");
-      if (!force && st.st_size > 0 && !IsRlfitOutputFile(out))
-        throw InputError(out, 0, 0,
-                         "exists and is not an rlfit output; pass --force to replace it");
+      if (!force && st.st_size > 0) RequireReplaceableFile(out, kind);
     } else {
       if (!S_ISDIR(st.st_mode)) throw InputError(out, 0, 0, "is a file; this output is a folder");
       std::error_code ec;
@@ -523,10 +589,19 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
         throw InputError(out, 0, 0,
                          "is the current folder or holds it; the output folder is replaced as "
                          "a whole: choose another");
-      if (!force && !FolderIsEmpty(target) && !IsRlfitOutputFolder(target.string()))
-        throw InputError(out, 0, 0,
-                         "is a non-empty folder that rlfit did not write; pass --force to "
-                         "replace it as a whole");
+      if (!FolderIsEmpty(target) && !IsRlfitOutputFolder(target.string())) {
+        // Recordings are never replaced, not even with --force: the folder would go as a whole.
+        const std::string recording = FindRecordingIn(target);
+        if (!recording.empty())
+          throw InputError(out, 0, 0,
+                           "holds recordings (" + recording +
+                               "); the output folder is replaced as a whole, and --force does "
+                               "not replace recordings: choose another");
+        if (!force)
+          throw InputError(out, 0, 0,
+                           "is a non-empty folder that rlfit did not write; pass --force to "
+                           "replace it as a whole");
+      }
     }
   }
 

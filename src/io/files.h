@@ -55,21 +55,39 @@ class StagedDir {
   int slot_ = -1;  // in the signal-cleanup registry
 };
 
-// What an output option names.
-enum class OutputKind { kFile, kFolder };
+// What an output option names, and so which existing file it may replace without --force.
+enum class OutputKind {
+  kFile,            // any file rlfit writes: replaces an earlier rlfit output file of any kind
+  kCoeffsFile,      // `rlfit fit --out`: replaces only an earlier coefficients file
+  kTrajectoryFile,  // `rlsim predict --out`: replaces only an earlier predicted trajectory
+  kRecordingFile,   // `rlsim synth --out`: an episode in the recordings' format, which cannot
+                    // be told from a real recording: replaces no non-empty file
+  kFolder,          // an output folder, replaced as a whole (StagedDir)
+};
 
 // Refuses, with InputError naming `out`, an output target that would destroy something or fail
 // only after the work: one of `inputs` (same device and inode, or same canonical path); a
-// device, FIFO or socket; for kFile an existing folder, or an existing non-empty file that is
-// not an rlfit output (IsRlfitOutputFile) unless `force`; for kFolder an existing file, a
-// folder that holds an input or the current folder, or a non-empty folder that is not an rlfit
-// output (IsRlfitOutputFolder) unless `force`; and a parent folder that does not exist or is
-// not writable. `out` empty: nothing to check. Call right after parsing, before any reading.
+// device, FIFO or socket; a symbolic link to nothing or in a loop; for the file kinds an
+// existing folder, or an existing non-empty file that is not an rlfit output of the kind
+// `kind` replaces (RlfitOutputFileKind) unless `force`; for kFolder an existing file, a folder
+// that holds an input or the current folder, or a non-empty folder that is not an rlfit output
+// (IsRlfitOutputFolder) unless `force`; and a parent folder that does not exist or is not
+// writable. `out` empty: nothing to check. Call right after parsing, before any reading.
 void CheckOutputTarget(const std::string& out, OutputKind kind,
                        const std::vector<std::string>& inputs, bool force);
 
-// A file rlfit wrote: JSON with a top-level "schema_version" (coefficients, replay summaries,
-// baselines) or a predicted-trajectory CSV (header "row,t_s,...").
+// Which rlfit output a file is, by its contents.
+enum class RlfitFileKind {
+  kNone,          // not an rlfit output (or unreadable)
+  kCoeffs,        // coefficients JSON: "schema_version", "coefficients" and "integration"
+                  // objects (a replay summary has "coefficients" but no "integration")
+  kTrajectory,    // predicted-trajectory CSV: header "source_row,t_s,...",
+                  // "state,source_row,t_s,..." or the older "row,t_s,..."
+  kOtherJson,     // another JSON rlfit writes: "schema_version" (replay summary, baseline)
+};
+RlfitFileKind RlfitOutputFileKind(const std::string& path);
+
+// A file rlfit wrote: RlfitOutputFileKind is not kNone.
 bool IsRlfitOutputFile(const std::string& path);
 
 // A folder rlfit wrote: it holds replay_summary.json (rlsim replay, rlfit crossval),
