@@ -356,6 +356,14 @@ class MeshSampler {
     const double z = gauss_(rng_), y = gauss_(rng_), x = gauss_(rng_);
     return Vector3d(x, y, z).normalized();
   }
+  // Where the tests gather a list: one in four (k % 4 == 0) anywhere inside the arena, the rest
+  // a ball's radius +- spread / 2 from a random point of a random triangle.
+  Vector3d Anchor(int k, double spread) {
+    if (k % 4 == 0) return Inside();
+    const Vector3d q = PointOnFace(AnyTriangle());
+    const Vector3d dir = Direction();
+    return q + (kRestRadius + spread * Uniform() - 0.5 * spread) * dir;
+  }
 
  private:
   const Arena& arena_;
@@ -492,16 +500,7 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
   long listed = 0, cell_listed = 0, queries = 0, hits = 0, multi = 0, cleared = 0;
   int mismatches = 0;
   for (int k = 0; k < kAnchors; ++k) {
-    // Anchors a ball's radius (+- 10 uu) from a random point of a random triangle, or anywhere
-    // inside the arena.
-    Vector3d anchor;
-    if (k % 4 == 0) {
-      anchor = draw.Inside();
-    } else {
-      const Vector3d q = draw.PointOnFace(draw.AnyTriangle());
-      const Vector3d dir = draw.Direction();
-      anchor = q + (kRestRadius + 20.0 * draw.Uniform() - 10.0) * dir;
-    }
+    const Vector3d anchor = draw.Anchor(k, 20.0);
     std::vector<std::uint32_t> entries;
     double nearest = -1.0;
     if (!arena.GatherNear(anchor, reach, &entries, &nearest)) continue;  // outside the grid
@@ -784,13 +783,7 @@ TEST_CASE("PenetrationEntries is CollideEntries' penetration, bit for bit") {
   long queries = 0, hits = 0, multi = 0;
   int mismatches = 0;
   for (int k = 0; k < kAnchors; ++k) {
-    Vector3d anchor;
-    if (k % 4 == 0) {
-      anchor = draw.Inside();
-    } else {
-      const Vector3d q = draw.PointOnFace(draw.AnyTriangle());
-      anchor = q + (kRestRadius + 4.0 * draw.Uniform() - 2.0) * draw.Direction();
-    }
+    const Vector3d anchor = draw.Anchor(k, 4.0);
     std::vector<std::uint32_t> entries;
     if (!arena.GatherNear(anchor, reach, &entries)) continue;
     const std::uint32_t* begin = entries.data();
