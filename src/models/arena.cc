@@ -73,6 +73,17 @@ constexpr double kDegenerateDistance = 1e-9;
 // A weighted normal sum shorter than this fraction of its total weight counts as cancelled.
 constexpr double kCancelledFraction = 1e-9;
 
+// The exact test of one triangle: whether the sphere (center, radius) touches triangle abc;
+// if so *diff is the centre's offset from the closest point and *d its length.
+inline bool Touches(const Vector3d& center, double radius, const Vector3d& a, const Vector3d& b,
+                    const Vector3d& c, const double* unit_normal, Vector3d* diff, double* d) {
+  *diff = ClosestOffset(center, a, b, c, unit_normal);
+  const double d2 = diff->squaredNorm();
+  if (!(d2 <= radius * radius)) return false;  // also rejects NaN
+  *d = std::sqrt(d2);
+  return *d <= radius;
+}
+
 // Sums the contacts of one query, in the order triangles are visited.
 class ContactSum {
  public:
@@ -81,11 +92,9 @@ class ContactSum {
   // Adds triangle abc if it touches the sphere (unit_normal: see ClosestOffset).
   void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
            const double* unit_normal = nullptr) {
-    const Vector3d diff = ClosestOffset(center_, a, b, c, unit_normal);
-    const double d2 = diff.squaredNorm();
-    if (!(d2 <= radius_ * radius_)) return;  // also rejects NaN
-    const double d = std::sqrt(d2);
-    if (d > radius_) return;
+    Vector3d diff;
+    double d = 0.0;
+    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
     const Vector3d direction =
         d > kDegenerateDistance ? Vector3d(diff / d) : Vector3d((b - a).cross(c - a).normalized());
     const double penetration = radius_ - d;
@@ -129,17 +138,54 @@ class ContactSum {
   int count_ = 0;
 };
 
+// ContactSum's test and penetration without the directions and sums: the deepest of the same
+// values is the same value (radius - d is never -0, so the order does not matter).
+class DeepestPenetration {
+ public:
+  DeepestPenetration(const Vector3d& center, double radius) : center_(center), radius_(radius) {}
+
+  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c, const double* unit_normal) {
+    Vector3d diff;
+    double d = 0.0;
+    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
+    const double penetration = radius_ - d;
+    if (!touched_ || penetration > deepest_) deepest_ = penetration;
+    touched_ = true;
+  }
+  double Finish() const { return deepest_; }
+
+ private:
+  Vector3d center_;
+  double radius_;
+  double deepest_ = 0.0;
+  bool touched_ = false;
+};
+
 // The leaf test shared by CollideBvh and CollideList: the float plane cull of the sphere
 // (centre c, radius r grown by the caller's margin), then the exact test of the triangle.
-template <class PlaneT, class VerticesT>
+template <class PlaneT, class VerticesT, class Sum>
 inline void AddLeafTriangle(const PlaneT& plane, const VerticesT& vertices, float cx, float cy,
-                            float cz, float r, ContactSum* sum) {
+                            float cz, float r, Sum* sum) {
   const float s =
       plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
   if (std::abs(s) > r) return;
   const auto& v = vertices.p;
   sum->Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
            Vector3d(v[2][0], v[2][1], v[2][2]), vertices.n);
+}
+
+// The listed triangles `begin..end` (indices into planes and vertices) through AddLeafTriangle,
+// with the same float plane cull as CollideBvh and one margin for every sphere in the grid.
+template <class PlanesT, class VerticesT, class Sum>
+inline void AddListed(const PlanesT& planes, const VerticesT& vertices, float margin,
+                      const Vector3d& center, double radius, const std::uint32_t* begin,
+                      const std::uint32_t* end, Sum* sum) {
+  const float cx = static_cast<float>(center.x());
+  const float cy = static_cast<float>(center.y());
+  const float cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(radius) + margin;
+  for (const std::uint32_t* it = begin; it != end; ++it)
+    AddLeafTriangle(planes[*it], vertices[*it], cx, cy, cz, r, sum);
 }
 
 // Largest |x| + |y| + |z| + radius of a query, uu. Beyond it, for a NaN or infinity, or for a
@@ -880,32 +926,9 @@ bool Arena::GatherNear(const Vector3d& center, double reach,
 
 double Arena::PenetrationEntries(const Vector3d& center, double radius,
                                  const std::uint32_t* begin, const std::uint32_t* end) const {
-  // ContactSum::Add's test and penetration, without the directions and sums: the deepest of
-  // the same values is the same value (radius - d is never -0, so the order does not matter).
-  const float cx = static_cast<float>(center.x());
-  const float cy = static_cast<float>(center.y());
-  const float cz = static_cast<float>(center.z());
-  const float r = static_cast<float>(radius) + grid_margin_;
-  double deepest = 0.0;
-  bool touched = false;
-  for (const std::uint32_t* it = begin; it != end; ++it) {
-    const Plane& plane = planes_[*it];
-    const float s =
-        plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
-    if (std::abs(s) > r) continue;
-    const auto& v = leaf_vertices_[*it].p;
-    const double d2 = ClosestOffset(center, Vector3d(v[0][0], v[0][1], v[0][2]),
-                                    Vector3d(v[1][0], v[1][1], v[1][2]),
-                                    Vector3d(v[2][0], v[2][1], v[2][2]), leaf_vertices_[*it].n)
-                          .squaredNorm();
-    if (!(d2 <= radius * radius)) continue;  // also rejects NaN
-    const double d = std::sqrt(d2);
-    if (d > radius) continue;
-    const double penetration = radius - d;
-    if (!touched || penetration > deepest) deepest = penetration;
-    touched = true;
-  }
-  return deepest;
+  DeepestPenetration sum(center, radius);
+  AddListed(planes_, leaf_vertices_, grid_margin_, center, radius, begin, end, &sum);
+  return sum.Finish();
 }
 
 int Arena::GridListSize(const Vector3d& center, double radius) const {
@@ -916,14 +939,7 @@ int Arena::GridListSize(const Vector3d& center, double radius) const {
 Contact Arena::CollideList(const Vector3d& center, double radius, const std::uint32_t* begin,
                            const std::uint32_t* end) const {
   ContactSum sum(center, radius);
-  // The same float plane cull as CollideBvh, with one margin for every sphere in the grid.
-  const float cx = static_cast<float>(center.x());
-  const float cy = static_cast<float>(center.y());
-  const float cz = static_cast<float>(center.z());
-  const float r = static_cast<float>(radius) + grid_margin_;
-  for (const std::uint32_t* it = begin; it != end; ++it) {
-    AddLeafTriangle(planes_[*it], leaf_vertices_[*it], cx, cy, cz, r, &sum);
-  }
+  AddListed(planes_, leaf_vertices_, grid_margin_, center, radius, begin, end, &sum);
   return sum.Finish();
 }
 
