@@ -462,6 +462,7 @@ void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
   grid_clear_cells_.clear();
+  grid_free_octants_.clear();
   const int n = static_cast<int>(planes_.size());
   if (n < kGridMinTriangles) return;
 
@@ -547,6 +548,37 @@ void Arena::BuildGrid() {
   grid_candidates_.resize(pairs.size());
   std::vector<std::uint32_t> cursor(grid_cells_.begin(), grid_cells_.end() - 1);
   for (const auto& pair : pairs) grid_candidates_[cursor[pair.first]++] = pair.second;
+
+  // Free octants of the listed cells: the listing's two tests for each octant's box (half the
+  // cell's edge) against the cell's triangles (a superset of the octant's: the box lies in the
+  // cell's). An octant that no triangle passes is farther than kGridRadius from the mesh.
+  grid_free_octants_.assign(static_cast<std::size_t>(cells), 0);
+  const double octant_half = 0.5 * half;
+  const double octant_half_diagonal = 0.5 * half_diagonal;
+  for (std::int64_t cell = 0; cell < cells; ++cell) {
+    if (grid_cells_[cell] == grid_cells_[cell + 1]) continue;
+    const std::int64_t i = cell % dims[0], j = (cell / dims[0]) % dims[1],
+                       k = cell / (dims[0] * dims[1]);
+    std::uint8_t free = 0;
+    for (int o = 0; o < 8; ++o) {
+      const Vector3d center =
+          lo + kGridCellUu * Vector3d(i + 0.25 + 0.5 * (o & 1), j + 0.25 + 0.5 * (o >> 1 & 1),
+                                      k + 0.25 + 0.5 * (o >> 2 & 1));
+      bool near = false;
+      for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1] && !near; ++e) {
+        const LeafVertices& leaf = leaf_vertices_[grid_candidates_[e]];
+        const auto& v = leaf.p;
+        const Vector3d a(v[0][0], v[0][1], v[0][2]), b(v[1][0], v[1][1], v[1][2]),
+            c(v[2][0], v[2][1], v[2][2]);
+        const Vector3d normal(leaf.n[0], leaf.n[1], leaf.n[2]);
+        if (std::abs(normal.dot(center - a)) - octant_half * normal.cwiseAbs().sum() > reach)
+          continue;
+        near = ClosestOffset(center, a, b, c, leaf.n).norm() <= reach + octant_half_diagonal;
+      }
+      if (!near) free |= static_cast<std::uint8_t>(1 << o);
+    }
+    grid_free_octants_[cell] = free;
+  }
 
   // Chebyshev distance to the nearest listed cell.
   grid_clear_cells_.assign(static_cast<std::size_t>(cells), 255);
@@ -929,6 +961,15 @@ double Arena::PenetrationEntries(const Vector3d& center, double radius,
   DeepestPenetration sum(center, radius);
   AddListed(planes_, leaf_vertices_, grid_margin_, center, radius, begin, end, &sum);
   return sum.Finish();
+}
+
+double Arena::OctantClearance(std::int64_t cell, double fx, double fy, double fz) const {
+  // The octant: the parity of the half cell's index (2 f is exact; that index over 2 is the
+  // cell's).
+  const int octant = static_cast<int>((static_cast<std::int64_t>(2.0 * fx) & 1) |
+                                      (static_cast<std::int64_t>(2.0 * fy) & 1) << 1 |
+                                      (static_cast<std::int64_t>(2.0 * fz) & 1) << 2);
+  return (grid_free_octants_[cell] >> octant) & 1 ? kGridRadius : -1.0;
 }
 
 int Arena::GridListSize(const Vector3d& center, double radius) const {
