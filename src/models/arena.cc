@@ -462,7 +462,7 @@ void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
   grid_clear_cells_.clear();
-  grid_free_octants_.clear();
+  std::fill(std::begin(octant_masks_), std::end(octant_masks_), std::uint8_t{0});
   const int n = static_cast<int>(planes_.size());
   if (n < kGridMinTriangles) return;
 
@@ -552,7 +552,7 @@ void Arena::BuildGrid() {
   // Free octants of the listed cells: the listing's two tests for each octant's box (half the
   // cell's edge) against the cell's triangles (a superset of the octant's: the box lies in the
   // cell's). An octant that no triangle passes is farther than kGridRadius from the mesh.
-  grid_free_octants_.assign(static_cast<std::size_t>(cells), 0);
+  std::vector<std::uint8_t> free_octants(static_cast<std::size_t>(cells), 0);
   const double octant_half = 0.5 * half;
   const double octant_half_diagonal = 0.5 * half_diagonal;
   for (std::int64_t cell = 0; cell < cells; ++cell) {
@@ -577,14 +577,32 @@ void Arena::BuildGrid() {
       }
       if (!near) free |= static_cast<std::uint8_t>(1 << o);
     }
-    grid_free_octants_[cell] = free;
+    free_octants[cell] = free;
   }
 
-  // Chebyshev distance to the nearest listed cell.
+  // Chebyshev distance to the nearest listed cell, at most kMaxClearCells.
   grid_clear_cells_.assign(static_cast<std::size_t>(cells), 255);
   for (std::int64_t cell = 0; cell < cells; ++cell)
     if (grid_cells_[cell] != grid_cells_[cell + 1]) grid_clear_cells_[cell] = 0;
   ChebyshevChamfer(grid_clear_cells_.data(), dims[0], dims[1], dims[2]);
+  for (std::uint8_t& clear : grid_clear_cells_)
+    clear = std::min<std::uint8_t>(clear, kMaxClearCells);
+  // The listed cells' free octants as codes: the most frequent masks first (ties by value).
+  std::array<std::int64_t, 256> mask_count{};
+  for (const std::uint8_t mask : free_octants) ++mask_count[mask];
+  std::vector<int> masks;
+  for (int mask = 1; mask < 256; ++mask)
+    if (mask_count[mask] > 0) masks.push_back(mask);
+  std::stable_sort(masks.begin(), masks.end(),
+                   [&](int a, int b) { return mask_count[a] > mask_count[b]; });
+  std::array<std::uint8_t, 256> code_of{};  // 0: not coded
+  constexpr int kCodes = 256 - kOctantCodeBase;
+  for (int i = 0; i < kCodes && i < static_cast<int>(masks.size()); ++i) {
+    octant_masks_[i] = static_cast<std::uint8_t>(masks[i]);
+    code_of[masks[i]] = static_cast<std::uint8_t>(kOctantCodeBase + i);
+  }
+  for (std::int64_t cell = 0; cell < cells; ++cell)
+    if (grid_clear_cells_[cell] == 0) grid_clear_cells_[cell] = code_of[free_octants[cell]];
 
   for (int axis = 0; axis < 3; ++axis) {
     grid_origin_[axis] = lo[axis];
@@ -963,13 +981,13 @@ double Arena::PenetrationEntries(const Vector3d& center, double radius,
   return sum.Finish();
 }
 
-double Arena::OctantClearance(std::int64_t cell, double fx, double fy, double fz) const {
+double Arena::OctantClearance(int code, double fx, double fy, double fz) const {
   // The octant: the parity of the half cell's index (2 f is exact; that index over 2 is the
   // cell's).
   const int octant = static_cast<int>((static_cast<std::int64_t>(2.0 * fx) & 1) |
                                       (static_cast<std::int64_t>(2.0 * fy) & 1) << 1 |
                                       (static_cast<std::int64_t>(2.0 * fz) & 1) << 2);
-  return (grid_free_octants_[cell] >> octant) & 1 ? kGridRadius : -1.0;
+  return (octant_masks_[code - kOctantCodeBase] >> octant) & 1 ? kGridRadius : -1.0;
 }
 
 int Arena::GridListSize(const Vector3d& center, double radius) const {
