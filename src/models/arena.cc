@@ -559,6 +559,23 @@ void Arena::BuildGrid() {
     if (grid_cells_[cell] == grid_cells_[cell + 1]) continue;
     const std::int64_t i = cell % dims[0], j = (cell / dims[0]) % dims[1],
                        k = cell / (dims[0] * dims[1]);
+    // A triangle within reach of the cell's centre, a corner of every octant, leaves none free
+    // (most listed cells; one test each instead of eight).
+    const Vector3d cell_center = lo + kGridCellUu * Vector3d(i + 0.5, j + 0.5, k + 0.5);
+    bool center_near = false;
+    for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1] && !center_near; ++e) {
+      const LeafVertices& leaf = leaf_vertices_[grid_candidates_[e]];
+      const auto& v = leaf.p;
+      const double height = leaf.n[0] * (cell_center.x() - v[0][0]) +
+                            leaf.n[1] * (cell_center.y() - v[0][1]) +
+                            leaf.n[2] * (cell_center.z() - v[0][2]);
+      if (std::abs(height) > reach) continue;  // the plane is out of reach
+      center_near = ClosestOffset(cell_center, Vector3d(v[0][0], v[0][1], v[0][2]),
+                                  Vector3d(v[1][0], v[1][1], v[1][2]),
+                                  Vector3d(v[2][0], v[2][1], v[2][2]), leaf.n)
+                        .squaredNorm() <= reach * reach;
+    }
+    if (center_near) continue;
     std::uint8_t free = 0;
     for (int o = 0; o < 8; ++o) {
       const Vector3d center =
@@ -570,6 +587,12 @@ void Arena::BuildGrid() {
         const auto& v = leaf.p;
         const Vector3d a(v[0][0], v[0][1], v[0][2]), b(v[1][0], v[1][1], v[1][2]),
             c(v[2][0], v[2][1], v[2][2]);
+        // First the gap between the octant and the triangle's box (a quicker proof that the
+        // triangle is out of reach), then the listing's tests.
+        const Vector3d gap = ((a.cwiseMin(b).cwiseMin(c) - center).array() - octant_half)
+                                 .max((center - a.cwiseMax(b).cwiseMax(c)).array() - octant_half)
+                                 .max(0.0);
+        if (gap.squaredNorm() > reach * reach) continue;
         const Vector3d normal(leaf.n[0], leaf.n[1], leaf.n[2]);
         if (std::abs(normal.dot(center - a)) - octant_half * normal.cwiseAbs().sum() > reach)
           continue;
