@@ -442,8 +442,8 @@ RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
 // bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
 // free (see BallClearance), and without omega's cap test while free flight leaves omega as it
 // is. Over the flat floor the contact is the floor's without a lookup (Arena::FloorHeight); a
-// lookup that finds the centre's grid cell empty counts the ticks to come by the cell's
-// distance bound (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
+// centre in an empty grid cell or a free octant counts the ticks to come by the distance bound
+// (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
 // Arena or a view answering FloorHeight, GridFreeClearance and Collide as it does (see
 // StepBallContact).
 template <class Mesh>
