@@ -251,7 +251,8 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
   const Arena& arena = *pitch;
   BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
   std::mt19937_64 rng(20261126);
-  long steps = 0, skipped = 0, contacts = 0;
+  long steps = 0, skipped = 0, contacts = 0, octants = 0, listed = 0;
+  const double radius = c.contact_radius + c.contact_margin;
   for (int chain = 0; chain < 300; ++chain) {
     BallState<double> plain = RandomPitchStart(rng, chain, &c);
     BallState<double> skipping = plain;
@@ -260,6 +261,13 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
       const double dt = chain % 7 == 0 && t >= 360 ? 1.0 / 122.0 : 1.0 / 120.0;
       skipped += clearance.ticks > 0 && clearance.dt_s == dt;
       contacts += arena.Collide(plain.x, c.contact_radius + c.contact_margin).hit;
+      // The lookups past the floor's table in listed cells: answered by a free octant, or
+      // through Collide (a miss takes StepBall's free flight there).
+      if (!(clearance.ticks > 0 && clearance.dt_s == dt) && arena.FloorHeight(plain.x, radius) < 0 &&
+          !arena.GridSaysFree(plain.x, radius)) {
+        octants += arena.GridFreeClearance(plain.x, radius) >= 0.0;
+        listed += !arena.Collide(plain.x, radius).hit;
+      }
       plain = StepBall(c, plain, dt, arena);
       skipping = StepBall(c, skipping, dt, arena, &clearance);
       REQUIRE(skipping.x == plain.x);
@@ -269,9 +277,12 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
     }
   }
   MESSAGE(skipped << " of " << steps << " ticks skipped their lookup, " << contacts
-                  << " in contact");
+                  << " in contact, " << octants << " lookups answered by a free octant, "
+                  << listed << " misses in listed cells");
   CHECK(skipped > steps / 3);     // the skip ran
   CHECK(contacts > steps / 50);   // and so did the contacts
+  CHECK(octants > steps / 1000);  // the free octants' answers
+  CHECK(listed > steps / 200);    // and the listed cells' misses
 }
 
 TEST_CASE("synthetic ball episodes replay with near-zero error") {

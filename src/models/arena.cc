@@ -462,6 +462,7 @@ void Arena::BuildGrid() {
   grid_cells_.clear();
   grid_candidates_.clear();
   grid_clear_cells_.clear();
+  std::fill(std::begin(octant_masks_), std::end(octant_masks_), std::uint8_t{0});
   const int n = static_cast<int>(planes_.size());
   if (n < kGridMinTriangles) return;
 
@@ -548,11 +549,83 @@ void Arena::BuildGrid() {
   std::vector<std::uint32_t> cursor(grid_cells_.begin(), grid_cells_.end() - 1);
   for (const auto& pair : pairs) grid_candidates_[cursor[pair.first]++] = pair.second;
 
-  // Chebyshev distance to the nearest listed cell.
+  // Free octants of the listed cells: the listing's two tests for each octant's box (half the
+  // cell's edge) against the cell's triangles (a superset of the octant's: the box lies in the
+  // cell's). An octant that no triangle passes is farther than kGridRadius from the mesh.
+  std::vector<std::uint8_t> free_octants(static_cast<std::size_t>(cells), 0);
+  const double octant_half = 0.5 * half;
+  const double octant_half_diagonal = 0.5 * half_diagonal;
+  for (std::int64_t cell = 0; cell < cells; ++cell) {
+    if (grid_cells_[cell] == grid_cells_[cell + 1]) continue;
+    const std::int64_t i = cell % dims[0], j = (cell / dims[0]) % dims[1],
+                       k = cell / (dims[0] * dims[1]);
+    // A triangle within reach of the cell's centre, a corner of every octant, leaves none free
+    // (most listed cells; one test each instead of eight).
+    const Vector3d cell_center = lo + kGridCellUu * Vector3d(i + 0.5, j + 0.5, k + 0.5);
+    bool center_near = false;
+    for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1] && !center_near; ++e) {
+      const LeafVertices& leaf = leaf_vertices_[grid_candidates_[e]];
+      const auto& v = leaf.p;
+      const double height = leaf.n[0] * (cell_center.x() - v[0][0]) +
+                            leaf.n[1] * (cell_center.y() - v[0][1]) +
+                            leaf.n[2] * (cell_center.z() - v[0][2]);
+      if (std::abs(height) > reach) continue;  // the plane is out of reach
+      center_near = ClosestOffset(cell_center, Vector3d(v[0][0], v[0][1], v[0][2]),
+                                  Vector3d(v[1][0], v[1][1], v[1][2]),
+                                  Vector3d(v[2][0], v[2][1], v[2][2]), leaf.n)
+                        .squaredNorm() <= reach * reach;
+    }
+    if (center_near) continue;
+    std::uint8_t free = 0;
+    for (int o = 0; o < 8; ++o) {
+      const Vector3d center =
+          lo + kGridCellUu * Vector3d(i + 0.25 + 0.5 * (o & 1), j + 0.25 + 0.5 * (o >> 1 & 1),
+                                      k + 0.25 + 0.5 * (o >> 2 & 1));
+      bool near = false;
+      for (std::uint32_t e = grid_cells_[cell]; e < grid_cells_[cell + 1] && !near; ++e) {
+        const LeafVertices& leaf = leaf_vertices_[grid_candidates_[e]];
+        const auto& v = leaf.p;
+        const Vector3d a(v[0][0], v[0][1], v[0][2]), b(v[1][0], v[1][1], v[1][2]),
+            c(v[2][0], v[2][1], v[2][2]);
+        // First the gap between the octant and the triangle's box (a quicker proof that the
+        // triangle is out of reach), then the listing's tests.
+        const Vector3d gap = ((a.cwiseMin(b).cwiseMin(c) - center).array() - octant_half)
+                                 .max((center - a.cwiseMax(b).cwiseMax(c)).array() - octant_half)
+                                 .max(0.0);
+        if (gap.squaredNorm() > reach * reach) continue;
+        const Vector3d normal(leaf.n[0], leaf.n[1], leaf.n[2]);
+        if (std::abs(normal.dot(center - a)) - octant_half * normal.cwiseAbs().sum() > reach)
+          continue;
+        near = ClosestOffset(center, a, b, c, leaf.n).norm() <= reach + octant_half_diagonal;
+      }
+      if (!near) free |= static_cast<std::uint8_t>(1 << o);
+    }
+    free_octants[cell] = free;
+  }
+
+  // Chebyshev distance to the nearest listed cell, at most kMaxClearCells.
   grid_clear_cells_.assign(static_cast<std::size_t>(cells), 255);
   for (std::int64_t cell = 0; cell < cells; ++cell)
     if (grid_cells_[cell] != grid_cells_[cell + 1]) grid_clear_cells_[cell] = 0;
   ChebyshevChamfer(grid_clear_cells_.data(), dims[0], dims[1], dims[2]);
+  for (std::uint8_t& clear : grid_clear_cells_)
+    clear = std::min<std::uint8_t>(clear, kMaxClearCells);
+  // The listed cells' free octants as codes: the most frequent masks first (ties by value).
+  std::array<std::int64_t, 256> mask_count{};
+  for (const std::uint8_t mask : free_octants) ++mask_count[mask];
+  std::vector<int> masks;
+  for (int mask = 1; mask < 256; ++mask)
+    if (mask_count[mask] > 0) masks.push_back(mask);
+  std::stable_sort(masks.begin(), masks.end(),
+                   [&](int a, int b) { return mask_count[a] > mask_count[b]; });
+  std::array<std::uint8_t, 256> code_of{};  // 0: not coded
+  constexpr int kCodes = 256 - kOctantCodeBase;
+  for (int i = 0; i < kCodes && i < static_cast<int>(masks.size()); ++i) {
+    octant_masks_[i] = static_cast<std::uint8_t>(masks[i]);
+    code_of[masks[i]] = static_cast<std::uint8_t>(kOctantCodeBase + i);
+  }
+  for (std::int64_t cell = 0; cell < cells; ++cell)
+    if (grid_clear_cells_[cell] == 0) grid_clear_cells_[cell] = code_of[free_octants[cell]];
 
   for (int axis = 0; axis < 3; ++axis) {
     grid_origin_[axis] = lo[axis];
@@ -929,6 +1002,15 @@ double Arena::PenetrationEntries(const Vector3d& center, double radius,
   DeepestPenetration sum(center, radius);
   AddListed(planes_, leaf_vertices_, grid_margin_, center, radius, begin, end, &sum);
   return sum.Finish();
+}
+
+double Arena::OctantClearance(int code, double fx, double fy, double fz) const {
+  // The octant: the parity of the half cell's index (2 f is exact; that index over 2 is the
+  // cell's).
+  const int octant = static_cast<int>((static_cast<std::int64_t>(2.0 * fx) & 1) |
+                                      (static_cast<std::int64_t>(2.0 * fy) & 1) << 1 |
+                                      (static_cast<std::int64_t>(2.0 * fz) & 1) << 2);
+  return (octant_masks_[code - kOctantCodeBase] >> octant) & 1 ? kGridRadius : -1.0;
 }
 
 int Arena::GridListSize(const Vector3d& center, double radius) const {

@@ -92,22 +92,36 @@ class Arena {
     const std::int64_t cell = GridCell(center, radius);
     return cell >= 0 && grid_cells_[cell] == grid_cells_[cell + 1];
   }
-  // When the grid shows that Collide(center, radius) has no hit (as GridSaysFree): a lower bound
-  // on the distance from `center` to the mesh, uu (>= kGridRadius). Otherwise -1 (ask Collide).
+  // When the grid shows that Collide(center, radius) has no hit: a lower bound on the distance
+  // from `center` to the mesh, uu (>= kGridRadius). Otherwise -1 (ask Collide).
   // The bound: every point of a cell the grid lists nothing for is farther than kGridRadius
   // from the mesh, and a cell whose nearest listed cell is D cells away (Chebyshev distance,
   // grid_clear_cells_) is at least (D - 1) cells from any listed one, so (the distance being
   // 1-Lipschitz) a point in it is at least kGridRadius + (D - 1) kGridCellUu from the mesh.
-  // A prediction may skip the lookups of the ticks in which the ball cannot travel that far
-  // (BallClearance in src/models/ball.h).
-  // It reads only the cell's byte of grid_clear_cells_ (0 for a listed cell): 0.9 MB for the
-  // pitch against 3.6 MB of list offsets, so fewer cache misses along a prediction.
+  // In a listed cell, a centre in one of the cell's eight octants (cubes of kGridCellUu / 2)
+  // that the same tests as the listing's find farther than kGridRadius from every listed
+  // triangle gets kGridRadius: about a fifth of a prediction's lookups in listed cells
+  // (bench/README.md). A prediction may skip the lookups of the ticks in which the ball cannot
+  // travel that far (BallClearance in src/models/ball.h).
+  // It reads only the cell's byte of grid_clear_cells_ (the clearance of an empty cell or the
+  // free octants of a listed one): 0.9 MB for the pitch against 3.6 MB of list offsets, so
+  // fewer cache misses along a prediction.
   double GridFreeClearance(const Eigen::Vector3d& center, double radius) const {
-    const std::int64_t cell = GridCell(center, radius);
-    if (cell < 0) return -1.0;
-    const int clear_cells = grid_clear_cells_[cell];
-    if (clear_cells == 0) return -1.0;
-    return kGridRadius + kGridCellUu * (clear_cells - 1);
+    // GridCell's arithmetic, spelled out: the octant only in a listed cell.
+    if (!(radius <= kGridRadius && radius >= 0.0) || grid_cells_.empty()) return -1.0;
+    const double fx = (center.x() - grid_origin_[0]) * grid_inv_cell_;
+    const double fy = (center.y() - grid_origin_[1]) * grid_inv_cell_;
+    const double fz = (center.z() - grid_origin_[2]) * grid_inv_cell_;
+    if (!(fx >= 0.0 && fx < grid_dims_[0] && fy >= 0.0 && fy < grid_dims_[1] && fz >= 0.0 &&
+          fz < grid_dims_[2]))
+      return -1.0;
+    const std::int64_t cell = static_cast<std::int64_t>(fx) +
+                              static_cast<std::int64_t>(fy) * grid_stride_[0] +
+                              static_cast<std::int64_t>(fz) * grid_stride_[1];
+    const int code = grid_clear_cells_[cell];
+    if (code == 0) return -1.0;
+    if (code <= kMaxClearCells) return kGridRadius + kGridCellUu * (code - 1);
+    return OctantClearance(code, fx, fy, fz);  // out of line: keeps this one inlined
   }
   // The floor's fast path: where the centre lies over the flat floor (the plane z = 0) and no
   // other triangle is within kGridRadius (a column of grid cells flagged by BuildFloor), at a
@@ -235,7 +249,12 @@ class Arena {
   // Adds the listed triangles of leaf entries [begin, end) touching the sphere, see Collide.
   Contact CollideList(const Eigen::Vector3d& center, double radius, const std::uint32_t* begin,
                       const std::uint32_t* end) const;
-  // Index of the grid cell answering the query, or -1 (see GridListSize).
+  // GridFreeClearance in a listed cell of grid_clear_cells_ code `code` (> kMaxClearCells) from
+  // the centre's grid coordinates (f = offset from the grid's origin / kGridCellUu):
+  // kGridRadius if the centre's octant is free, else -1.
+  double OctantClearance(int code, double fx, double fy, double fz) const;
+  // Index of the grid cell answering the query, or -1 (see GridListSize). GridFreeClearance
+  // spells out the same arithmetic.
   std::int64_t GridCell(const Eigen::Vector3d& center, double radius) const {
     // False for a NaN centre or radius.
     if (!(radius <= kGridRadius && radius >= 0.0) || grid_cells_.empty()) return -1;
@@ -264,10 +283,18 @@ class Arena {
   float grid_margin_ = 0.0f;                 // float cull margin for any grid query, uu
   std::vector<std::uint32_t> grid_cells_;
   std::vector<std::uint32_t> grid_candidates_;
-  // Per cell, the Chebyshev distance in cells to the nearest cell with a non-empty list (0 for
-  // those), at most 255; cells outside the grid count as empty (they are farther than
-  // kGridRadius from the mesh's box). See GridFreeClearance.
+  // Per cell, a byte: for a cell with an empty list, the Chebyshev distance in cells to the
+  // nearest cell with a non-empty list, 1 to kMaxClearCells (cells outside the grid count as
+  // empty: they are farther than kGridRadius from the mesh's box); for a listed cell 0, or
+  // kOctantCodeBase + i where octant_masks_[i] holds the cell's free octants: bit o set when
+  // none of the cell's triangles passes the listing's tests (BuildGrid) for octant o (bits 0,
+  // 1, 2 of o: the upper half along x, y, z), so every point of it is farther than kGridRadius
+  // from the mesh. The masks are the mesh's most frequent ones (a cell whose mask is not among
+  // them keeps 0). See GridFreeClearance.
   std::vector<std::uint8_t> grid_clear_cells_;
+  static constexpr int kMaxClearCells = 63;  // 4,069 uu of clearance: ~0.7 s at top speed
+  static constexpr int kOctantCodeBase = kMaxClearCells + 1;
+  std::uint8_t octant_masks_[256 - kOctantCodeBase] = {};
   // Per column (i, j) of grid cells (x fastest), non-zero when FloorHeight answers there: the
   // column's cells from the one holding z = kFloorMinZUu up to floor_top_z_ list only floor
   // triangles (all three vertices at z = 0) or none, so every other triangle is farther than

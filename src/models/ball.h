@@ -209,8 +209,9 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
 // whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
 // fit/ball_fit.h). `touched`, if given, is set when the mesh lies within the contact radius +
 // margin (the only ticks that read restitution, mu, Y, spin_factor and recovery). `known`, if
-// given, is the contact already found (the floor's, Arena::FloorHeight): it is used instead of
-// Collide's, and its normal as the feature's.
+// given, is the contact already found (the floor's, Arena::FloorHeight, or Collide's, asked by
+// the caller): it is used instead of Collide's (and its normal as the feature's where it
+// counts one triangle).
 template <typename T, class Mesh = Arena>
 RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
                                                  const T& dt, const Mesh& arena,
@@ -441,8 +442,8 @@ RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
 // bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
 // free (see BallClearance), and without omega's cap test while free flight leaves omega as it
 // is. Over the flat floor the contact is the floor's without a lookup (Arena::FloorHeight); a
-// lookup that finds the centre's grid cell empty counts the ticks to come by the cell's
-// distance bound (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
+// centre in an empty grid cell or a free octant counts the ticks to come by the distance bound
+// (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
 // Arena or a view answering FloorHeight, GridFreeClearance and Collide as it does (see
 // StepBallContact).
 template <class Mesh>
@@ -475,8 +476,12 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   if (free_uu < 0.0) {
     clearance->ticks = 0;
     clearance->omega_settled = false;
+    // The lookup here, so that a miss (most listed cells) is BallFreeFlight's free flight
+    // without StepBallContact's call; a hit goes there as the contact already found.
+    const Contact contact = arena.Collide(s.x, radius);
+    if (!contact.hit) return BallFreeFlight(c, s, dt_s, v0, v1, v2);
     return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
-                           &clearance->touched);
+                           &clearance->touched, &contact);
   }
   return BallFreeStep(c, s, dt_s, e, v0, v1, v2, free_uu - radius, clearance);
 }
