@@ -185,6 +185,24 @@ fs::path ParentOf(const fs::path& normalized) {
 // The signals whose handler removes this process's temporaries before the default action.
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
+// Holds the cleanup signals back for its scope, in which a temporary is created and
+// registered: a signal between the two would leave a temporary the handler does not know about.
+class CleanupSignalsHeld {
+ public:
+  CleanupSignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int sig : kCleanupSignals) sigaddset(&held, sig);
+    ::pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~CleanupSignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  CleanupSignalsHeld(const CleanupSignalsHeld&) = delete;
+  CleanupSignalsHeld& operator=(const CleanupSignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
 // `path` as the user named it, for messages: a file inside a staged output folder
 // (.NAME.rlfit-tmp.PID.XXXXXX/FILE, see TempTemplate) is named NAME/FILE.
 std::string UserPath(const std::string& path) {
@@ -355,17 +373,14 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
 
   RemoveStaleTemps(target, "tmp");
   std::string tmp = TempTemplate(target, "tmp");
-  // The cleanup signals wait while the temporary is created and registered: a signal between
-  // the two would leave a file the handler does not know about.
-  sigset_t cleanup_signals, previous;
-  sigemptyset(&cleanup_signals);
-  for (int sig : kCleanupSignals) sigaddset(&cleanup_signals, sig);
-  ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
-  const int fd = ::mkstemp(tmp.data());
-  const int create_errno = errno;
+  int fd = -1, create_errno = 0;
   std::optional<TempGuard> guard;
-  if (fd >= 0) guard.emplace(tmp, false);
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  {
+    const CleanupSignalsHeld held;
+    fd = ::mkstemp(tmp.data());
+    create_errno = errno;
+    if (fd >= 0) guard.emplace(tmp, false);
+  }
   if (fd < 0)
     throw InputError(UserPath(path), 0, 0,
                      "cannot create a file in " + ParentOf(target).string() + ": " +
@@ -427,14 +442,15 @@ StagedDir::StagedDir(const std::string& final_dir, bool force) : force_(force) {
   std::error_code exists_ec;
   if (fs::exists(target, exists_ec)) RemoveStaleTemps(target, "rlfit-old");
   std::string tmp = TempTemplate(target, "rlfit-tmp");
+  const CleanupSignalsHeld held;
   if (::mkdtemp(tmp.data()) == nullptr) {
     const int err = errno;
     throw InputError(final_dir, 0, 0,
                      "cannot create a folder in " + ParentOf(target).string() + ": " + Errno(err));
   }
-  ::chmod(tmp.c_str(), 0777 & ~CurrentUmask());
   temp_dir_ = tmp;
   slot_ = RegisterTemp(temp_dir_, true);
+  ::chmod(tmp.c_str(), 0777 & ~CurrentUmask());
 }
 
 StagedDir::~StagedDir() {
