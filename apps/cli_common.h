@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/common/error.h"
@@ -320,6 +322,27 @@ inline CLI::Validator CoeffsSpec() {
       "FILE|seed", "CoeffsSpec");
 }
 
+// Each model's default report horizons, grouped: "0.5,1,2 (aerial, ground, ...); ...".
+inline std::string DefaultHorizonsText() {
+  std::vector<std::pair<std::string, std::string>> groups;  // horizons, models
+  for (const std::string& name : ModelNames()) {
+    std::string horizons;
+    for (const double h : FindModel(name).horizons_s)
+      horizons += (horizons.empty() ? "" : ",") + MessageNumber(h);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == horizons; });
+    if (it == groups.end()) {
+      groups.emplace_back(horizons, name);
+    } else {
+      it->second += ", " + name;
+    }
+  }
+  std::string text;
+  for (const auto& [horizons, models] : groups)
+    text += (text.empty() ? "" : "; ") + horizons + " (" + models + ")";
+  return text;
+}
+
 // Horizons: comma-separated or repeated (--horizons 0.5,1,2 or --horizons 0.5 --horizons 1),
 // so the option never swallows a positional path that follows it.
 inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizons_s,
@@ -327,6 +350,7 @@ inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizo
   return cmd
       ->add_option("--horizons", *horizons_s,
                    help + " (at most " + MessageNumber(kMaxHorizonS) +
+                       "; default: the model's, " + DefaultHorizonsText() +
                        "); comma-separated, e.g. --horizons 0.5,1,2")
       ->delimiter(',')
       ->allow_extra_args(false)

@@ -70,7 +70,7 @@ std::string MissingDataRootMessage() {
   const fs::path fetch = fs::weakly_canonical(ResourcePath("scripts/fetch_datasets.sh"), ec);
   return "no datasets root found (looked at " + looked + "); download the recordings with " +
          (ec ? ResourcePath("scripts/fetch_datasets.sh") : fetch.string()) +
-         " or pass --data DIR";
+         " or pass --data DIR (in Python: data_root=DIR)";
 }
 
 }  // namespace rlfit
