@@ -521,4 +521,4 @@ def test_missing_data_root_names_the_python_argument(tmp_path):
         pytest.skip("a datasets root is found even from an empty folder (the checkout's data/lobot)")
     assert p.returncode == 0, p.stderr
     assert "no datasets root found" in p.stdout
-    assert "data_root=" in p.stdout
+    assert "or pass data_root=DIR" in p.stdout and "--data" not in p.stdout
