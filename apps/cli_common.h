@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/common/error.h"
@@ -152,6 +154,32 @@ inline std::string UnknownOption(CLI::App* app, const char* tool, int argc, char
   return "";
 }
 
+// CLI11's message for a missing subcommand or positional, with what would be accepted there:
+// "A subcommand is required" names the commands (`known`), "model is required" the models,
+// another missing positional ("template is required") its help text.
+inline std::string WithWhatIsAccepted(CLI::App* app, const std::string& message,
+                                      const std::string& known, int argc, char** argv) {
+  if (message == "A subcommand is required") return "a command is required: one of " + known;
+  const std::string required = " is required";
+  if (message.size() <= required.size() ||
+      message.compare(message.size() - required.size(), required.size(), required) != 0 ||
+      argc < 2)
+    return message;
+  const std::string name = message.substr(0, message.size() - required.size());
+  if (name == "model") {
+    std::string models;
+    for (const std::string& m : ModelNames()) models += (models.empty() ? "" : ", ") + m;
+    return message + ": one of " + models;
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() != argv[1]) continue;
+    if (const CLI::Option* o = sub->get_option_no_throw(name);
+        o != nullptr && !o->get_description().empty())
+      return message + ": " + o->get_description();
+  }
+  return message;
+}
+
 // Parses argv. Returns -1 to go on, else the exit code: 0 after --help or --version (printed
 // on stdout; every subcommand takes --version too), 2 after a usage error, printed as one line
 // "TOOL: error: MESSAGE (see --help)"; a first word that is no subcommand is named as such.
@@ -185,7 +213,8 @@ inline int ParseCommandLine(CLI::App* app, const char* tool, int argc, char** ar
       message.pop_back();
     for (char& c : message)
       if (c == '\n') c = ' ';
-    std::cerr << tool << ": error: " << OneLine(message) << " (see --help)\n";
+    std::cerr << tool << ": error: " << OneLine(WithWhatIsAccepted(app, message, known, argc, argv))
+              << " (see --help)\n";
     return kExitBadInput;
   }
 }
@@ -293,6 +322,27 @@ inline CLI::Validator CoeffsSpec() {
       "FILE|seed", "CoeffsSpec");
 }
 
+// Each model's default report horizons, grouped: "0.5,1,2 (aerial, ground, ...); ...".
+inline std::string DefaultHorizonsText() {
+  std::vector<std::pair<std::string, std::string>> groups;  // horizons, models
+  for (const std::string& name : ModelNames()) {
+    std::string horizons;
+    for (const double h : FindModel(name).horizons_s)
+      horizons += (horizons.empty() ? "" : ",") + MessageNumber(h);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == horizons; });
+    if (it == groups.end()) {
+      groups.emplace_back(horizons, name);
+    } else {
+      it->second += ", " + name;
+    }
+  }
+  std::string text;
+  for (const auto& [horizons, models] : groups)
+    text += (text.empty() ? "" : "; ") + horizons + " (" + models + ")";
+  return text;
+}
+
 // Horizons: comma-separated or repeated (--horizons 0.5,1,2 or --horizons 0.5 --horizons 1),
 // so the option never swallows a positional path that follows it.
 inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizons_s,
@@ -300,6 +350,7 @@ inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizo
   return cmd
       ->add_option("--horizons", *horizons_s,
                    help + " (at most " + MessageNumber(kMaxHorizonS) +
+                       "; default: the model's, " + DefaultHorizonsText() +
                        "); comma-separated, e.g. --horizons 0.5,1,2")
       ->delimiter(',')
       ->allow_extra_args(false)
@@ -309,8 +360,10 @@ inline CLI::Option* AddHorizonsOption(CLI::App* cmd, std::vector<double>* horizo
 // --data: the datasets root, falling back to $RLFIT_DATA and DataRootCandidates().
 inline void AddDataOption(CLI::App* app, std::string* data_root) {
   app->add_option("--data", *data_root,
-                  "datasets root (default: $RLFIT_DATA, else ../shared/datasets/lobot, data/lobot, "
-                  "~/.local/share/rlfit/lobot)")
+                  "datasets root (default: the first that exists of $RLFIT_DATA, "
+                  "../shared/datasets/lobot and data/lobot from the working directory, the "
+                  "checkout's data/lobot (from a build tree), ${XDG_DATA_HOME:-~/.local/share}/"
+                  "rlfit/lobot)")
       ->check(CLI::ExistingDirectory);
 }
 

@@ -33,9 +33,9 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->capture_default_str()
       ->check(rlfit::Positive());
   cmd->add_option("--tick-rate", o->integration.tick_rate_hz,
-                  "physics steps per second; a row of dt seconds takes round(dt * rate) steps")
+                  "physics steps per second, Hz; a row of dt seconds takes round(dt * rate) steps")
       ->capture_default_str()
-      ->check(rlfit::Positive());
+      ->check(rlfit::Between(rlfit::kMinTickRateHz, rlfit::kMaxTickRateHz));
   cmd->add_option("--input-delay", o->integration.input_delay_s,
                   "seconds between a recorded input and the time it acts from")
       ->capture_default_str()
@@ -255,7 +255,7 @@ Command AddCheck(CLI::App* app) {
   check->add_flag("--no-refit", args->no_refit, "only replay, do not refit");
   check->add_flag("--warm-refit", regression.warm_refit,
                   "refit from the committed coefficients, last smoothing pass only, until a step "
-                  "moves no coefficient by 0.1 standard error (~6x faster, weaker: a wrong "
+                  "moves no coefficient by 0.1 standard error (~5x faster, weaker: a wrong "
                   "committed coefficient may pass the refit; default: from the seed values, as "
                   "`rlfit fit`)");
   check->add_flag("--quiet", regression.quiet, "no progress on stderr");

@@ -16,14 +16,13 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
     const Episode& ep = episodes[e];
     for (const RolloutWindow& w : RolloutWindows(ep, ClassifyRows("car", ep, root),
                                                  options.window_s, options.stride_s)) {
-      std::vector<double*> blocks_of_window;
-      for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
           Reduced(CarRolloutResidual::CreateActive(
               &ep, arena, w.start, w.rows, options.integration,
               CarJumpStateAt(ep, w.start, options.integration, JumpTiming()),
               PowerslideStartState(ep, w.start, options.integration, nullptr).handbrake)),
-          MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows), blocks_of_window);
+          MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows),
+          LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;
     }

@@ -565,10 +565,8 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   // An error beyond kMaxStdErrorWidths of its bounds says nothing, and the reader refuses it:
   // written as null (not determined), with a note.
   for (int i = 0; i < layout.size(); ++i) {
-    const CoeffBound bound = layout.Bound(i);
-    const double width = bound.upper - bound.lower;
     double& e = result.coeffs.std_errors[static_cast<std::size_t>(i)];
-    if (!(std::isfinite(width) && e > kMaxStdErrorWidths * width)) continue;
+    if (!StdErrorAboveCap(e, layout.Bound(i))) continue;
     errors.note += (errors.note.empty() ? "" : "; ") + layout.names[i] + ": standard error " +
                    Num(e) + " is more than " + Num(kMaxStdErrorWidths) +
                    " widths of its bounds, written as null";

@@ -13,6 +13,12 @@
 
 namespace rlfit {
 
+std::vector<double*> LayoutBlocks(const CoeffLayout& layout, double* params) {
+  std::vector<double*> blocks;
+  for (const ParamBlock& b : layout.blocks) blocks.push_back(params + b.offset);
+  return blocks;
+}
+
 std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<Regime>& regimes,
                                           double window_s, double stride_s) {
   RLFIT_CHECK(regimes.size() == ep.rows.size(), "one regime label per row of " + ep.name);

@@ -28,6 +28,10 @@ struct RolloutWindow {
 std::vector<RolloutWindow> RolloutWindows(const Episode& ep, const std::vector<Regime>& regimes,
                                           double window_s, double stride_s);
 
+// The parameter blocks of `layout` inside the flat `params`, in layout order: what a
+// residual block over every block of the model is added with.
+std::vector<double*> LayoutBlocks(const CoeffLayout& layout, double* params);
+
 // The robust loss for one residual block of `residuals` dimensionless residuals: the threshold
 // scales with sqrt(residuals) so a block whose residuals are all about loss_scale sits at the
 // knee. nullptr (plain squares) for loss "none". Ceres takes ownership.

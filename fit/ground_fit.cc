@@ -40,12 +40,11 @@ int AddGroundResiduals(ceres::Problem* problem, double* params,
       if (controls == nullptr)
         controls = std::make_shared<const RowStepControls>(ep, options.integration, 0,
                                                            ep.size() - 1);
-      std::vector<double*> blocks_of_window;
-      for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
           Reduced(GroundRolloutResidual::CreateActive(&ep, w.start, w.rows, options.integration,
                                                       {}, controls)),
-          MakeLoss(options.solver, GroundRolloutResidual::kPerRow * w.rows), blocks_of_window);
+          MakeLoss(options.solver, GroundRolloutResidual::kPerRow * w.rows),
+          LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;
     }

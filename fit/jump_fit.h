@@ -8,6 +8,7 @@
 
 #include "fit/aerial_fit.h"
 #include "fit/fit.h"
+#include "fit/state_residuals.h"
 #include "src/io/episode.h"
 #include "src/models/jump.h"
 
@@ -36,17 +37,7 @@ class JumpRolloutResidual {
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceJumpRow(c, s, *episode_, start_ + j - 1, integ_);
       const Sample& rec = episode_->rows[start_ + j];
-      T* r = residuals + kPerRow * (j - 1);
-      for (int i = 0; i < 3; ++i) {
-        r[i] = (s.car.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
-        r[3 + i] = (s.car.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
-        r[6 + i] = (s.car.x(i) - T(rec.x(i))) / T(scales_.x_uu);
-      }
-      const Mat3<T> e = rec.theta.transpose().cast<T>() * s.car.theta;
-      const T half_inv_scale = T(0.5 / scales_.angle_rad);
-      r[9] = (e(2, 1) - e(1, 2)) * half_inv_scale;
-      r[10] = (e(0, 2) - e(2, 0)) * half_inv_scale;
-      r[11] = (e(1, 0) - e(0, 1)) * half_inv_scale;
+      CarRowResiduals(s.car, rec, scales_, residuals + kPerRow * (j - 1));
     }
     return true;
   }

@@ -48,13 +48,11 @@ int AddPowerslideResiduals(ceres::Problem* problem, double* params,
       if (controls == nullptr)
         controls = std::make_shared<const RowStepControls>(ep, options.integration, 0,
                                                            ep.size() - 1);
-      std::vector<double*> blocks_of_window;
-      for (const ParamBlock& b : layout.blocks) blocks_of_window.push_back(params + b.offset);
       problem->AddResidualBlock(
           Reduced(PowerslideRolloutResidual::Create(&ep, w.start, w.rows, options.integration,
                                                     ground, acting, {}, controls)),
           MakeLoss(options.solver, PowerslideRolloutResidual::kPerRow * w.rows),
-          blocks_of_window);
+          LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));
       ++blocks;
     }

@@ -9,6 +9,7 @@
 
 #include "fit/fit.h"
 #include "fit/ground_fit.h"
+#include "fit/state_residuals.h"
 #include "src/io/episode.h"
 #include "src/models/surface.h"
 
@@ -46,12 +47,7 @@ class WallRolloutResidual {
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceSurfaceRow(g, c, s, *episode_, start_ + j - 1, integ_, *arena_);
       const Sample& rec = episode_->rows[start_ + j];
-      T* r = residuals + kPerRow * (j - 1);
-      for (int i = 0; i < 3; ++i) {
-        r[i] = (s.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
-        r[3 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
-        r[6 + i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
-      }
+      MotionResiduals(s, rec, scales_, residuals + kPerRow * (j - 1));
     }
     return true;
   }

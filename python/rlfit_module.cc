@@ -577,6 +577,7 @@ PYBIND11_MODULE(rlfit, m) {
       "rlfit: the Rocket League ball and car models of the rlfit tools (same library as rlsim "
       "and rlfit). Arrays are float64; shapes and columns in python/README.md.";
   FindResourcesBesideModule();
+  SetDataRootArgument("data_root=DIR");  // the tools' --data is this module's data_root=
 
   static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
   static py::exception<InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
@@ -599,7 +600,9 @@ PYBIND11_MODULE(rlfit, m) {
   m.attr("__version__") = RLFIT_VERSION;
   m.attr("TICK_S") = 1.0 / game::kTickRateHz;
   m.attr("BALL_ROW_S") = 1.0 / game::kEpisodeRowRateHz;
-  m.def("models", &ModelNames, "The model names: aerial, ball, ground, jump, wall, car.");
+  m.def("models", &ModelNames,
+        "The model names, as the tools take them: aerial, ball, ground, jump, wall, powerslide, "
+        "car.");
   m.def("resource_root", &ResourceRoot, "The folder holding results/ and scripts/.");
   m.def(
       "data_root",

@@ -4,6 +4,7 @@
 
 #include "fit/aerial_fit.h"
 #include "fit/fit.h"
+#include "fit/state_residuals.h"
 #include "src/common/error.h"
 #include "src/io/files.h"
 #include "src/replay/synth.h"
@@ -48,6 +49,28 @@ Episode Tumbling(const CoeffFile& coeffs, unsigned seed, int rows = 240) {
   ep.rows[0].omega = Eigen::Vector3d(1.5, -2.0, 1.0);
   ep.rows[0].theta = EulerToMatrix(0.3, 1.2, -0.4);
   return Resimulate(ep, *FindModel("aerial").make_predictor(coeffs, ""), 0);
+}
+
+TEST_CASE("CarRowResiduals: hand-computed residuals of one row (the aerial, jump, car rows)") {
+  // Recorded: at rest at the origin, identity orientation. Predicted: omega, v, x off by one
+  // scale on each axis in turn, turned by a = 0.01 rad about z: E = Rz(a), whose axial part
+  // is (0, 0, sin a).
+  const AerialResidualScales scales;  // 0.05 rad/s, 5 uu/s, 2 uu, 0.01 rad
+  Sample rec;
+  CarState<double> s;
+  s.omega = {0.05, 0.0, 0.0};
+  s.v = {0.0, 10.0, 0.0};
+  s.x = {0.0, 0.0, -6.0};
+  const double a = 0.01;
+  s.theta << std::cos(a), -std::sin(a), 0.0, std::sin(a), std::cos(a), 0.0, 0.0, 0.0, 1.0;
+  double r[12];
+  CarRowResiduals(s, rec, scales, r);
+  const double expected[12] = {1, 0, 0, 0, 2, 0, 0, 0, -3, 0, 0, std::sin(a) / 0.01};
+  for (int i = 0; i < 12; ++i) CHECK(r[i] == doctest::Approx(expected[i]).epsilon(1e-12));
+  // The wall rows: the first nine alone, the same numbers.
+  double motion[9];
+  MotionResiduals(s, rec, scales, motion);
+  for (int i = 0; i < 9; ++i) CHECK(motion[i] == r[i]);
 }
 
 TEST_CASE("GradientChecker: autodiff of the rollout residual matches finite differences") {

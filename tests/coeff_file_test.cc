@@ -1,6 +1,7 @@
 // Tests of the strict coefficients reader: every rule of ParseCoeffFile, the bounds of every
 // model's layout, and the committed results/*/coeffs.json.
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -245,6 +246,18 @@ TEST_CASE("standard errors must be finite and >= 0 (or null)") {
     j["std_errors"]["D_p"] = ok;
     CHECK(ErrorOf(j).empty());
   }
+}
+
+TEST_CASE("StdErrorAboveCap: the one cap of the reader and the fit, at 100 widths exactly") {
+  // D_p in [-50, 0]: width 50, so 5000 is the last error that says something.
+  const CoeffBound d_p{-50.0, 0.0};
+  CHECK_FALSE(StdErrorAboveCap(0.0, d_p));
+  CHECK_FALSE(StdErrorAboveCap(5000.0, d_p));
+  CHECK(StdErrorAboveCap(5000.001, d_p));
+  CHECK(StdErrorAboveCap(std::numeric_limits<double>::infinity(), d_p));
+  CHECK_FALSE(StdErrorAboveCap(std::nan(""), d_p));  // not determined: null, never capped
+  const CoeffBound open{0.0, std::numeric_limits<double>::infinity()};
+  CHECK_FALSE(StdErrorAboveCap(1e308, open));  // an unbounded coefficient has no cap
 }
 
 TEST_CASE("units that differ from the model's, a wrong model, wrong types are refused") {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/common/error.h"
+#include "src/common/resources.h"
 #include "tests/test_util.h"
 
 namespace rlfit {
@@ -49,6 +50,19 @@ std::string ErrorOf(F f) {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("MissingDataRootMessage names the front end's way to give a root") {
+  const std::string tools = MissingDataRootMessage();
+  CHECK(tools.find("no datasets root found (looked at --data, $RLFIT_DATA") == 0);
+  CHECK(tools.size() > 19);
+  CHECK(tools.compare(tools.size() - 19, 19, " or pass --data DIR") == 0);
+  SetDataRootArgument("data_root=DIR");
+  const std::string python = MissingDataRootMessage();
+  SetDataRootArgument("--data DIR");
+  CHECK(python.find("no datasets root found (looked at data_root=, $RLFIT_DATA") == 0);
+  CHECK(python.find("--data") == std::string::npos);
+  CHECK(python.compare(python.size() - 22, 22, " or pass data_root=DIR") == 0);
 }
 
 TEST_CASE("WriteFileAtomic replaces a file, keeps its mode and leaves no temporary") {

@@ -501,3 +501,24 @@ def test_readme_example_runs():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
+
+
+def test_missing_data_root_names_the_python_argument(tmp_path):
+    """Without any datasets root the ball's error says how to pass one from Python (data_root=),
+    not only the tools' --data option."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RLFIT_DATA", "XDG_DATA_HOME")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
+    code = ("import rlfit, sys\n"
+            "if rlfit.data_root():\n"
+            "    sys.exit(77)\n"
+            "try:\n"
+            "    rlfit.Model('ball')\n"
+            "except rlfit.InputError as e:\n"
+            "    print(e)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=tmp_path)
+    if p.returncode == 77:
+        pytest.skip("a datasets root is found even from an empty folder (the checkout's data/lobot)")
+    assert p.returncode == 0, p.stderr
+    assert "no datasets root found" in p.stdout
+    assert "or pass data_root=DIR" in p.stdout and "--data" not in p.stdout

@@ -62,15 +62,31 @@ std::string UserDataRoot() {
   return "";
 }
 
+namespace {
+
+std::string& DataRootArgument() {
+  static std::string argument = "--data DIR";
+  return argument;
+}
+
+}  // namespace
+
+void SetDataRootArgument(const std::string& argument) { DataRootArgument() = argument; }
+
 std::string MissingDataRootMessage() {
-  std::string looked = "--data, $RLFIT_DATA";
+  // The argument without its placeholder: "--data", "data_root=".
+  std::string given = DataRootArgument();
+  if (given.size() > 3 && given.compare(given.size() - 3, 3, "DIR") == 0)
+    given.erase(given.size() - 3);
+  while (!given.empty() && given.back() == ' ') given.pop_back();
+  std::string looked = given + ", $RLFIT_DATA";
   std::error_code ec;
   for (const std::string& candidate : DataRootCandidates())
     looked += ", " + fs::absolute(candidate, ec).lexically_normal().string();
   const fs::path fetch = fs::weakly_canonical(ResourcePath("scripts/fetch_datasets.sh"), ec);
   return "no datasets root found (looked at " + looked + "); download the recordings with " +
          (ec ? ResourcePath("scripts/fetch_datasets.sh") : fetch.string()) +
-         " or pass --data DIR";
+         " or pass " + DataRootArgument();
 }
 
 }  // namespace rlfit

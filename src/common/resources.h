@@ -40,7 +40,13 @@ std::vector<std::string> DataRootCandidates();
 // $XDG_DATA_HOME/rlfit/lobot, else $HOME/.local/share/rlfit/lobot ("" without either).
 std::string UserDataRoot();
 
-// The reason given when no datasets root exists: every place looked and the fetch command.
+// The reason given when no datasets root exists: every place looked, the fetch command and how
+// to name a root (SetDataRootArgument).
 std::string MissingDataRootMessage();
+
+// How MissingDataRootMessage tells the user to name a datasets root: "--data DIR" (the tools)
+// unless a front end says otherwise (the Python module: "data_root=DIR"). Call before any
+// lookup, as SetResourceRoot.
+void SetDataRootArgument(const std::string& argument);
 
 }  // namespace rlfit

@@ -200,8 +200,7 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
       const double e = r.Number(errors, "std_errors", n);
       if (!(e >= 0.0)) r.Fail("std_errors." + n + " = " + Num(e) + " is negative");
       const CoeffBound b = layout.Bound(static_cast<int>(file.std_errors.size()));
-      const double width = b.upper - b.lower;
-      if (std::isfinite(width) && e > kMaxStdErrorWidths * width)
+      if (StdErrorAboveCap(e, b))
         r.Fail("std_errors." + n + " = " + Num(e) + " is more than " + Num(kMaxStdErrorWidths) +
                " times the width of its bounds [" + Num(b.lower) + ", " + Num(b.upper) + "] " +
                layout.units[file.std_errors.size()] + ": it says nothing (null: not determined)");

@@ -1,6 +1,7 @@
 // The coefficients JSON that `rlfit fit` writes and `rlsim replay --coeffs` reads.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,14 @@ inline constexpr int kCoeffSchemaVersion = 1;
 // error says nothing (1e308 was accepted, and as --init's --step-sigmas scale ended the fit after
 // one step). `rlfit fit` writes null (not determined) for such an error.
 inline constexpr double kMaxStdErrorWidths = 100.0;
+
+// True when `std_error` is above kMaxStdErrorWidths widths of `bound` (a bound of infinite width
+// caps nothing; NaN, "not determined", is never above). The one test behind both the reader's
+// refusal and `rlfit fit` writing null.
+inline bool StdErrorAboveCap(double std_error, const CoeffBound& bound) {
+  const double width = bound.upper - bound.lower;
+  return std::isfinite(width) && std_error > kMaxStdErrorWidths * width;
+}
 
 struct CoeffFile {
   std::string model;                 // "aerial", "ball", "ground"
