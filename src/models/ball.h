@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -206,53 +204,6 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
   return next;
 }
 
-// Scratch (issue 12, swept26): with RLFIT_SWEPT26=1 (read once) a contact that penetrates
-// takes its normal where the sphere first touched within the tick: the centre backed up along
-// the tick's motion (-v dt) by bisection to depth ~0, then the closest feature's normal there.
-inline bool SweptNormalOn() {
-  static const bool on = [] {
-    const char* e = std::getenv("RLFIT_SWEPT26");
-    return e != nullptr && (e[0] == '1' || e[0] == '2');
-  }();
-  return on;
-}
-// RLFIT_SWEPT26=2: also one line on stderr per changed normal (scratch diagnostics).
-inline bool SweptNormalTrace() {
-  static const bool on = [] {
-    const char* e = std::getenv("RLFIT_SWEPT26");
-    return e != nullptr && e[0] == '2';
-  }();
-  return on;
-}
-
-// The normal at first touch (see SweptNormalOn): `n_end` when the sphere at the start of the
-// backed-up motion still penetrates (resting, rolling) or nothing is found.
-template <class Mesh>
-Eigen::Vector3d FirstTouchNormal(const Mesh& arena, const Eigen::Vector3d& x0, double r0,
-                                 double margin, const Eigen::Vector3d& motion,
-                                 const Eigen::Vector3d& n_end) {
-  constexpr int kIterations = 10;
-  auto penetrates = [&](double f) {
-    const Contact k = arena.Collide(x0 - f * motion, r0);
-    return k.hit && k.penetration > 0.0;
-  };
-  if (penetrates(1.0)) return n_end;
-  double lo = 0.0, hi = 1.0;  // lo penetrates, hi does not
-  for (int i = 0; i < kIterations; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (penetrates(mid) ? lo : hi) = mid;
-  }
-  const Eigen::Vector3d x = x0 - hi * motion;
-  const Contact touch = arena.Collide(x, r0 + margin);
-  if (!touch.hit) return n_end;
-  const Eigen::Vector3d n =
-      touch.triangles > 1 ? ClosestFeatureNormal(arena, x, r0 + margin, touch) : touch.normal;
-  if (SweptNormalTrace() && (n - n_end).norm() > 1e-3)
-    std::fprintf(stderr, "swept26 x0 %.2f %.2f %.2f back %.3f n_end %.3f %.3f %.3f n %.3f %.3f %.3f\n",
-                 x0(0), x0(1), x0(2), hi, n_end(0), n_end(1), n_end(2), n(0), n(1), n(2));
-  return n;
-}
-
 // StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
 // x0 and r0 the scalar parts of the centre and contact radius. `arena` is the Arena or a view
 // whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
@@ -272,11 +223,9 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
   const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     if (touched != nullptr) *touched = true;
-    Eigen::Vector3d n0 = contact.triangles > 1
+    const Eigen::Vector3d n0 = contact.triangles > 1
                                    ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
                                    : contact.normal;
-    if (known == nullptr && SweptNormalOn() && contact.penetration > c.contact_margin)
-      n0 = FirstTouchNormal(arena, x0, r0, c.contact_margin, ScalarPart(s.v) * ScalarPart(dt), n0);
     const Vec3<T> n = n0.cast<T>();
     // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
     const T depth = T(contact.penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
