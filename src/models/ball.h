@@ -278,10 +278,6 @@ void ResolveBallContacts(const BallCoeffs<T>& c, const BallState<T>& s, const T&
     for (int i = 0; i < count; ++i) sum += contacts[i].penetration * contacts[i].normal;
     if (sum.norm() > 1e-9) {
       n[0] = Eigen::Vector3d(sum.normalized()).cast<T>();
-      if constexpr (std::is_same_v<T, double>) {
-        if (std::getenv("RLFIT_SEAM_DEBUG") != nullptr)
-          std::fprintf(stderr, "  avg %.4f %.4f %.4f\n", n[0](0), n[0](1), n[0](2));
-      }
       depth[0] = T(contacts[0].penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
                  n[0].dot(s.x - x0.cast<T>());
     }
@@ -402,13 +398,6 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
     const Eigen::Vector3d n0 = contact.triangles > 1
                                    ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
                                    : contact.normal;
-    if constexpr (std::is_same_v<T, double>) {
-      static const bool debug = std::getenv("RLFIT_SEAM_DEBUG") != nullptr;
-      if (debug)
-        std::fprintf(stderr, "today x %.2f %.2f %.2f v %.1f %.1f %.1f n %.4f %.4f %.4f pen %.3f tri %d\n",
-                     x0(0), x0(1), x0(2), v(0), v(1), v(2), n0(0), n0(1), n0(2),
-                     contact.penetration, contact.triangles);
-    }
     const Vec3<T> n = n0.cast<T>();
     // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
     const T depth = T(contact.penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
