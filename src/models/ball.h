@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -546,31 +545,6 @@ inline const Arena& PitchArena(const std::string& data_root) {
       throw InputError("meshes/pitch.dat", 0, 0,
                        "the ball model needs the arena mesh, but " + MissingDataRootMessage());
     arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
-  }
-  return *arena;
-}
-
-// Scratch (issue 12, mesh27): the ball's arena. RLFIT_MESH27_CEIL=Z (read once) moves pitch.dat's
-// flat ceiling (the triangles whose three vertices lie within 0.01 uu of one height above 2000)
-// to z = Z for the ball alone; unset, the shared PitchArena.
-inline const Arena& BallArena(const std::string& data_root) {
-  static const char* const env = std::getenv("RLFIT_MESH27_CEIL");
-  if (env == nullptr || *env == '\0') return PitchArena(data_root);
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Arena>> arenas;
-  const Arena& shared = PitchArena(data_root);
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Arena>& arena = arenas[data_root];
-  if (!arena) {
-    const float ceiling_z = std::strtof(env, nullptr);
-    std::vector<Triangle> triangles = shared.triangles();
-    for (Triangle& t : triangles) {
-      const float z = t.p[0].z();
-      if (!(z > 2000.0f) || std::abs(t.p[1].z() - z) > 0.01f || std::abs(t.p[2].z() - z) > 0.01f)
-        continue;
-      for (Eigen::Vector3f& q : t.p) q.z() = ceiling_z;
-    }
-    arena = std::make_unique<Arena>(std::move(triangles));
   }
   return *arena;
 }

@@ -154,7 +154,7 @@ class BallPredictor : public Predictor {
 
 // The arena mesh comes from the datasets root (PitchArenaUnder).
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &BallArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &PitchArenaUnder(data_root);
   return std::make_unique<BallPredictor>(BallCoeffs<double>::FromArray(file.values.data()),
                                          file.integration, arena);
 }
