@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -229,20 +227,7 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
     const Eigen::Vector3d n0 = contact.triangles > 1
                                    ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
                                    : contact.normal;
-    // Scratch (issue 12, map27): RLFIT_MAP27_N="nx,ny,nz" replaces the contact normal of every
-    // contact; RLFIT_MAP27_DEBUG=1 prints the contact (centre, triangles, normal, depth, vn).
-    Eigen::Vector3d n_used = n0;
-    if (const char* over = std::getenv("RLFIT_MAP27_N")) {
-      Eigen::Vector3d o;
-      if (std::sscanf(over, "%lf,%lf,%lf", &o(0), &o(1), &o(2)) == 3) n_used = o.normalized();
-    }
-    if (std::getenv("RLFIT_MAP27_DEBUG") != nullptr) {
-      const Eigen::Vector3d vv = ScalarPart(v);
-      std::fprintf(stderr, "MAP27 %.9g %.9g %.9g %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n",
-                   x0(0), x0(1), x0(2), contact.triangles, n0(0), n0(1), n0(2),
-                   contact.penetration, r0 + c.contact_margin, vv(0), vv(1), vv(2));
-    }
-    const Vec3<T> n = n_used.cast<T>();
+    const Vec3<T> n = n0.cast<T>();
     // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
     const T depth = T(contact.penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
                     n.dot(s.x - x0.cast<T>());
