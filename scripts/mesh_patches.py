@@ -31,7 +31,13 @@ import numpy as np
 import rlfit
 
 GRAVITY_Z = -650.0  # uu/s^2 (src/common/constants.h)
-CONTACT_RADIUS = 93.1766495776362  # uu, results/ball/coeffs.json
+
+
+def committed_radius():
+    """The ball's contact_radius in the committed fit (results/ball/coeffs.json), uu."""
+    c = rlfit.load_coefficients("ball")
+    return float(c["values"][list(c["names"]).index("contact_radius")])
+
 REACH_UU = 110.0  # triangles whose bounding box lies within this of the centre are searched
 ROLL_VN_UU_S = 3.0  # |v.n| below this on three rows: rolling or sliding along the surface
 ROLL_GAP_UU = 3.0  # ... with the centre within radius + this on all three rows
@@ -200,7 +206,8 @@ def table(contacts):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="", help="datasets root (default: rlfit.data_root())")
-    ap.add_argument("--radius", type=float, default=CONTACT_RADIUS, help="contact radius, uu")
+    ap.add_argument("--radius", type=float, default=None,
+                    help="contact radius, uu (default: the committed fit's contact_radius)")
     ap.add_argument("--episodes", type=int, default=0, help="first N episodes only (0: all)")
     args = ap.parse_args(argv)
     root = args.data or rlfit.data_root()
@@ -208,8 +215,9 @@ def main(argv=None):
         print("mesh_patches.py: no datasets root (pass --data or set RLFIT_DATA)", file=sys.stderr)
         return 2
     try:
+        radius = args.radius if args.radius is not None else committed_radius()
         mesh = Mesh(read_triangles(os.path.join(root, "meshes", "pitch.dat")))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError) as e:  # rlfit.InputError is a ValueError
         print(f"mesh_patches.py: {e}", file=sys.stderr)
         return 2
     arena = rlfit.Arena(root)
@@ -219,9 +227,9 @@ def main(argv=None):
     contacts = []
     for path in paths:
         ep = rlfit.read_recording(path)[0]
-        near = arena.collide_batch(np.ascontiguousarray(ep["x"]), args.radius + 8.0)["hit"]
-        contacts += slow_contacts(mesh, ep["x"], ep["v"], ep["step_dt_s"], args.radius, near)
-    print(f"{len(paths)} episodes, radius {args.radius} uu: distance - radius, uu")
+        near = arena.collide_batch(np.ascontiguousarray(ep["x"]), radius + 8.0)["hit"]
+        contacts += slow_contacts(mesh, ep["x"], ep["v"], ep["step_dt_s"], radius, near)
+    print(f"{len(paths)} episodes, radius {radius} uu: distance - radius, uu")
     print(table(contacts))
     return 0
 

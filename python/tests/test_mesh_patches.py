@@ -21,6 +21,7 @@ HAVE_DATA = rlfit.data_root() != ""
 needs_data = pytest.mark.skipif(not HAVE_DATA, reason="no datasets root (the arena mesh)")
 
 ROW_S = 1.0 / 61.0  # one recorded row, s
+RADIUS = mp.committed_radius()  # the committed fit's contact_radius, uu
 # Distances here are sums and products of a few uu-sized doubles: exact to far below this.
 TOL_UU = 1e-9
 
@@ -84,11 +85,11 @@ def test_a_rolling_ball_reports_its_height_less_the_radius():
     rows = 12
     x = np.array([[100.0 * k * ROW_S, 0.0, 93.15] for k in range(rows)])
     v = np.tile([100.0, 0.0, 0.0], (rows, 1))
-    out = mp.slow_contacts(floor_mesh(), x, v, np.full(rows - 1, ROW_S), mp.CONTACT_RADIUS)
+    out = mp.slow_contacts(floor_mesh(), x, v, np.full(rows - 1, ROW_S), RADIUS)
     assert len(out) == rows - 4
     for patch, kind, gap in out:
         assert patch == "floor" and kind == "rolling"
-        assert abs(gap - (93.15 - mp.CONTACT_RADIUS)) < TOL_UU
+        assert abs(gap - (93.15 - RADIUS)) < TOL_UU
 
 
 def test_slow_and_medium_turns_are_told_apart_and_a_fall_is_no_turn():
@@ -100,11 +101,11 @@ def test_slow_and_medium_turns_are_told_apart_and_a_fall_is_no_turn():
         v = np.array([[0.0, 0.0, vz_in], [0.0, 0.0, -5.0], [0.0, 0.0, 18.0]])
         out = mp.slow_contacts(mesh, np.vstack([x[:1], x, x[-1:]]),
                                np.vstack([v[:1], v, v[-1:]]), np.full(4, ROW_S),
-                               mp.CONTACT_RADIUS)
+                               RADIUS)
         assert len(out) == 1 and out[0][:2] == ("floor", kind)
-        assert abs(out[0][2] - (93.4 - mp.CONTACT_RADIUS)) < TOL_UU
+        assert abs(out[0][2] - (93.4 - RADIUS)) < TOL_UU
     v = np.array([[0.0, 0.0, -30.0], [0.0, 0.0, -35.0], [0.0, 0.0, -40.0]])
-    assert mp.slow_contacts(mesh, x, v, dts, mp.CONTACT_RADIUS) == []
+    assert mp.slow_contacts(mesh, x, v, dts, RADIUS) == []
 
 
 def test_read_triangles_names_file_and_row_of_a_bad_line(tmp_path):
