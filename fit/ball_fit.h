@@ -67,6 +67,13 @@ class BallTickMeshes {
       return meshes_ != nullptr ? meshes_->Collide(tick_, center, radius)
                                 : arena_->Collide(center, radius);
     }
+    int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const {
+      return arena_->CollideEach(center, radius, out);
+    }
+    Eigen::Vector3d InternalEdgeNormal(const TriangleContact& contact,
+                                       const Eigen::Vector3d& center) const {
+      return arena_->InternalEdgeNormal(contact, center);
+    }
 
    private:
     BallTickMeshes* meshes_;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,6 +53,34 @@ Eigen::Vector3d ScalarPart(const Vec3<T>& v) {
   return Eigen::Vector3d(ScalarPart(v(0)), ScalarPart(v(1)), ScalarPart(v(2)));
 }
 
+// SCRATCH (issue 12, seam25; not to ship): RLFIT_SEAM25=MODE[,EDGE[,MARGIN[,ITERS]]], read once.
+// MODE 0 today's contact (closest feature); 6 one contact, the deepest triangle's (Bullet's
+// sphere-triangle test: face or nearest edge point); 1-4 the manifold of Arena::CollideEach as
+// branch seam12's modes (1 one pass deepest first, 2 sequential impulses with restitution on
+// every contact, 3 one impulse along the penetration-weighted average normal, 4 as 2 with
+// restitution on the deepest only). EDGE 1: each contact's normal adjusted as Bullet's
+// btAdjustInternalEdgeContacts (Arena::InternalEdgeNormal). MARGIN >= 0: the contact margin
+// (speculative contacts), uu, instead of game::kBallContactMargin.
+struct SeamSwitch {
+  int mode = 0;
+  int edge = 0;
+  double margin = -1.0;
+  int iters = 10;
+};
+inline const SeamSwitch& SeamSwitchOnce() {
+  static const SeamSwitch sw = [] {
+    SeamSwitch out;
+    if (const char* e = std::getenv("RLFIT_SEAM25"))
+      std::sscanf(e, "%d,%d,%lf,%d", &out.mode, &out.edge, &out.margin, &out.iters);
+    return out;
+  }();
+  return sw;
+}
+inline double SeamMargin() {
+  const double m = SeamSwitchOnce().margin;
+  return m >= 0.0 ? m : game::kBallContactMargin;
+}
+
 // Coefficients of the ball model. Flat layout (JSON names in brackets):
 //   block bounce   [restitution, mu, Y]  dimensionless: C_R, friction gain mu, slip limit Y
 //   block spin     [spin_factor]         m R^2 / I, dimensionless (2.5 for a solid sphere)
@@ -76,7 +106,7 @@ struct BallCoeffs {
   // Contacts are found this far beyond the contact radius; a ball that would close such a gap
   // within the tick stops at the surface instead of sinking in (the engine's speculative
   // contacts), uu (not fitted).
-  double contact_margin = game::kBallContactMargin;
+  double contact_margin = SeamMargin();
   // Lever arm from the centre to the contact point, uu (not fitted): the ball's own radius.
   // The recorded rolling rows have v = 91.25 (n x omega) to 4 digits, although the ball rests
   // at 93.14 (the mesh's collision margin is not part of the ball).
@@ -204,6 +234,121 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
   return next;
 }
 
+// SCRATCH (seam25): several contacts at once (branch seam12's ResolveBallContacts): the
+// contacts of Arena::CollideEach, each with its own normal n_i and linearised depth p_i. mode 1:
+// the model's impulse for each contact still approaching, deepest first, one pass. mode 2:
+// sequential impulses with accumulated, clamped values as a Bullet solver iterates them (target
+// -C_R v_i0.n_i from the velocity before the solve, the gap term as StepBallContact's; friction
+// gain mu on the slip, within Y / (1 + C_R) of the accumulated normal change). mode 4: as 2 with
+// restitution on the deepest contact only. mode 3: one impulse (mode 1) along the
+// penetration-weighted average of the normals at the deepest contact's depth.
+template <typename T>
+void ResolveBallContacts(const BallCoeffs<T>& c, const BallState<T>& s, const T& dt,
+                         const TriangleContact* contacts, int count, const Eigen::Vector3d& x0,
+                         double r0, int mode, int iters, Vec3<T>* v_io, Vec3<T>* omega_io,
+                         Vec3<T>* push) {
+  using std::sqrt;
+  Vec3<T>& v = *v_io;
+  Vec3<T>& omega = *omega_io;
+  const T lever = T(c.spin_factor / T(c.roll_radius));
+  Vec3<T> n[Arena::kMaxContacts];
+  T depth[Arena::kMaxContacts];
+  for (int i = 0; i < count; ++i) {
+    n[i] = contacts[i].normal.cast<T>();
+    depth[i] = T(contacts[i].penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
+               n[i].dot(s.x - x0.cast<T>());
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    static const bool debug = std::getenv("RLFIT_SEAM_DEBUG") != nullptr;
+    if (debug) {
+      std::fprintf(stderr, "x %.2f %.2f %.2f v %.1f %.1f %.1f\n", x0(0), x0(1), x0(2), v(0),
+                   v(1), v(2));
+      for (int i = 0; i < count; ++i)
+        std::fprintf(stderr, "  n %.4f %.4f %.4f depth %.3f vn %.1f\n", n[i](0), n[i](1),
+                     n[i](2), depth[i], v.dot(n[i]));
+    }
+  }
+  if (mode == 3) {
+    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+    for (int i = 0; i < count; ++i) sum += contacts[i].penetration * contacts[i].normal;
+    if (sum.norm() > 1e-9) {
+      n[0] = Eigen::Vector3d(sum.normalized()).cast<T>();
+      depth[0] = T(contacts[0].penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
+                 n[0].dot(s.x - x0.cast<T>());
+    }
+    count = 1;
+    mode = 1;
+  }
+  if (depth[0] > T(0.0)) *push = c.recovery * depth[0] * n[0];
+  if (mode == 1 || mode == 6) {
+    if (mode == 6) count = 1;
+    for (int i = 0; i < count; ++i) {
+      const T vn = v.dot(n[i]);
+      if (!(vn < T(0.0))) continue;
+      const bool slow = -vn < T(c.restitution_threshold);
+      const T restitution = slow ? T(0.0) : c.restitution;
+      const bool reaches = depth[i] >= T(0.0) || vn * dt <= depth[i];
+      T vn_target = -restitution * vn;
+      if (depth[i] < T(0.0)) vn_target = reaches ? vn_target + depth[i] / dt : vn;
+      if (!(vn_target > vn)) continue;
+      const T dvn = vn_target - vn;
+      const Vec3<T> slip = v - vn * n[i] + T(c.roll_radius) * n[i].cross(omega);
+      Vec3<T> dv_par = Vec3<T>::Zero();
+      const T slip2 = slip.squaredNorm();
+      if (slip2 > T(1e-12)) {
+        const T slip_norm = sqrt(slip2);
+        const T limit = c.y * dvn / (T(1.0) + c.restitution);
+        const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
+        dv_par = -scale * c.mu * slip;
+      }
+      v += dvn * n[i] + dv_par;
+      omega += lever * dv_par.cross(n[i]);
+    }
+    return;
+  }
+  T target[Arena::kMaxContacts];
+  T acc_n[Arena::kMaxContacts];
+  Vec3<T> acc_f[Arena::kMaxContacts];
+  for (int i = 0; i < count; ++i) {
+    const T vn = v.dot(n[i]);
+    const bool slow = -vn < T(c.restitution_threshold);
+    const T restitution =
+        (vn < T(0.0) && !slow && (mode == 2 || i == 0)) ? c.restitution : T(0.0);
+    T vn_target = vn < T(0.0) ? -restitution * vn : T(0.0);
+    if (depth[i] < T(0.0)) {
+      const bool reaches = vn * dt <= depth[i];
+      if (reaches)
+        vn_target += depth[i] / dt;
+      else
+        vn_target = depth[i] / dt;
+    }
+    target[i] = vn_target;
+    acc_n[i] = T(0.0);
+    acc_f[i] = Vec3<T>::Zero();
+  }
+  for (int it = 0; it < iters; ++it) {
+    for (int i = 0; i < count; ++i) {
+      const T vn = v.dot(n[i]);
+      T next = acc_n[i] + (target[i] - vn);
+      if (next < T(0.0)) next = T(0.0);
+      v += (next - acc_n[i]) * n[i];
+      acc_n[i] = next;
+      const T vn2 = v.dot(n[i]);
+      const Vec3<T> slip = v - vn2 * n[i] + T(c.roll_radius) * n[i].cross(omega);
+      Vec3<T> f = acc_f[i];
+      if (slip.squaredNorm() > T(1e-12)) f -= c.mu * slip;
+      const T limit = c.y * acc_n[i] / (T(1.0) + c.restitution);
+      const T fn2 = f.squaredNorm();
+      if (fn2 > limit * limit)
+        f = fn2 > T(0.0) ? Vec3<T>(f * (limit / sqrt(fn2))) : Vec3<T>::Zero();
+      const Vec3<T> df = f - acc_f[i];
+      acc_f[i] = f;
+      v += df;
+      omega += lever * df.cross(n[i]);
+    }
+  }
+}
+
 // StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
 // x0 and r0 the scalar parts of the centre and contact radius. `arena` is the Arena or a view
 // whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
@@ -221,6 +366,19 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
   using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
+  const SeamSwitch& seam = SeamSwitchOnce();
+  if (seam.mode != 0 || seam.edge != 0) {
+    TriangleContact contacts[Arena::kMaxContacts];
+    const int count = arena.CollideEach(x0, r0 + c.contact_margin, contacts);
+    if (count > 0 && (seam.mode == 6 || count > 1)) {
+      if (touched != nullptr) *touched = true;
+      if (seam.edge != 0)
+        for (int i = 0; i < count; ++i) contacts[i].normal = arena.InternalEdgeNormal(contacts[i], x0);
+      ResolveBallContacts(c, s, dt, contacts, count, x0, r0, seam.mode == 0 ? 6 : seam.mode,
+                          seam.iters, &v, &omega, &push);
+      return FinishBallStep(c, s, dt, v, omega, push);
+    }
+  }
   const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     if (touched != nullptr) *touched = true;
