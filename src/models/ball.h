@@ -66,12 +66,17 @@ struct SeamSwitch {
   int edge = 0;
   double margin = -1.0;
   int iters = 10;
+  int spec = 0;  // 1: a gap the ball closes within the tick bounces as a contact (no gap term)
+  // 1: no restitution for a contact older than 2 ticks (Bullet's resting-contact threshold),
+  // taken as the sphere touching the mesh at x - k v dt, k = 1, 2, 3.
+  int persist = 0;
 };
 inline const SeamSwitch& SeamSwitchOnce() {
   static const SeamSwitch sw = [] {
     SeamSwitch out;
     if (const char* e = std::getenv("RLFIT_SEAM25"))
-      std::sscanf(e, "%d,%d,%lf,%d", &out.mode, &out.edge, &out.margin, &out.iters);
+      std::sscanf(e, "%d,%d,%lf,%d,%d,%d", &out.mode, &out.edge, &out.margin, &out.iters, &out.spec,
+                  &out.persist);
     return out;
   }();
   return sw;
@@ -246,7 +251,7 @@ template <typename T>
 void ResolveBallContacts(const BallCoeffs<T>& c, const BallState<T>& s, const T& dt,
                          const TriangleContact* contacts, int count, const Eigen::Vector3d& x0,
                          double r0, int mode, int iters, Vec3<T>* v_io, Vec3<T>* omega_io,
-                         Vec3<T>* push) {
+                         Vec3<T>* push, bool resting = false) {
   using std::sqrt;
   Vec3<T>& v = *v_io;
   Vec3<T>& omega = *omega_io;
@@ -285,11 +290,12 @@ void ResolveBallContacts(const BallCoeffs<T>& c, const BallState<T>& s, const T&
     for (int i = 0; i < count; ++i) {
       const T vn = v.dot(n[i]);
       if (!(vn < T(0.0))) continue;
-      const bool slow = -vn < T(c.restitution_threshold);
+      const bool slow = -vn < T(c.restitution_threshold) || resting;
       const T restitution = slow ? T(0.0) : c.restitution;
       const bool reaches = depth[i] >= T(0.0) || vn * dt <= depth[i];
       T vn_target = -restitution * vn;
-      if (depth[i] < T(0.0)) vn_target = reaches ? vn_target + depth[i] / dt : vn;
+      if (depth[i] < T(0.0))
+        vn_target = reaches ? vn_target + (SeamSwitchOnce().spec ? T(0.0) : depth[i] / dt) : vn;
       if (!(vn_target > vn)) continue;
       const T dvn = vn_target - vn;
       const Vec3<T> slip = v - vn * n[i] + T(c.roll_radius) * n[i].cross(omega);
@@ -367,6 +373,13 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
   const SeamSwitch& seam = SeamSwitchOnce();
+  bool resting = false;
+  if (seam.persist != 0) {
+    const Eigen::Vector3d back = ScalarPart(s.v) * ScalarPart(dt);
+    resting = true;
+    for (int k = 1; k <= 3 && resting; ++k)
+      resting = arena.Collide(x0 - k * back, r0 + c.contact_margin).hit;
+  }
   if (seam.mode != 0 || seam.edge != 0) {
     TriangleContact contacts[Arena::kMaxContacts];
     const int count = arena.CollideEach(x0, r0 + c.contact_margin, contacts);
@@ -375,7 +388,7 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
       if (seam.edge != 0)
         for (int i = 0; i < count; ++i) contacts[i].normal = arena.InternalEdgeNormal(contacts[i], x0);
       ResolveBallContacts(c, s, dt, contacts, count, x0, r0, seam.mode == 0 ? 6 : seam.mode,
-                          seam.iters, &v, &omega, &push);
+                          seam.iters, &v, &omega, &push, resting);
       return FinishBallStep(c, s, dt, v, omega, push);
     }
   }
@@ -391,13 +404,14 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
                     n.dot(s.x - x0.cast<T>());
     const T vn = v.dot(n);
     if (vn < T(0.0)) {
-      const bool slow = -vn < T(c.restitution_threshold);
+      const bool slow = -vn < T(c.restitution_threshold) || resting;
       const T restitution = slow ? T(0.0) : c.restitution;
       // Across a gap only a ball that reaches the surface within the tick is stopped, and it
       // may still close the gap (depth / dt < 0).
       const bool reaches = depth >= T(0.0) || vn * dt <= depth;
       T vn_target = -restitution * vn;
-      if (depth < T(0.0)) vn_target = reaches ? vn_target + depth / dt : vn;
+      if (depth < T(0.0))
+        vn_target = reaches ? vn_target + (SeamSwitchOnce().spec ? T(0.0) : depth / dt) : vn;
       if (vn_target > vn) {
         const T dvn = vn_target - vn;
         const Vec3<T> slip = v - vn * n + T(c.roll_radius) * n.cross(omega);
