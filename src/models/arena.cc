@@ -1035,13 +1035,12 @@ class ContactKeeper {
   ContactKeeper(const Vector3d& center, double radius, TriangleContact* out)
       : center_(center), radius_(radius), out_(out) {}
 
-  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c) {
-    const Vector3d diff = ClosestOffset(center_, a, b, c);
+  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+           const double* unit_normal = nullptr) {
+    Vector3d diff;
+    double d = 0.0;
+    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
     const Vector3d q = center_ - diff;
-    const double d2 = diff.squaredNorm();
-    if (!(d2 <= radius_ * radius_)) return;  // also rejects NaN
-    const double d = std::sqrt(d2);
-    if (d > radius_) return;
     TriangleContact contact;
     contact.point = q;
     contact.normal =
