@@ -71,13 +71,19 @@ struct SeamSwitch {
   // 1: no restitution for a contact older than 2 ticks (Bullet's resting-contact threshold),
   // taken as the sphere touching the mesh at x - k v dt, k = 1, 2, 3.
   int persist = 0;
+  // seam26: the manifold path only where two of its (adjusted) normals differ by more than
+  // deg degrees (0: wherever it has more than one contact) ...
+  double deg = 0.0;
+  // ... and, fast 1, only for a contact approaching faster than the restitution threshold
+  // along the deepest contact's normal (else today's closest feature).
+  int fast = 0;
 };
 inline const SeamSwitch& SeamSwitchOnce() {
   static const SeamSwitch sw = [] {
     SeamSwitch out;
     if (const char* e = std::getenv("RLFIT_SEAM25"))
-      std::sscanf(e, "%d,%d,%lf,%d,%d,%d", &out.mode, &out.edge, &out.margin, &out.iters, &out.spec,
-                  &out.persist);
+      std::sscanf(e, "%d,%d,%lf,%d,%d,%d,%lf,%d", &out.mode, &out.edge, &out.margin, &out.iters,
+                  &out.spec, &out.persist, &out.deg, &out.fast);
     return out;
   }();
   return sw;
@@ -388,9 +394,22 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
       if (touched != nullptr) *touched = true;
       if (seam.edge != 0)
         for (int i = 0; i < count; ++i) contacts[i].normal = arena.InternalEdgeNormal(contacts[i], x0);
+      double spread = 180.0;
+      if (seam.deg > 0.0) {
+        double min_cos = 1.0;
+        for (int i = 0; i < count; ++i)
+          for (int j = i + 1; j < count; ++j)
+            min_cos = std::min(min_cos, contacts[i].normal.dot(contacts[j].normal));
+        spread = std::acos(std::clamp(min_cos, -1.0, 1.0)) * 180.0 / M_PI;
+      }
+      const bool fast_enough =
+          seam.fast == 0 ||
+          -ScalarPart(v).dot(contacts[0].normal) >= c.restitution_threshold;
+      if (spread > seam.deg && fast_enough) {
       ResolveBallContacts(c, s, dt, contacts, count, x0, r0, seam.mode == 0 ? 6 : seam.mode,
                           seam.iters, &v, &omega, &push, resting);
       return FinishBallStep(c, s, dt, v, omega, push);
+      }
     }
   }
   const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
