@@ -88,6 +88,16 @@ inline const SeamSwitch& SeamSwitchOnce() {
   }();
   return sw;
 }
+// SCRATCH (tail28): RLFIT_PREG=1, the rebound's target from the normal velocity before this
+// tick's gravity and drag, as Bullet's solver takes restitution (max(0, -C_R v0.n), v0 = s.v),
+// gravity's impulse absorbed by the contact; unset, today's -C_R v1.n.
+inline bool PreGravityRestitution() {
+  static const bool on = [] {
+    const char* e = std::getenv("RLFIT_PREG");
+    return e != nullptr && e[0] == '1';
+  }();
+  return on;
+}
 inline double SeamMargin() {
   const double m = SeamSwitchOnce().margin;
   return m >= 0.0 ? m : game::kBallContactMargin;
@@ -301,6 +311,10 @@ void ResolveBallContacts(const BallCoeffs<T>& c, const BallState<T>& s, const T&
       const T restitution = slow ? T(0.0) : c.restitution;
       const bool reaches = depth[i] >= T(0.0) || vn * dt <= depth[i];
       T vn_target = -restitution * vn;
+      if (PreGravityRestitution()) {
+        const T vn0 = s.v.dot(n[i]);
+        vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
+      }
       if (depth[i] < T(0.0))
         vn_target = reaches ? vn_target + (SeamSwitchOnce().spec ? T(0.0) : depth[i] / dt) : vn;
       if (!(vn_target > vn)) continue;
@@ -430,6 +444,10 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
       // may still close the gap (depth / dt < 0).
       const bool reaches = depth >= T(0.0) || vn * dt <= depth;
       T vn_target = -restitution * vn;
+      if (PreGravityRestitution()) {
+        const T vn0 = s.v.dot(n);
+        vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
+      }
       if (depth < T(0.0))
         vn_target = reaches ? vn_target + (SeamSwitchOnce().spec ? T(0.0) : depth / dt) : vn;
       if (vn_target > vn) {
