@@ -54,9 +54,8 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
     const int touched = CountRegimes(regimes)[static_cast<int>(Regime::kCarTouch)];
     touched_rows += touched;
     touched_episodes += touched > 0 ? 1 : 0;
-    auto plan = std::make_shared<BallRolloutResidual::EpisodePlan>(
+    const auto plan = std::make_shared<const BallRolloutResidual::EpisodePlan>(
         ep, options.integration, ContactRows(ep, start, kContactJumpUuS));
-    if (BallTicksSwitch()) plan->clock_origin_rows = BallClockOrigin(ep, start, options.integration);
     for (const RolloutWindow& w : RolloutWindows(ep, regimes, options.window_s, options.stride_s)) {
       problem->AddResidualBlock(
           Reduced(new SmoothedBallRolloutCost(

@@ -67,13 +67,6 @@ class BallTickMeshes {
       return meshes_ != nullptr ? meshes_->Collide(tick_, center, radius)
                                 : arena_->Collide(center, radius);
     }
-    int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const {
-      return arena_->CollideEach(center, radius, out);
-    }
-    Eigen::Vector3d InternalEdgeNormal(const TriangleContact& contact,
-                                       const Eigen::Vector3d& center) const {
-      return arena_->InternalEdgeNormal(contact, center);
-    }
 
    private:
     BallTickMeshes* meshes_;
@@ -145,9 +138,6 @@ class BallRolloutResidual {
         if (k >= 0 && k < ep.size()) skip[k] = 1;
     }
     std::vector<BallRowStep> steps;
-    // Scratch (issue 12, combo27): row 0's place on the tick clock (BallClockOrigin), read
-    // only under RLFIT_BALL_TICKS=1.
-    double clock_origin_rows = 0.0;
     std::vector<int> first_tick;
     std::vector<char> skip;
   };
@@ -162,76 +152,14 @@ class BallRolloutResidual {
                       int rows, const Integration& integ, const Arena* arena,
                       const BallResidualScales& scales)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
-        scales_(scales), plan_(std::move(plan)),
-        start_a_(BallTickFraction(plan_->clock_origin_rows, BallClockRowsTo(*episode, start),
-                                  integ)) {}
+        scales_(scales), plan_(std::move(plan)) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
                   T* residuals) const {
     const BallCoeffs<T> c = BallCoeffs<T>::FromBlocks(bounce, spin, drag, geometry);
-    if (BallTicksSwitch()) {
-      RollTicks(c, 0, StartTicks(c), residuals, nullptr);
-      return true;
-    }
     Roll(c, 0, BallState<T>::FromSample(episode_->rows[start_]), residuals, nullptr);
     return true;
-  }
-
-  template <typename T>
-  struct TickStatesOf {
-    using type = std::vector<BallTicks<T>>;
-  };
-  // Scratch (issue 12, combo27): Roll on the tick clock (a87a164), the states tick pairs.
-  template <typename T>
-  void RollTicks(const BallCoeffs<T>& c, int j0, BallTicks<T> t, T* residuals,
-                 typename TickStatesOf<T>::type* states) const {
-    if (states != nullptr) {
-      states->resize(rows_ + 1);
-      (*states)[j0] = t;
-    }
-    const EpisodePlan& plan = *plan_;
-    for (int j = j0 + 1; j <= rows_; ++j) {
-      const BallState<T> s = AdvanceBallTicks(c, &t, *episode_, start_ + j - 1, integ_, *arena_);
-      if (states != nullptr) (*states)[j] = t;
-      const Sample& rec = episode_->rows[start_ + j];
-      T* r = residuals + 9 * (j - 1);
-      if (plan.skip[start_ + j]) {
-        for (int i = 0; i < 9; ++i) r[i] = T(0.0);
-        continue;
-      }
-      for (int i = 0; i < 3; ++i) {
-        r[i] = (s.x(i) - T(rec.x(i))) / T(scales_.x_uu);
-        r[3 + i] = (s.v(i) - T(rec.v(i))) / T(scales_.v_uu_s);
-        r[6 + i] = (s.omega(i) - T(rec.omega(i))) / T(scales_.omega_rad_s);
-      }
-    }
-  }
-
-  // The tick pair around the window's first row (BallTicksAroundRow).
-  template <typename T>
-  BallTicks<T> StartTicks(const BallCoeffs<T>& c) const {
-    return BallTicksAroundRow(c, BallState<T>::FromSample(episode_->rows[start_]), start_a_,
-                              integ_, *arena_);
-  }
-
-  // StepsClearOfContact for tick pairs (a87a164): from the row's tick0 to the tick after the
-  // next row's, and the start's inversion one tick either side.
-  int StepsClearOfContactTicks(const std::vector<BallTicks<double>>& states,
-                               const BallCoeffs<double>& c, double radius) const {
-    constexpr double kTravelFactor = 1.1, kTravelPadUu = 1.0;
-    for (int j = 0; j < rows_; ++j) {
-      const double clock_rows =
-          std::round(episode_->step_dt_s[start_ + j] * game::kEpisodeRowRateHz);
-      const double dt = std::max(episode_->step_dt_s[start_ + j],
-                                 clock_rows * integ_.ticks_per_clock_row / integ_.tick_rate_hz) +
-                        2.0 / integ_.tick_rate_hz;
-      const BallState<double>& s = states[j].tick0;
-      const double travel =
-          kTravelFactor * (s.v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
-      if (arena_->Collide(s.x, radius + c.contact_margin + travel).hit) return j;
-    }
-    return rows_;
   }
 
   // The rollout from step j0 of the window on, from its state `s` there: writes the residual
@@ -328,7 +256,6 @@ class BallRolloutResidual {
   const Arena* arena_;
   BallResidualScales scales_;
   std::shared_ptr<const EpisodePlan> plan_;
-  double start_a_;  // the first row's place between two ticks (BallTickFraction; scratch)
 };
 
 // The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central
@@ -406,7 +333,6 @@ class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJa
     const std::vector<ParamBlock>& blocks = BallLayout().blocks;
     double flat[Coeffs::kSize];
     Flatten(parameters, flat);
-    if (BallTicksSwitch()) return EvaluateTicks<kContiguous>(flat, residuals, asked, column_at);
     // Per-thread buffers, reused from evaluation to evaluation (no allocation per window).
     thread_local Scratch scratch;
     BallTickMeshes* meshes = nullptr;
@@ -451,51 +377,6 @@ class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJa
         residual_->Roll(Coeffs::FromArray(flat), from, states[from], plus, nullptr, meshes);
         flat[i] = x - h;
         residual_->Roll(Coeffs::FromArray(flat), from, states[from], minus, nullptr, meshes);
-        flat[i] = x;
-        for (int r = 9 * from; r < m; ++r) column[r * stride] = (plus[r] - minus[r]) / (2.0 * h);
-      }
-    }
-    return true;
-  }
-
-  // Scratch (issue 12, combo27): a87a164's derivative on the tick clock. Every coefficient but
-  // drag from the first step that may touch the mesh with the perturbed radius; from row 0 the
-  // start's tick pair is recomputed with the perturbed coefficients (BallTicksAroundRow).
-  template <bool kContiguous, class ColumnAt>
-  bool EvaluateTicks(double* flat, double* residuals, const bool* asked,
-                     const ColumnAt& column_at) const {
-    using Coeffs = BallCoeffs<double>;
-    const std::vector<ParamBlock>& blocks = BallLayout().blocks;
-    std::vector<BallTicks<double>> states;
-    const Coeffs c = Coeffs::FromArray(flat);
-    residual_->RollTicks(c, 0, residual_->StartTicks(c), residuals, &states);
-    const int m = num_residuals();
-    const int shared = share_prefix_ ? residual_->StepsClearOfContactTicks(
-                                           states, c,
-                                           c.contact_radius +
-                                               std::abs(steps_[Coeffs::kContactRadius]))
-                                     : 0;
-    std::vector<double> plus(m), minus(m);
-    for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-      if (!asked[bi]) continue;
-      const int size = blocks[bi].size;
-      const int stride = kContiguous ? 1 : size;
-      for (int j = 0; j < size; ++j) {
-        const int i = blocks[bi].offset + j;
-        const int from = i == Coeffs::kDrag ? 0 : shared;
-        double* column = column_at(static_cast<int>(bi), j);
-        for (int r = 0; r < 9 * from; ++r) column[r * stride] = 0.0;
-        if (from == residual_->rows()) continue;
-        const double x = flat[i], h = steps_[i];
-        auto roll = [&](double* out) {
-          const Coeffs cp = Coeffs::FromArray(flat);
-          residual_->RollTicks(cp, from, from == 0 ? residual_->StartTicks(cp) : states[from],
-                               out, nullptr);
-        };
-        flat[i] = x + h;
-        roll(plus.data());
-        flat[i] = x - h;
-        roll(minus.data());
         flat[i] = x;
         for (int r = 9 * from; r < m; ++r) column[r * stride] = (plus[r] - minus[r]) / (2.0 * h);
       }

@@ -6,9 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,55 +51,6 @@ Eigen::Vector3d ScalarPart(const Vec3<T>& v) {
   return Eigen::Vector3d(ScalarPart(v(0)), ScalarPart(v(1)), ScalarPart(v(2)));
 }
 
-// SCRATCH (issue 12, seam25; not to ship): RLFIT_SEAM25=MODE[,EDGE[,MARGIN[,ITERS]]], read once.
-// MODE 0 today's contact (closest feature); 6 one contact, the deepest triangle's (Bullet's
-// sphere-triangle test: face or nearest edge point); 1-4 the manifold of Arena::CollideEach as
-// branch seam12's modes (1 one pass deepest first, 2 sequential impulses with restitution on
-// every contact, 3 one impulse along the penetration-weighted average normal, 4 as 2 with
-// restitution on the deepest only). EDGE 1: each contact's normal adjusted as Bullet's
-// btAdjustInternalEdgeContacts (Arena::InternalEdgeNormal). MARGIN >= 0: the contact margin
-// (speculative contacts), uu, instead of game::kBallContactMargin.
-struct SeamSwitch {
-  int mode = 0;
-  int edge = 0;
-  double margin = -1.0;
-  int iters = 10;
-  int spec = 0;  // 1: a gap the ball closes within the tick bounces as a contact (no gap term)
-  // 1: no restitution for a contact older than 2 ticks (Bullet's resting-contact threshold),
-  // taken as the sphere touching the mesh at x - k v dt, k = 1, 2, 3.
-  int persist = 0;
-  // seam26: the manifold path only where two of its (adjusted) normals differ by more than
-  // deg degrees (0: wherever it has more than one contact) ...
-  double deg = 0.0;
-  // ... and, fast 1, only for a contact approaching faster than the restitution threshold
-  // along the deepest contact's normal (else today's closest feature).
-  int fast = 0;
-};
-inline const SeamSwitch& SeamSwitchOnce() {
-  static const SeamSwitch sw = [] {
-    SeamSwitch out;
-    if (const char* e = std::getenv("RLFIT_SEAM25"))
-      std::sscanf(e, "%d,%d,%lf,%d,%d,%d,%lf,%d", &out.mode, &out.edge, &out.margin, &out.iters,
-                  &out.spec, &out.persist, &out.deg, &out.fast);
-    return out;
-  }();
-  return sw;
-}
-// SCRATCH (tail28): RLFIT_PREG=1, the rebound's target from the normal velocity before this
-// tick's gravity and drag, as Bullet's solver takes restitution (max(0, -C_R v0.n), v0 = s.v),
-// gravity's impulse absorbed by the contact; unset, today's -C_R v1.n.
-inline bool PreGravityRestitution() {
-  static const bool on = [] {
-    const char* e = std::getenv("RLFIT_PREG");
-    return e != nullptr && e[0] == '1';
-  }();
-  return on;
-}
-inline double SeamMargin() {
-  const double m = SeamSwitchOnce().margin;
-  return m >= 0.0 ? m : game::kBallContactMargin;
-}
-
 // Coefficients of the ball model. Flat layout (JSON names in brackets):
 //   block bounce   [restitution, mu, Y]  dimensionless: C_R, friction gain mu, slip limit Y
 //   block spin     [spin_factor]         m R^2 / I, dimensionless (2.5 for a solid sphere)
@@ -128,7 +76,7 @@ struct BallCoeffs {
   // Contacts are found this far beyond the contact radius; a ball that would close such a gap
   // within the tick stops at the surface instead of sinking in (the engine's speculative
   // contacts), uu (not fitted).
-  double contact_margin = SeamMargin();
+  double contact_margin = game::kBallContactMargin;
   // Lever arm from the centre to the contact point, uu (not fitted): the ball's own radius.
   // The recorded rolling rows have v = 91.25 (n x omega) to 4 digits, although the ball rests
   // at 93.14 (the mesh's collision margin is not part of the ball).
@@ -256,126 +204,6 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
   return next;
 }
 
-// SCRATCH (seam25): several contacts at once (branch seam12's ResolveBallContacts): the
-// contacts of Arena::CollideEach, each with its own normal n_i and linearised depth p_i. mode 1:
-// the model's impulse for each contact still approaching, deepest first, one pass. mode 2:
-// sequential impulses with accumulated, clamped values as a Bullet solver iterates them (target
-// -C_R v_i0.n_i from the velocity before the solve, the gap term as StepBallContact's; friction
-// gain mu on the slip, within Y / (1 + C_R) of the accumulated normal change). mode 4: as 2 with
-// restitution on the deepest contact only. mode 3: one impulse (mode 1) along the
-// penetration-weighted average of the normals at the deepest contact's depth.
-template <typename T>
-void ResolveBallContacts(const BallCoeffs<T>& c, const BallState<T>& s, const T& dt,
-                         const TriangleContact* contacts, int count, const Eigen::Vector3d& x0,
-                         double r0, int mode, int iters, Vec3<T>* v_io, Vec3<T>* omega_io,
-                         Vec3<T>* push, bool resting = false) {
-  using std::sqrt;
-  Vec3<T>& v = *v_io;
-  Vec3<T>& omega = *omega_io;
-  const T lever = T(c.spin_factor / T(c.roll_radius));
-  Vec3<T> n[Arena::kMaxContacts];
-  T depth[Arena::kMaxContacts];
-  for (int i = 0; i < count; ++i) {
-    n[i] = contacts[i].normal.cast<T>();
-    depth[i] = T(contacts[i].penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
-               n[i].dot(s.x - x0.cast<T>());
-  }
-  if constexpr (std::is_same_v<T, double>) {
-    static const bool debug = std::getenv("RLFIT_SEAM_DEBUG") != nullptr;
-    if (debug) {
-      std::fprintf(stderr, "x %.2f %.2f %.2f v %.1f %.1f %.1f\n", x0(0), x0(1), x0(2), v(0),
-                   v(1), v(2));
-      for (int i = 0; i < count; ++i)
-        std::fprintf(stderr, "  n %.4f %.4f %.4f depth %.3f vn %.1f\n", n[i](0), n[i](1),
-                     n[i](2), depth[i], v.dot(n[i]));
-    }
-  }
-  if (mode == 3) {
-    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-    for (int i = 0; i < count; ++i) sum += contacts[i].penetration * contacts[i].normal;
-    if (sum.norm() > 1e-9) {
-      n[0] = Eigen::Vector3d(sum.normalized()).cast<T>();
-      depth[0] = T(contacts[0].penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
-                 n[0].dot(s.x - x0.cast<T>());
-    }
-    count = 1;
-    mode = 1;
-  }
-  if (depth[0] > T(0.0)) *push = c.recovery * depth[0] * n[0];
-  if (mode == 1 || mode == 6) {
-    if (mode == 6) count = 1;
-    for (int i = 0; i < count; ++i) {
-      const T vn = v.dot(n[i]);
-      if (!(vn < T(0.0))) continue;
-      const bool slow = -vn < T(c.restitution_threshold) || resting;
-      const T restitution = slow ? T(0.0) : c.restitution;
-      const bool reaches = depth[i] >= T(0.0) || vn * dt <= depth[i];
-      T vn_target = -restitution * vn;
-      if (PreGravityRestitution()) {
-        const T vn0 = s.v.dot(n[i]);
-        vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
-      }
-      if (depth[i] < T(0.0))
-        vn_target = reaches ? vn_target + (SeamSwitchOnce().spec ? T(0.0) : depth[i] / dt) : vn;
-      if (!(vn_target > vn)) continue;
-      const T dvn = vn_target - vn;
-      const Vec3<T> slip = v - vn * n[i] + T(c.roll_radius) * n[i].cross(omega);
-      Vec3<T> dv_par = Vec3<T>::Zero();
-      const T slip2 = slip.squaredNorm();
-      if (slip2 > T(1e-12)) {
-        const T slip_norm = sqrt(slip2);
-        const T limit = c.y * dvn / (T(1.0) + c.restitution);
-        const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
-        dv_par = -scale * c.mu * slip;
-      }
-      v += dvn * n[i] + dv_par;
-      omega += lever * dv_par.cross(n[i]);
-    }
-    return;
-  }
-  T target[Arena::kMaxContacts];
-  T acc_n[Arena::kMaxContacts];
-  Vec3<T> acc_f[Arena::kMaxContacts];
-  for (int i = 0; i < count; ++i) {
-    const T vn = v.dot(n[i]);
-    const bool slow = -vn < T(c.restitution_threshold);
-    const T restitution =
-        (vn < T(0.0) && !slow && (mode == 2 || i == 0)) ? c.restitution : T(0.0);
-    T vn_target = vn < T(0.0) ? -restitution * vn : T(0.0);
-    if (depth[i] < T(0.0)) {
-      const bool reaches = vn * dt <= depth[i];
-      if (reaches)
-        vn_target += depth[i] / dt;
-      else
-        vn_target = depth[i] / dt;
-    }
-    target[i] = vn_target;
-    acc_n[i] = T(0.0);
-    acc_f[i] = Vec3<T>::Zero();
-  }
-  for (int it = 0; it < iters; ++it) {
-    for (int i = 0; i < count; ++i) {
-      const T vn = v.dot(n[i]);
-      T next = acc_n[i] + (target[i] - vn);
-      if (next < T(0.0)) next = T(0.0);
-      v += (next - acc_n[i]) * n[i];
-      acc_n[i] = next;
-      const T vn2 = v.dot(n[i]);
-      const Vec3<T> slip = v - vn2 * n[i] + T(c.roll_radius) * n[i].cross(omega);
-      Vec3<T> f = acc_f[i];
-      if (slip.squaredNorm() > T(1e-12)) f -= c.mu * slip;
-      const T limit = c.y * acc_n[i] / (T(1.0) + c.restitution);
-      const T fn2 = f.squaredNorm();
-      if (fn2 > limit * limit)
-        f = fn2 > T(0.0) ? Vec3<T>(f * (limit / sqrt(fn2))) : Vec3<T>::Zero();
-      const Vec3<T> df = f - acc_f[i];
-      acc_f[i] = f;
-      v += df;
-      omega += lever * df.cross(n[i]);
-    }
-  }
-}
-
 // StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
 // x0 and r0 the scalar parts of the centre and contact radius. `arena` is the Arena or a view
 // whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
@@ -393,39 +221,6 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
   using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
-  const SeamSwitch& seam = SeamSwitchOnce();
-  bool resting = false;
-  if (seam.persist != 0) {
-    const Eigen::Vector3d back = ScalarPart(s.v) * ScalarPart(dt);
-    resting = true;
-    for (int k = 1; k <= 3 && resting; ++k)
-      resting = arena.Collide(x0 - k * back, r0 + c.contact_margin).hit;
-  }
-  if (seam.mode != 0 || seam.edge != 0) {
-    TriangleContact contacts[Arena::kMaxContacts];
-    const int count = arena.CollideEach(x0, r0 + c.contact_margin, contacts);
-    if (count > 0 && (seam.mode == 6 || count > 1)) {
-      if (touched != nullptr) *touched = true;
-      if (seam.edge != 0)
-        for (int i = 0; i < count; ++i) contacts[i].normal = arena.InternalEdgeNormal(contacts[i], x0);
-      double spread = 180.0;
-      if (seam.deg > 0.0) {
-        double min_cos = 1.0;
-        for (int i = 0; i < count; ++i)
-          for (int j = i + 1; j < count; ++j)
-            min_cos = std::min(min_cos, contacts[i].normal.dot(contacts[j].normal));
-        spread = std::acos(std::clamp(min_cos, -1.0, 1.0)) * 180.0 / M_PI;
-      }
-      const bool fast_enough =
-          seam.fast == 0 ||
-          -ScalarPart(v).dot(contacts[0].normal) >= c.restitution_threshold;
-      if (spread > seam.deg && fast_enough) {
-      ResolveBallContacts(c, s, dt, contacts, count, x0, r0, seam.mode == 0 ? 6 : seam.mode,
-                          seam.iters, &v, &omega, &push, resting);
-      return FinishBallStep(c, s, dt, v, omega, push);
-      }
-    }
-  }
   const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     if (touched != nullptr) *touched = true;
@@ -438,18 +233,13 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
                     n.dot(s.x - x0.cast<T>());
     const T vn = v.dot(n);
     if (vn < T(0.0)) {
-      const bool slow = -vn < T(c.restitution_threshold) || resting;
+      const bool slow = -vn < T(c.restitution_threshold);
       const T restitution = slow ? T(0.0) : c.restitution;
       // Across a gap only a ball that reaches the surface within the tick is stopped, and it
       // may still close the gap (depth / dt < 0).
       const bool reaches = depth >= T(0.0) || vn * dt <= depth;
       T vn_target = -restitution * vn;
-      if (PreGravityRestitution()) {
-        const T vn0 = s.v.dot(n);
-        vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
-      }
-      if (depth < T(0.0))
-        vn_target = reaches ? vn_target + (SeamSwitchOnce().spec ? T(0.0) : depth / dt) : vn;
+      if (depth < T(0.0)) vn_target = reaches ? vn_target + depth / dt : vn;
       if (vn_target > vn) {
         const T dvn = vn_target - vn;
         const Vec3<T> slip = v - vn * n + T(c.roll_radius) * n.cross(omega);
@@ -743,23 +533,6 @@ void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, do
   }
 }
 
-// Scratch switches (issue 12, combo27; a87a164's, read once): RLFIT_CEIL=1 moves the flat
-// ceiling to 2048 in PitchArena, RLFIT_BALL_TICKS=1 runs the ball on the 120 Hz tick clock.
-inline bool BallCeilingSwitch() {
-  static const bool on = [] {
-    const char* e = std::getenv("RLFIT_CEIL");
-    return e != nullptr && e[0] == '1';
-  }();
-  return on;
-}
-inline bool BallTicksSwitch() {
-  static const bool on = [] {
-    const char* e = std::getenv("RLFIT_BALL_TICKS");
-    return e != nullptr && e[0] == '1';
-  }();
-  return on;
-}
-
 // The arena of a datasets root (<root>/meshes/pitch.dat), read once per process and shared by
 // every ball predictor and fit (queries are const and thread-safe). InputError if it is missing.
 inline const Arena& PitchArena(const std::string& data_root) {
@@ -771,19 +544,7 @@ inline const Arena& PitchArena(const std::string& data_root) {
     if (data_root.empty())
       throw InputError("meshes/pitch.dat", 0, 0,
                        "the ball model needs the arena mesh, but " + MissingDataRootMessage());
-    if (BallCeilingSwitch()) {
-      // Scratch (issue 12, combo27): the flat ceiling moved to 2048 (a87a164's RLFIT_CEIL=1).
-      std::vector<Triangle> tris = Arena::Load(data_root + "/meshes/pitch.dat").triangles();
-      for (Triangle& t : tris) {
-        const float z = t.p[0].z();
-        if (!(z > 2000.0f) || std::abs(t.p[1].z() - z) > 0.01f || std::abs(t.p[2].z() - z) > 0.01f)
-          continue;
-        for (Eigen::Vector3f& q : t.p) q.z() = 2048.0f;
-      }
-      arena = std::make_unique<Arena>(std::move(tris));
-    } else {
-      arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
-    }
+    arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
   }
   return *arena;
 }
@@ -835,154 +596,6 @@ BallState<T> AdvanceBallRow(const BallCoeffs<T>& c, const BallState<T>& s, const
   BallState<T> out = s;
   for (int i = 0; i < step.ticks; ++i) out = StepBall(c, out, step.h_s, arena);
   return out;
-}
-
-// ---- The game's tick clock (issue 12) ----
-// A recorded ball row is not a physics state: it is the blend (1 - a) S_j + a S_{j+1} of two
-// consecutive 120 Hz ticks, with a the row's place between them (measured: a row straddling a
-// bounce holds the same fraction of it in all six components, NOTES "Ball tail"). Rows are
-// 1/61 s of game time, so a advances by 120/61 - 2 = -2/61 tick per row (a 30.5-row beat).
-
-// (1 - a) s0 + a s1, component by component.
-template <typename T>
-BallState<T> BlendBallStates(const BallState<T>& s0, const BallState<T>& s1, double a) {
-  BallState<T> out;
-  out.x = s0.x * T(1.0 - a) + s1.x * T(a);
-  out.v = s0.v * T(1.0 - a) + s1.v * T(a);
-  out.omega = s0.omega * T(1.0 - a) + s1.omega * T(a);
-  return out;
-}
-
-// A rollout on the tick clock: the states of the two consecutive ticks around the current
-// row and where that row falls between them. Time is counted in whole clock rows and ticks
-// since the rollout's first row (not accumulated in seconds), so a rollout resumed from any of
-// its rows repeats the same ticks.
-template <typename T>
-struct BallTicks {
-  BallState<T> tick0;
-  BallState<T> tick1;      // StepBall(tick0, one tick)
-  double first_a = 0.0;    // place of the rollout's first row past its tick0, [0, 1) tick
-  long clock_rows = 0;     // clock rows from the rollout's first row to the current row
-  long ticks = 0;          // ticks from the first row's tick0 to the current tick0
-  // The current row: (1 - a) tick0 + a tick1.
-  double a(const Integration& integ) const {
-    return first_a + static_cast<double>(clock_rows) * integ.ticks_per_clock_row -
-           static_cast<double>(ticks);
-  }
-};
-
-// The tick pair whose blend at fraction a is `row` (a recorded row): tick0 solves
-// (1 - a) tick0 + a StepBall(tick0) = row by the fixed point tick0 <- row - a (StepBall(tick0)
-// - tick0), exact in free flight after 3 rounds (the step is affine in the state there) and
-// a blend the game never had where the row straddles a contact.
-template <typename T>
-BallTicks<T> BallTicksAroundRow(const BallCoeffs<T>& c, const BallState<T>& row, double a,
-                                const Integration& integ, const Arena& arena) {
-  constexpr int kRounds = 3;
-  const double tick_s = 1.0 / integ.tick_rate_hz;
-  BallTicks<T> t;
-  t.tick0 = row;
-  t.tick1 = StepBall(c, row, tick_s, arena);
-  t.first_a = a;
-  if (a == 0.0) return t;
-  for (int i = 0; i < kRounds; ++i) {
-    t.tick0.x = row.x - (t.tick1.x - t.tick0.x) * T(a);
-    t.tick0.v = row.v - (t.tick1.v - t.tick0.v) * T(a);
-    t.tick0.omega = row.omega - (t.tick1.omega - t.tick0.omega) * T(a);
-    t.tick1 = StepBall(c, t.tick0, tick_s, arena);
-  }
-  return t;
-}
-
-// Clock rows from row 0 of `ep` to row k: a ~61 Hz row is one (a skipped row two).
-inline long BallClockRowsTo(const Episode& ep, int k) {
-  long n = 0;
-  for (int i = 0; i < k; ++i) n += std::lround(ep.step_dt_s[i] * game::kEpisodeRowRateHz);
-  return n;
-}
-
-// The place of a row between two ticks, in [0, 1) tick, `clock_rows` after row 0 of an
-// episode whose row 0 is at clock_origin_rows: the fractional part of
-// (clock_origin_rows + clock_rows) ticks_per_clock_row.
-inline double BallTickFraction(double clock_origin_rows, long clock_rows,
-                               const Integration& integ) {
-  const double ticks =
-      (clock_origin_rows + static_cast<double>(clock_rows)) * integ.ticks_per_clock_row;
-  return ticks - std::floor(ticks);
-}
-
-// Advances `t` from row k of `ep` to row k + 1 on the tick clock (whole ticks of
-// 1 / tick_rate_hz s, StepBall) and returns that row: the blend of the two ticks around it.
-template <typename T>
-BallState<T> AdvanceBallTicks(const BallCoeffs<T>& c, BallTicks<T>* t, const Episode& ep, int k,
-                              const Integration& integ, const Arena& arena) {
-  const double tick_s = 1.0 / integ.tick_rate_hz;
-  t->clock_rows += std::lround(ep.step_dt_s[k] * game::kEpisodeRowRateHz);
-  const long whole = static_cast<long>(
-      std::floor(t->first_a + static_cast<double>(t->clock_rows) * integ.ticks_per_clock_row));
-  for (; t->ticks < whole; ++t->ticks) {
-    t->tick0 = t->tick1;
-    t->tick1 = StepBall(c, t->tick0, tick_s, arena);
-  }
-  return BlendBallStates(t->tick0, t->tick1, t->a(integ));
-}
-
-// Where row 0 of a ball episode sits on the tick clock, from its recorded bounces, in clock
-// rows (Episode::clock_origin_rows: ticks fall where (origin + clock rows) ticks_per_clock_row
-// is whole). A fast bounce (velocity change over 800 uu/s within two rows, free flight on the
-// row before and after) whose middle row k holds a fraction f in (0.03, 0.97) of the change
-// places row k at f tick past the tick before the bounce; each such bounce gives the origin
-// (f - clock rows to k * ticks_per_clock_row) mod 1 tick, and the circular mean over them is
-// returned. Measured: in the 106 visible episodes with two or more such bounces they agree to
-// 0.0011 tick (median over 239 bounces; p90 0.0023). NaN when the episode has none (no bounce
-// straddles a row; about half of all bounces fall between rows and give no phase).
-inline double EstimateBallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
-                                      const Integration& integ) {
-  constexpr double kMinBounceUuS = 800.0;  // a bounce, not rolling or a graze
-  constexpr double kFreeFlightUuS = 5.0;   // off free flight by less: no contact (0.5 typical)
-  constexpr double kMinFraction = 0.03;    // the bounce really straddles the row
-  const int n = ep.size();
-  if (n < 5) return std::numeric_limits<double>::quiet_NaN();
-  std::vector<Eigen::Vector3d> jump(static_cast<std::size_t>(n - 1));
-  for (int k = 0; k + 1 < n; ++k) {
-    const double dt = ep.step_dt_s[k];
-    Eigen::Vector3d v = ep.rows[k].v;
-    v.z() += c.gravity_z * dt;
-    v *= std::exp(c.drag * dt);
-    jump[k] = ep.rows[k + 1].v - v;
-  }
-  double sum_cos = 0.0, sum_sin = 0.0;
-  int count = 0;
-  long clock_rows = BallClockRowsTo(ep, 2);
-  for (int k = 2; k + 2 < n; ++k) {
-    if (k > 2) clock_rows += std::lround(ep.step_dt_s[k - 1] * game::kEpisodeRowRateHz);
-    const Eigen::Vector3d whole = jump[k - 1] + jump[k];
-    const double whole2 = whole.squaredNorm();
-    if (whole2 < kMinBounceUuS * kMinBounceUuS) continue;
-    if (jump[k - 2].norm() > kFreeFlightUuS || jump[k + 1].norm() > kFreeFlightUuS) continue;
-    const double f = jump[k - 1].dot(whole) / whole2;
-    if (!(f > kMinFraction && f < 1.0 - kMinFraction)) continue;
-    const double phase = 2.0 * M_PI * (f - static_cast<double>(clock_rows) *
-                                               integ.ticks_per_clock_row);
-    sum_cos += std::cos(phase);
-    sum_sin += std::sin(phase);
-    ++count;
-  }
-  if (count == 0) return std::numeric_limits<double>::quiet_NaN();
-  double p0 = std::atan2(sum_sin, sum_cos) / (2.0 * M_PI);
-  p0 -= std::floor(p0);
-  return p0 / integ.ticks_per_clock_row;
-}
-
-// The clock origin a ball rollout of `ep` uses: Episode::clock_origin_rows when known, else
-// EstimateBallClockOrigin, else half a tick (without a straddled bounce nothing places the
-// rows on the tick clock; half a tick is off by at most half a tick).
-inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
-                              const Integration& integ) {
-  if (!std::isnan(ep.clock_origin_rows)) return ep.clock_origin_rows;
-  const double estimate = EstimateBallClockOrigin(ep, c, integ);
-  if (!std::isnan(estimate)) return estimate;
-  return 0.5 / integ.ticks_per_clock_row;
 }
 
 }  // namespace rlfit

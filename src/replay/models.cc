@@ -94,15 +94,6 @@ class BallPredictor : public Predictor {
     out.reserve(end - start + 1);
     BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
     out.push_back(ToPredicted(s));
-    if (BallTicksSwitch()) {  // scratch (issue 12, combo27): a87a164's tick clock
-      const double origin = BallClockOrigin(ep, coeffs_, integ_);
-      BallTicks<double> t = BallTicksAroundRow(
-          coeffs_, s, BallTickFraction(origin, BallClockRowsTo(ep, start), integ_), integ_,
-          *arena_);
-      for (int k = start; k < end; ++k)
-        out.push_back(ToPredicted(AdvanceBallTicks(coeffs_, &t, ep, k, integ_, *arena_)));
-      return out;
-    }
     RowSteps steps(ep, integ_);
     // Scratch: every tick of the current run, grown as runs need, never zeroed (a vector's
     // resize would clear it: a quarter of a 6 s rollout's instructions).
