@@ -68,9 +68,6 @@ class BallTickMeshes {
       return meshes_ != nullptr ? meshes_->Collide(tick_, center, radius)
                                 : arena_->Collide(center, radius);
     }
-    int GridListSize(const Eigen::Vector3d& center, double radius) const {
-      return arena_->GridListSize(center, radius);
-    }
     // The manifold's queries (ManifoldContactNormal) straight from the Arena: they come only
     // where Collide counts several triangles.
     int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const {

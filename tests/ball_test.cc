@@ -453,7 +453,7 @@ TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") 
   PredictBall(c, out[0], 1.0 / 120, 0, arena, static_cast<BallState<double>*>(nullptr));
 }
 
-TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and feature normal") {
+TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact, feature and manifold normal") {
   // Spheres over the pitch (a quarter of them within 10 uu of the floor's diagonal seam, where
   // both floor triangles touch; a third 350-650 uu up): wherever FloorHeight answers, Collide's
   // contact and, for several triangles, ClosestFeatureNormal's normal are the floor's bit for
@@ -469,7 +469,7 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and featur
   std::mt19937_64 rng(20261128);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const double radius = game::kBallContactRadius + game::kBallContactMargin;
-  int answered = 0, hits = 0, several = 0;
+  int answered = 0, hits = 0, several = 0, manifolds = 0;
   for (int k = 0; k < 40000; ++k) {
     Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng),
                            k % 3 == 1 ? 350.0 + 300.0 * u(rng) : 100.0 + 100.0 * u(rng));
@@ -495,18 +495,31 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and featur
     CHECK(n == Eigen::Vector3d::UnitZ());
     CHECK_FALSE(std::signbit(n.x()));
     CHECK_FALSE(std::signbit(n.y()));
+    // The manifold (StepBallContact's normal where it holds several contacts): the floor's
+    // normal and penetration too, so PredictBall's floor contact (one triangle) stays exact.
+    Eigen::Vector3d n_manifold(7, 7, 7);
+    double p_manifold = -7.0;
+    if (ManifoldContactNormal(arena, center, r, c, &n_manifold, &p_manifold)) {
+      ++manifolds;
+      CHECK(n_manifold == Eigen::Vector3d::UnitZ());
+      CHECK_FALSE(std::signbit(n_manifold.x()));
+      CHECK_FALSE(std::signbit(n_manifold.y()));
+      CHECK(p_manifold == r - z);
+    }
   }
   MESSAGE(answered << " of 40000 spheres answered by the floor, " << hits << " touching, "
-                   << several << " touching both floor triangles");
+                   << several << " touching both floor triangles, " << manifolds
+                   << " of them with two contacts in the manifold");
   CHECK(answered > 15000);
   CHECK(hits > 5000);
   CHECK(several > 500);
+  CHECK(manifolds > 500);
 }
 
 TEST_CASE("PredictBall rolling and bouncing over the floor's seam gives StepBall's states") {
   // Starts low over the floor's diagonal seam, rolling or hopping across it: PredictBall takes
   // the floor's contacts from FloorHeight, chained plain StepBall calls from the grid
-  // (Collide, ClosestFeatureNormal where both floor triangles touch): the same states bit for
+  // (Collide, the manifold where both floor triangles touch): the same states bit for
   // bit.
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;

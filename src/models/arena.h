@@ -220,9 +220,7 @@ class Arena {
   // The vertices of leaf entry `entry` (0 <= entry < triangle_count()), uu.
   Triangle LeafTriangle(int entry) const;
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
-  // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics,
-  // and for the ball over the floor (PredictBall's StepBall: a cell listing one triangle
-  // cannot hold a seam).
+  // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;
   // Same answer from testing every triangle (reference for tests and benchmarks).
   Contact CollideNaive(const Eigen::Vector3d& center, double radius) const;

@@ -250,8 +250,9 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
 // margin (the only ticks that read restitution, mu, Y, spin_factor and recovery). `known`, if
 // given, is the contact already found (the floor's, Arena::FloorHeight, or Collide's, asked by
 // the caller): it is used instead of Collide's (and its normal as the feature's where it
-// counts one triangle); its triangle count must be Collide's wherever more than one triangle
-// may touch (ManifoldContactNormal builds the manifold only there).
+// counts one triangle); where it counts one triangle and Collide would count several, the
+// caller must know that the manifold's answer is this contact's (the floor's, see StepBall
+// with a BallClearance).
 template <typename T, class Mesh = Arena>
 RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
                                                  const T& dt, const Mesh& arena,
@@ -510,11 +511,11 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       Contact floor;
       floor.hit = true;
       floor.penetration = radius - floor_z;
-      floor.triangles = 1;  // normal (0, 0, 1), the default
-      // Where the centre's grid cell lists several (floor) triangles, the ball may touch two at
-      // a seam: Collide's answer (the floor's bit for bit, with its triangle count), so that
-      // StepBallContact builds the manifold there as it would without the floor's path.
-      if (arena.GridListSize(s.x, radius) != 1) floor = arena.Collide(s.x, radius);
+      // Normal (0, 0, 1), the default. One triangle, also at a seam between floor triangles,
+      // where Collide counts two: there every contact of the manifold has the normal (0, 0, 1)
+      // exactly (a face contact's, or adjusted at the flat seam it lies on) and the deepest is
+      // the floor's, so ManifoldContactNormal's answer is this contact's (tested).
+      floor.triangles = 1;
       return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
                              &clearance->touched, &floor);
     }
