@@ -453,11 +453,12 @@ TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") 
   PredictBall(c, out[0], 1.0 / 120, 0, arena, static_cast<BallState<double>*>(nullptr));
 }
 
-TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact, feature and manifold normal") {
+TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and both normals") {
   // Spheres over the pitch (a quarter of them within 10 uu of the floor's diagonal seam, where
   // both floor triangles touch; a third 350-650 uu up): wherever FloorHeight answers, Collide's
-  // contact and, for several triangles, ClosestFeatureNormal's normal are the floor's bit for
-  // bit, and nothing but the floor is within kGridRadius or the free distance.
+  // contact and, for several triangles, ClosestFeatureNormal's normal and the manifold's
+  // (ManifoldContactNormal) are the floor's bit for bit, and nothing but the floor is within
+  // kGridRadius or the free distance.
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;
   const Arena& arena = *pitch;
