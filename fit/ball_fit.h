@@ -49,7 +49,8 @@ class BallTickMeshes {
     entries_.clear();
   }
 
-  // The mesh of one tick, as StepBall queries it (FloorHeight, GridFreeClearance and Collide):
+  // The mesh of one tick, as StepBall queries it (FloorHeight, GridFreeClearance, Collide and the
+  // manifold's CollideEach and InternalEdgeNormal):
   // from the tick's list of `meshes`, or with meshes == nullptr straight from `arena` (a single
   // rollout, which has no other rollout to share a list with). The same answers either way.
   class View {
@@ -66,6 +67,15 @@ class BallTickMeshes {
     Contact Collide(const Eigen::Vector3d& center, double radius) const {
       return meshes_ != nullptr ? meshes_->Collide(tick_, center, radius)
                                 : arena_->Collide(center, radius);
+    }
+    // The manifold's queries (ManifoldContactNormal) straight from the Arena: they come only
+    // where Collide counts several triangles.
+    int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const {
+      return arena_->CollideEach(center, radius, out);
+    }
+    Eigen::Vector3d InternalEdgeNormal(const TriangleContact& contact,
+                                       const Eigen::Vector3d& center) const {
+      return arena_->InternalEdgeNormal(contact, center);
     }
 
    private:

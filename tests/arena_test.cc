@@ -2,6 +2,7 @@
 // sphere-triangle reference answers, and the BVH query against the naive loop.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -816,6 +817,101 @@ TEST_CASE("PenetrationEntries is CollideEntries' penetration, bit for bit") {
   CHECK(multi > queries / 50);
   // No entries: no depth, as no contact.
   CHECK(arena.PenetrationEntries(Vector3d(0, 0, 50), 100.0, nullptr, nullptr) == 0.0);
+}
+
+}  // namespace
+}  // namespace rlfit
+
+namespace rlfit {
+namespace {
+
+// Three triangles: A on the floor (z = 0, y <= 0), B a 45-degree ramp rising from A's edge
+// along the x axis (a concave crease seen from above), C on the floor beside A's edge from
+// (-1000, 0) to (0, -1000) (a flat seam). Wound consistently (every face normal points up).
+std::vector<Triangle> CreaseMesh() {
+  return {MakeTriangle({-1000, 0, 0}, {0, -1000, 0}, {1000, 0, 0}),      // A
+          MakeTriangle({1000, 0, 0}, {0, 1000, 1000}, {-1000, 0, 0}),    // B
+          MakeTriangle({0, -1000, 0}, {-1000, 0, 0}, {-1000, -1000, 0})};  // C
+}
+
+// The first leaf entry of a triangle with vertex `v`, or -1.
+int EntryWith(const Arena& arena, const Vector3d& v) {
+  for (int e = 0; e < arena.triangle_count(); ++e) {
+    const Triangle t = arena.LeafTriangle(e);
+    for (int k = 0; k < 3; ++k)
+      if (t.p[k].cast<double>() == v) return e;
+  }
+  return -1;
+}
+
+TEST_CASE("edge neighbours: triangles sharing two vertices, both ways, -1 on the boundary") {
+  const Arena arena(CreaseMesh());
+  // The entries by a vertex only one triangle holds.
+  const int b = EntryWith(arena, {0, 1000, 1000});
+  const int c = EntryWith(arena, {-1000, -1000, 0});
+  REQUIRE(b >= 0);
+  REQUIRE(c >= 0);
+  REQUIRE(b != c);
+  const int a_entry = 3 - b - c;  // the entries are 0, 1, 2
+  int links = 0;
+  for (int e = 0; e < 3; ++e) {
+    const Triangle t = arena.LeafTriangle(e);
+    const auto n = arena.EdgeNeighbours(e);
+    for (int k = 0; k < 3; ++k) {
+      if (n[k] < 0) continue;
+      ++links;
+      // The neighbour holds this edge's two vertices, and lists this triangle back.
+      const Triangle u = arena.LeafTriangle(n[k]);
+      int shared = 0;
+      for (int i = 0; i < 3; ++i)
+        shared += (u.p[i] == t.p[k]) + (u.p[i] == t.p[(k + 1) % 3]);
+      CHECK(shared == 2);
+      const auto back = arena.EdgeNeighbours(n[k]);
+      CHECK((back[0] == e || back[1] == e || back[2] == e));
+    }
+  }
+  CHECK(links == 4);  // A-B and A-C, each seen from both sides
+  const auto na = arena.EdgeNeighbours(a_entry);
+  CHECK(std::count(na.begin(), na.end(), b) == 1);
+  CHECK(std::count(na.begin(), na.end(), c) == 1);
+  CHECK(std::count(na.begin(), na.end(), -1) == 1);
+  const auto nb = arena.EdgeNeighbours(b);
+  CHECK(std::count(nb.begin(), nb.end(), a_entry) == 1);
+  CHECK(std::count(nb.begin(), nb.end(), -1) == 2);
+}
+
+TEST_CASE("the contact manifold at a crease: one contact per facet, edge contacts adjusted") {
+  const Arena arena(CreaseMesh());
+  const double r = 93.45;
+  // Sunk into the floor beside the ramp: A's contact is a face contact straight below
+  // (penetration r - 50), B's the nearest point of the shared edge, the origin (penetration
+  // r - |(0, -70, 50)|), whose direction points from the edge to the centre.
+  const Vector3d center(0, -70, 50);
+  TriangleContact contacts[Arena::kMaxContacts];
+  const int count = arena.CollideEach(center, r, contacts);
+  REQUIRE(count == 2);
+  CHECK(std::abs(contacts[0].penetration - (r - 50.0)) < kHandTolerance);
+  CHECK(contacts[0].normal == Vector3d::UnitZ());
+  CHECK(std::abs(contacts[1].penetration - (r - std::sqrt(70.0 * 70.0 + 50.0 * 50.0))) <
+        kHandTolerance);
+  CHECK((contacts[1].normal - Vector3d(0, -70, 50).normalized()).norm() < kHandTolerance);
+  // The penetration-weighted sum of Collide is the same pair's.
+  const Contact sum = arena.Collide(center, r);
+  CHECK(sum.triangles == 2);
+  CHECK(sum.penetration == contacts[0].penetration);
+  // B's edge is concave seen from the ball: its adjusted normal is B's face normal, not the
+  // edge direction; A's contact lies 70 uu from every shared edge: its own normal.
+  const Vector3d face_b = Vector3d(0, -1, 1).normalized();
+  CHECK((arena.InternalEdgeNormal(contacts[1], center) - face_b).norm() < kHandTolerance);
+  CHECK(arena.InternalEdgeNormal(contacts[0], center) == Vector3d::UnitZ());
+  // On the flat seam between A and C, 2 sqrt(2) uu from it on A's side: both contacts (A's
+  // face below the centre, C's the nearest point of the seam) are adjusted to the floor's
+  // normal exactly, where C's own direction leans 1.7 degrees toward the seam.
+  const Vector3d on_seam(-498, -498, 93);
+  REQUIRE(arena.CollideEach(on_seam, r, contacts) == 2);
+  CHECK(contacts[1].normal.z() < 0.9996);
+  CHECK(arena.InternalEdgeNormal(contacts[0], on_seam) == Vector3d::UnitZ());
+  CHECK(arena.InternalEdgeNormal(contacts[1], on_seam) == Vector3d::UnitZ());
 }
 
 }  // namespace

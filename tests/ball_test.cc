@@ -189,6 +189,112 @@ BallState<double> RandomPitchStart(std::mt19937_64& rng, int chain, BallCoeffs<d
   return s;
 }
 
+// A floor triangle (z = 0, y <= 0) and a 45-degree ramp rising from its edge along the x axis
+// (a concave crease), and a second floor triangle beside the first's edge from (-1000, 0) to
+// (0, -1000) (a flat seam); wound consistently, every face normal up.
+Arena Crease() {
+  std::vector<Triangle> t(3);
+  t[0].p[0] = {-1000, 0, 0};
+  t[0].p[1] = {0, -1000, 0};
+  t[0].p[2] = {1000, 0, 0};
+  t[1].p[0] = {1000, 0, 0};
+  t[1].p[1] = {0, 1000, 1000};
+  t[1].p[2] = {-1000, 0, 0};
+  t[2].p[0] = {0, -1000, 0};
+  t[2].p[1] = {-1000, 0, 0};
+  t[2].p[2] = {-1000, -1000, 0};
+  return Arena(t);
+}
+
+TEST_CASE("at a crease the ball bounces off the penetration-weighted average of adjusted normals") {
+  const Arena arena = Crease();
+  BallCoeffs<double> c = Defaults();
+  c.gravity_z = 0.0;  // so the velocity before the contact is the state's
+  c.drag = 0.0;
+  const double r = c.contact_radius + c.contact_margin;
+  // The floor's face contact straight below (penetration r - 50) and the ramp's at the shared
+  // edge (r - |(0, -70, 50)|), whose adjusted normal is the ramp's face normal (a concave edge).
+  const Eigen::Vector3d center(0, -70, 50);
+  const double p_floor = r - 50.0;
+  const double p_ramp = r - std::sqrt(70.0 * 70.0 + 50.0 * 50.0);
+  const Eigen::Vector3d want =
+      (p_floor * Eigen::Vector3d::UnitZ() + p_ramp * Eigen::Vector3d(0, -1, 1).normalized())
+          .normalized();
+  const Contact contact = arena.Collide(center, r);
+  REQUIRE(contact.triangles == 2);
+  Eigen::Vector3d n;
+  double penetration = 0.0;
+  REQUIRE(ManifoldContactNormal(arena, center, r, contact, &n, &penetration));
+  CheckNear(n, want);
+  CHECK(penetration == contact.penetration);
+  // Head-on into it (no slip, no friction): out along that normal at C_R times the speed.
+  const BallState<double> s = State(center, -1000.0 * want, Eigen::Vector3d::Zero());
+  const BallState<double> next = StepBall(c, s, kTick, arena);
+  CheckNear(next.v, c.restitution * 1000.0 * want);
+  // On the flat seam, 2 sqrt(2) uu from it on one side: two contacts, the far facet's at the
+  // seam leaning 1.7 degrees toward it, both adjusted to the floor's normal: exactly up.
+  const Eigen::Vector3d on_seam(-498, -498, 93);
+  const Contact seam = arena.Collide(on_seam, r);
+  REQUIRE(seam.triangles == 2);
+  REQUIRE(ManifoldContactNormal(arena, on_seam, r, seam, &n, &penetration));
+  CHECK(n == Eigen::Vector3d::UnitZ());
+  // One facet (far from every edge): one contact, no manifold; the facet's own normal.
+  const Eigen::Vector3d on_face(0, -500, 90);
+  const Contact face = arena.Collide(on_face, r);
+  CHECK_FALSE(ManifoldContactNormal(arena, on_face, r, face, &n, &penetration, true));
+  CHECK(face.normal == Eigen::Vector3d::UnitZ());
+  const BallState<double> drop =
+      StepBall(c, State(on_face, Eigen::Vector3d(0, 0, -1000), Eigen::Vector3d::Zero()), kTick,
+               arena);
+  CHECK(drop.v == Eigen::Vector3d(0, 0, c.restitution * 1000.0));
+}
+
+TEST_CASE("the manifold is built only where Collide counts several triangles: same answers") {
+  // Random contacts with the pitch (centres at 80-93.4 uu from a random point of a random
+  // triangle, along its face normal or in a random direction): ManifoldContactNormal with the
+  // shortcut (no manifold where Collide counts one triangle) and always building it give the
+  // same answer, bit for bit.
+  const Arena* pitch = PitchOrSkip();
+  if (pitch == nullptr) return;
+  const Arena& arena = *pitch;
+  const double r = game::kBallContactRadius + game::kBallContactMargin;
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
+  int hits = 0, several = 0, manifolds = 0;
+  for (int k = 0; k < 60000; ++k) {
+    const Triangle& t = arena.triangles()[pick(rng)];
+    double a = u(rng), b = u(rng);
+    if (a + b > 1.0) a = 1.0 - a, b = 1.0 - b;
+    const Eigen::Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
+                          p2 = t.p[2].cast<double>();
+    const Eigen::Vector3d on = p0 + a * (p1 - p0) + b * (p2 - p0);
+    Eigen::Vector3d dir = (p1 - p0).cross(p2 - p0).normalized();
+    if (k % 3 == 0) dir = Eigen::Vector3d(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5).normalized();
+    if (k % 2 == 0 && dir.dot(Eigen::Vector3d(-on.x(), -on.y(), 1000.0 - on.z())) < 0.0)
+      dir = -dir;  // toward the inside of the arena, mostly
+    const Eigen::Vector3d center = on + (80.0 + 13.4 * u(rng)) * dir;
+    const Contact contact = arena.Collide(center, r);
+    if (!contact.hit) continue;
+    ++hits;
+    several += contact.triangles > 1;
+    Eigen::Vector3d n_short(7, 7, 7), n_full(7, 7, 7);
+    double p_short = -7.0, p_full = -7.0;
+    const bool short_built = ManifoldContactNormal(arena, center, r, contact, &n_short, &p_short);
+    const bool full_built =
+        ManifoldContactNormal(arena, center, r, contact, &n_full, &p_full, true);
+    CAPTURE(center.transpose());
+    REQUIRE(short_built == full_built);
+    REQUIRE(n_short == n_full);
+    REQUIRE(p_short == p_full);
+    manifolds += full_built;
+  }
+  MESSAGE(hits << " contacts, " << several << " with several triangles, " << manifolds
+               << " manifolds of several contacts");
+  CHECK(hits > 30000);
+  CHECK(manifolds > 3000);
+}
+
 TEST_CASE("StepBall for double equals the template bit for bit on the pitch") {
   // Chains from random in-arena points with random velocities and spins (above the caps too,
   // -0 positions): free flight, bounces, rolling, multi-triangle contacts. Every component ==.
@@ -347,11 +453,12 @@ TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") 
   PredictBall(c, out[0], 1.0 / 120, 0, arena, static_cast<BallState<double>*>(nullptr));
 }
 
-TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and feature normal") {
+TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and both normals") {
   // Spheres over the pitch (a quarter of them within 10 uu of the floor's diagonal seam, where
   // both floor triangles touch; a third 350-650 uu up): wherever FloorHeight answers, Collide's
-  // contact and, for several triangles, ClosestFeatureNormal's normal are the floor's bit for
-  // bit, and nothing but the floor is within kGridRadius or the free distance.
+  // contact and, for several triangles, ClosestFeatureNormal's normal and the manifold's
+  // (ManifoldContactNormal) are the floor's bit for bit, and nothing but the floor is within
+  // kGridRadius or the free distance.
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;
   const Arena& arena = *pitch;
@@ -363,7 +470,7 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and featur
   std::mt19937_64 rng(20261128);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const double radius = game::kBallContactRadius + game::kBallContactMargin;
-  int answered = 0, hits = 0, several = 0;
+  int answered = 0, hits = 0, several = 0, manifolds = 0;
   for (int k = 0; k < 40000; ++k) {
     Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng),
                            k % 3 == 1 ? 350.0 + 300.0 * u(rng) : 100.0 + 100.0 * u(rng));
@@ -389,18 +496,31 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and featur
     CHECK(n == Eigen::Vector3d::UnitZ());
     CHECK_FALSE(std::signbit(n.x()));
     CHECK_FALSE(std::signbit(n.y()));
+    // The manifold (StepBallContact's normal where it holds several contacts): the floor's
+    // normal and penetration too, so PredictBall's floor contact (one triangle) stays exact.
+    Eigen::Vector3d n_manifold(7, 7, 7);
+    double p_manifold = -7.0;
+    if (ManifoldContactNormal(arena, center, r, c, &n_manifold, &p_manifold)) {
+      ++manifolds;
+      CHECK(n_manifold == Eigen::Vector3d::UnitZ());
+      CHECK_FALSE(std::signbit(n_manifold.x()));
+      CHECK_FALSE(std::signbit(n_manifold.y()));
+      CHECK(p_manifold == r - z);
+    }
   }
   MESSAGE(answered << " of 40000 spheres answered by the floor, " << hits << " touching, "
-                   << several << " touching both floor triangles");
+                   << several << " touching both floor triangles, " << manifolds
+                   << " of them with two contacts in the manifold");
   CHECK(answered > 15000);
   CHECK(hits > 5000);
   CHECK(several > 500);
+  CHECK(manifolds > 500);
 }
 
 TEST_CASE("PredictBall rolling and bouncing over the floor's seam gives StepBall's states") {
   // Starts low over the floor's diagonal seam, rolling or hopping across it: PredictBall takes
   // the floor's contacts from FloorHeight, chained plain StepBall calls from the grid
-  // (Collide, ClosestFeatureNormal where both floor triangles touch): the same states bit for
+  // (Collide, the manifold where both floor triangles touch): the same states bit for
   // bit.
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;

@@ -856,6 +856,7 @@ Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles))
       box_.hi = box_.hi.cwiseMax(t.p[j].cast<double>());
     }
   Build();
+  BuildEdgeNeighbours();
   BuildGrid();
   BuildFloor();
 }
@@ -1023,6 +1024,172 @@ Contact Arena::CollideList(const Vector3d& center, double radius, const std::uin
   ContactSum sum(center, radius);
   AddListed(planes_, leaf_vertices_, grid_margin_, center, radius, begin, end, &sum);
   return sum.Finish();
+}
+
+namespace {
+
+// Keeps the deepest Arena::kMaxContacts distinct contacts of one query, deepest first (see
+// Arena::CollideEach).
+class ContactKeeper {
+ public:
+  ContactKeeper(const Vector3d& center, double radius, TriangleContact* out)
+      : center_(center), radius_(radius), out_(out) {}
+
+  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+           const double* unit_normal = nullptr) {
+    Vector3d diff;
+    double d = 0.0;
+    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
+    const Vector3d q = center_ - diff;
+    TriangleContact contact;
+    contact.point = q;
+    contact.normal =
+        d > kDegenerateDistance ? Vector3d(diff / d) : Vector3d((b - a).cross(c - a).normalized());
+    contact.penetration = radius_ - d;
+    contact.entry = entry_;
+    // The same point as a kept contact: keep the deeper of the two (the first on a tie).
+    for (int i = 0; i < count_; ++i) {
+      if ((out_[i].point - q).squaredNorm() > Arena::kMergeUu * Arena::kMergeUu) continue;
+      if (contact.penetration <= out_[i].penetration) return;
+      for (int j = i; j + 1 < count_; ++j) out_[j] = out_[j + 1];
+      --count_;
+      break;
+    }
+    int at = count_;
+    while (at > 0 && out_[at - 1].penetration < contact.penetration) --at;
+    if (at >= Arena::kMaxContacts) return;
+    const int last = std::min(count_, Arena::kMaxContacts - 1);
+    for (int j = last; j > at; --j) out_[j] = out_[j - 1];
+    out_[at] = contact;
+    count_ = std::min(count_ + 1, Arena::kMaxContacts);
+  }
+  int count() const { return count_; }
+  void SetEntry(int entry) { entry_ = entry; }
+
+ private:
+  Vector3d center_;
+  double radius_;
+  TriangleContact* out_;
+  int entry_ = -1;
+  int count_ = 0;
+};
+
+}  // namespace
+
+int Arena::CollideEach(const Vector3d& center, double radius, TriangleContact* out) const {
+  if (!ValidQuery(QueryExtent(center, radius), radius)) return 0;
+  ContactKeeper keeper(center, radius, out);
+  const std::int64_t cell = GridCell(center, radius);
+  if (cell < 0) {
+    for (std::size_t e = 0; e < leaf_vertices_.size(); ++e) {
+      const auto& v = leaf_vertices_[e].p;
+      keeper.SetEntry(static_cast<int>(e));
+      keeper.Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
+                 Vector3d(v[2][0], v[2][1], v[2][2]));
+    }
+    return keeper.count();
+  }
+  const float cx = static_cast<float>(center.x());
+  const float cy = static_cast<float>(center.y());
+  const float cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(radius) + grid_margin_;
+  for (std::uint32_t i = grid_cells_[cell]; i < grid_cells_[cell + 1]; ++i) {
+    const std::uint32_t t = grid_candidates_[i];
+    keeper.SetEntry(static_cast<int>(t));
+    AddLeafTriangle(planes_[t], leaf_vertices_[t], cx, cy, cz, r, &keeper);
+  }
+  return keeper.count();
+}
+
+namespace {
+
+Vector3d LeafVertex(const double (&p)[3]) { return Vector3d(p[0], p[1], p[2]); }
+
+double SegmentDistance(const Vector3d& p, const Vector3d& a, const Vector3d& b) {
+  const Vector3d ab = b - a;
+  const double t = std::clamp((p - a).dot(ab) / ab.squaredNorm(), 0.0, 1.0);
+  return (p - (a + t * ab)).norm();
+}
+
+// Unit vector in the plane of a triangle, perpendicular to its edge along `edge` (unit) from
+// vertex `on_edge`, pointing toward its third vertex `opposite`.
+Vector3d IntoTriangle(const Vector3d& edge, const Vector3d& on_edge, const Vector3d& opposite) {
+  Vector3d c = opposite - on_edge;
+  c -= c.dot(edge) * edge;
+  return c.normalized();
+}
+
+}  // namespace
+
+void Arena::BuildEdgeNeighbours() {
+  const int n = static_cast<int>(leaf_vertices_.size());
+  edge_neighbours_.assign(n, {-1, -1, -1});
+  std::map<std::array<double, 6>, std::pair<int, int>> open;  // sorted vertex pair -> entry, edge
+  for (int t = 0; t < n; ++t)
+    for (int k = 0; k < 3; ++k) {
+      const auto& a = leaf_vertices_[t].p[k];
+      const auto& b = leaf_vertices_[t].p[(k + 1) % 3];
+      std::array<double, 6> key{a[0], a[1], a[2], b[0], b[1], b[2]};
+      if (std::lexicographical_compare(b, b + 3, a, a + 3))
+        key = {b[0], b[1], b[2], a[0], a[1], a[2]};
+      auto [it, inserted] = open.emplace(key, std::make_pair(t, k));
+      if (inserted) continue;
+      edge_neighbours_[t][k] = it->second.first;
+      edge_neighbours_[it->second.first][it->second.second] = t;
+    }
+}
+
+Vector3d Arena::InternalEdgeNormal(const TriangleContact& contact, const Vector3d& center) const {
+  const int t = contact.entry;
+  if (t < 0 || t >= static_cast<int>(edge_neighbours_.size())) return contact.normal;
+  const auto& p = leaf_vertices_[t].p;
+  const Vector3d v[3] = {LeafVertex(p[0]), LeafVertex(p[1]), LeafVertex(p[2])};
+  int best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < 3; ++k) {
+    if (edge_neighbours_[t][k] < 0) continue;
+    const double d = SegmentDistance(contact.point, v[k], v[(k + 1) % 3]);
+    if (d < best_distance) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  if (best < 0 || !(best_distance < kEdgeDistanceUu)) return contact.normal;
+  const Vector3d wound_a = (v[1] - v[0]).cross(v[2] - v[0]).normalized();
+  const double side = wound_a.dot(center - v[0]) >= 0.0 ? 1.0 : -1.0;
+  const Vector3d n_a = side * wound_a;
+  const int u = edge_neighbours_[t][best];
+  const auto& q = leaf_vertices_[u].p;
+  const Vector3d w[3] = {LeafVertex(q[0]), LeafVertex(q[1]), LeafVertex(q[2])};
+  const Vector3d n_b = side * Vector3d((w[1] - w[0]).cross(w[2] - w[0]).normalized());
+  const Vector3d& e0 = v[best];
+  const Vector3d e1 = v[(best + 1) % 3];
+  const Vector3d edge = (e1 - e0).normalized();
+  const Vector3d into_a = IntoTriangle(edge, e0, v[(best + 2) % 3]);
+  Vector3d opposite_b = w[0];
+  for (int k = 0; k < 3; ++k)
+    if (w[k] != e0 && w[k] != e1) opposite_b = w[k];
+  const Vector3d into_b = IntoTriangle(edge, e0, opposite_b);
+  // Bullet's m_planarEpsilon on |edgeCrossA x edgeCrossB|^2: a flat edge is concave.
+  constexpr double kPlanarEpsilon = 1e-4;
+  const bool flat = into_a.cross(into_b).squaredNorm() < kPlanarEpsilon;
+  if (flat || n_a.dot(into_b) >= 0.0) return n_a;
+  // Convex: the contact normal turned about the edge no farther than the neighbour's normal.
+  const Vector3d out = -into_a;
+  const Vector3d& n = contact.normal;
+  const double a = n.dot(n_a), b = n.dot(out), c = n.dot(edge);
+  const double theta = std::atan2(b, a);
+  const double phi = std::atan2(n_b.dot(out), n_b.dot(n_a));
+  if (!(theta > phi)) return n;
+  const double rho = std::hypot(a, b);
+  return Vector3d(rho * (std::cos(phi) * n_a + std::sin(phi) * out) + c * edge).normalized();
+}
+
+Triangle Arena::LeafTriangle(int entry) const {
+  Triangle t;
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < 3; ++i) t.p[k](i) = static_cast<float>(leaf_vertices_[entry].p[k][i]);
+  return t;
 }
 
 Contact Arena::CollideNaive(const Vector3d& center, double radius) const {

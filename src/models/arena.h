@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,16 @@ struct Contact {
   // Radius - distance to the mesh, uu: >= 0 on a hit, 0 when only touching.
   double penetration = 0.0;
   int triangles = 0;  // number of triangles touched
+};
+
+// One touching triangle of a sphere-vs-mesh query (Arena::CollideEach): the triangle's own
+// closest point q to the centre c, its direction n = (c - q) / |c - q| (the face normal when
+// |c - q| is ~0) and penetration = radius - |c - q| (>= 0).
+struct TriangleContact {
+  Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();
+  double penetration = 0.0;
+  int entry = -1;  // the triangle (leaf entry, Arena::InternalEdgeNormal)
 };
 
 // The mesh, its BVH and its grid. Build once (both for the pitch: ~110 ms CPU on a loaded 2-core
@@ -177,6 +188,37 @@ class Arena {
   // normal (no directions, no sums): ClosestFeatureNormal's probes read only the depth.
   double PenetrationEntries(const Eigen::Vector3d& center, double radius,
                             const std::uint32_t* begin, const std::uint32_t* end) const;
+  // The contacts of a sphere with the mesh one triangle at a time, as a physics engine's contact
+  // manifold holds them: every touching triangle (as Collide finds them) gives its own closest
+  // point, direction and penetration; contacts whose points lie within kMergeUu of a deeper
+  // one's (the triangles around a shared edge or vertex under the ball) are one contact; the
+  // deepest kMaxContacts are written to out[0..n), deepest first, and n returned. Through the
+  // grid's cell list; where the grid does not answer (no grid, centre outside it, radius above
+  // kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
+  static constexpr int kMaxContacts = 4;
+  static constexpr double kMergeUu = 0.01;
+  int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const;
+  // Bullet's btAdjustInternalEdgeContacts for one contact of CollideEach (sphere centre
+  // `center`): of the contact triangle's edges shared with another triangle of the mesh (same
+  // vertices, EdgeNeighbours), the one nearest the contact point, if within kEdgeDistanceUu
+  // (Bullet's m_edgeDistanceThreshold, 0.1 m = 5 uu): a flat or concave edge (seen from the
+  // ball's side) gives the triangle's face normal, so a ball on a seam between coplanar facets
+  // feels the face and not the edge; a convex edge clamps the contact normal, turned about the
+  // edge, to at most the neighbour's face normal. Otherwise (no shared edge that near, or a
+  // contact without a triangle) the contact's own normal. Face normals are turned toward the
+  // centre (the sphere-triangle test is two-sided); the neighbour's is oriented with the
+  // triangle's by the mesh's winding (pitch.dat's is consistent: 11,686 edges shared by two
+  // triangles, 712 by one, none by more).
+  static constexpr double kEdgeDistanceUu = 5.0;
+  Eigen::Vector3d InternalEdgeNormal(const TriangleContact& contact,
+                                     const Eigen::Vector3d& center) const;
+  // The triangles sharing an edge with leaf entry `entry` (TriangleContact::entry): element k
+  // for the edge from its vertex k to vertex k + 1 (mod 3), as LeafTriangle lists them, the leaf
+  // entry with the same two vertices (bit for bit), or -1 on the mesh's boundary. An edge
+  // listed by more than two triangles (none on the pitch) links each later one to the first.
+  std::array<std::int32_t, 3> EdgeNeighbours(int entry) const { return edge_neighbours_[entry]; }
+  // The vertices of leaf entry `entry` (0 <= entry < triangle_count()), uu.
+  Triangle LeafTriangle(int entry) const;
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
   // (no grid, centre outside it, radius above kGridRadius). For benchmarks and diagnostics.
   int GridListSize(const Eigen::Vector3d& center, double radius) const;
@@ -235,6 +277,8 @@ class Arena {
   };
 
   void Build();
+  // edge_neighbours_ from leaf_vertices_ (after Build).
+  void BuildEdgeNeighbours();
   void BuildGrid();
   // The floor's columns for FloorHeight, from the grid's lists (after BuildGrid).
   void BuildFloor();
@@ -270,6 +314,9 @@ class Arena {
   std::vector<Node> nodes_;
   std::vector<Plane> planes_;
   std::vector<LeafVertices> leaf_vertices_;
+  // Per leaf entry, edge k (vertex k to k + 1): the leaf entry sharing it (same two vertices),
+  // or -1 (see EdgeNeighbours).
+  std::vector<std::array<std::int32_t, 3>> edge_neighbours_;
 
   // Grid: cell (i, j, k) (x fastest) lists the leaf entries grid_candidates_[grid_cells_[c]]
   // up to grid_cells_[c + 1], in BVH visit order. Empty without a grid.
