@@ -553,8 +553,8 @@ inline const Arena& PitchArena(const std::string& data_root) {
 // The arena the ball moves in: the pitch mesh of a datasets root with its flat ceiling at
 // game::kBallCeilingZ (the mesh's is 4 uu low for the ball; its two triangles are the only ones
 // lying flat above kCeilingMinZ), read once per process and root and shared by every ball
-// predictor and fit. The car and wall models use PitchArena, the mesh as it is. InputError if
-// the mesh is missing.
+// predictor and fit (its own grid: PitchArena's is not built for it). The car and wall models
+// use PitchArena, the mesh as it is. InputError if the mesh is missing.
 inline const Arena& BallArena(const std::string& data_root) {
   constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
   constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
@@ -563,7 +563,10 @@ inline const Arena& BallArena(const std::string& data_root) {
   const std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<Arena>& arena = arenas[data_root];
   if (!arena) {
-    std::vector<Triangle> tris = PitchArena(data_root).triangles();
+    if (data_root.empty())
+      throw InputError("meshes/pitch.dat", 0, 0,
+                       "the ball model needs the arena mesh, but " + MissingDataRootMessage());
+    std::vector<Triangle> tris = Arena::LoadTriangles(data_root + "/meshes/pitch.dat");
     for (Triangle& t : tris) {
       const float z = t.p[0].z();
       if (!(z > kCeilingMinZ) || std::abs(t.p[1].z() - z) > kFlatUu ||

@@ -307,8 +307,9 @@ std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data
   return out;
 }
 
+// The surface the ball is at in `row`, on the ball's arena (BallArena).
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
-  const Arena& arena = PitchArenaUnder(data_root);
+  const Arena& arena = BallArena(data_root.empty() ? ResolveDataRoot("") : data_root);
   const std::vector<double>& d = BallLayout().defaults;
   return BallSituation(ep, row, arena, BallCoeffs<double>::FromArray(d.data()));
 }
