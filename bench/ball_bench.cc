@@ -75,7 +75,7 @@ const Scene& GetScene() {
     if (root.empty())
       throw std::runtime_error("datasets not found: set RLFIT_DATA to the lobot folder");
     Scene s;
-    s.arena = &PitchArena(root);
+    s.arena = &BallArena(root);  // the ball's arena: the ceiling at 2048
     s.coeffs = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
     const std::vector<std::string> files =
         ExpandRecordingPaths({root + "/ball_trajectories"});

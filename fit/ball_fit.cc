@@ -45,7 +45,7 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
                      const std::vector<Episode>& episodes, const FitOptions& options,
                      std::vector<int>* block_episodes) {
   const CoeffLayout& layout = BallLayout();
-  const Arena& arena = PitchArena(options.data_root);
+  const Arena& arena = BallArena(options.data_root);
   const BallCoeffs<double> start = BallCoeffs<double>::FromArray(params);
   int blocks = 0, touched_episodes = 0, touched_rows = 0;
   for (std::size_t e = 0; e < episodes.size(); ++e) {
@@ -55,7 +55,8 @@ int AddBallResiduals(ceres::Problem* problem, double* params,
     touched_rows += touched;
     touched_episodes += touched > 0 ? 1 : 0;
     const auto plan = std::make_shared<const BallRolloutResidual::EpisodePlan>(
-        ep, options.integration, ContactRows(ep, start, kContactJumpUuS));
+        ep, ContactRows(ep, start, kContactJumpUuS),
+        BallClockOrigin(ep, start, options.integration));
     for (const RolloutWindow& w : RolloutWindows(ep, regimes, options.window_s, options.stride_s)) {
       problem->AddResidualBlock(
           Reduced(new SmoothedBallRolloutCost(

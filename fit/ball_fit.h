@@ -118,92 +118,101 @@ class BallTickMeshes {
   std::vector<std::uint32_t> entries_;
 };
 
-// Rollout over rows start..start+rows of an episode from the recorded state at `start`: for
-// each row j in 1..rows the 9 residuals
+// Rollout over rows start..start+rows of an episode on the tick clock (src/models/ball.h) from
+// the tick pair around the recorded row `start` (BallTicksAroundRow, at the row's place on the
+// episode's clock: EpisodePlan::clock_origin_rows): for each row j in 1..rows the 9 residuals
 //   (x_pred - x_rec) / s_x, (v_pred - v_rec) / s_v, (omega_pred - omega_rec) / s_omega,
-// units uu, uu/s, rad/s divided by the scales; 0 for the rows in `skip_rows` (episode row
-// indices): the recordings interpolate between physics ticks, so a row in the middle
-// of a bounce holds a velocity half-way between incoming and outgoing that no tick has. Parameter blocks: bounce[3], spin[1], drag[1],
-// geometry[2] (BallLayout()). With Jets the mesh query runs in double on the value part (see
-// StepBall): the contact normal is constant in the derivative and the penetration linearised.
+// x_pred etc. the blend of the two ticks around row j, units uu, uu/s, rad/s divided by the
+// scales; 0 for the rows in `skip_rows` (episode row indices): rows in the middle of a bounce,
+// which the game's blend of two ticks puts where no model tick is near. Parameter blocks:
+// bounce[3], spin[1], drag[1], geometry[2] (BallLayout()). With Jets the mesh query runs in
+// double on the value part (see StepBall): the contact normal is constant in the derivative and
+// the penetration linearised; the start's tick pair is a function of the coefficients too.
 class BallRolloutResidual {
  public:
   template <typename T>
   struct StatesOf {  // (a non-deduced context: Roll takes nullptr for "no states")
-    using type = std::vector<BallState<T>>;
+    using type = std::vector<BallTicks<T>>;
   };
 
-  // What every window of an episode reads per row, worked out once per episode (AdvanceBallRow
-  // would per row and rollout): the physics steps of row k -> k + 1 (BallRowStepOf), the ticks
-  // before row k, and whether row k is in skip_rows.
+  // What every window of an episode reads per row, worked out once per episode: the clock rows
+  // before row k (BallClockRowsTo), whether row k is in skip_rows, and where row 0 sits on the
+  // tick clock (BallClockOrigin with the coefficients given: the fit's start).
   struct EpisodePlan {
-    EpisodePlan(const Episode& ep, const Integration& integ, const std::vector<int>& skip_rows)
-        : steps(ep.size() > 0 ? ep.size() - 1 : 0), first_tick(ep.size(), 0),
-          skip(ep.size(), 0) {
-      for (std::size_t k = 0; k < steps.size(); ++k) {
-        steps[k] = BallRowStepOf(ep, static_cast<int>(k), integ);
-        first_tick[k + 1] = first_tick[k] + steps[k].ticks;
-      }
+    EpisodePlan(const Episode& ep, const std::vector<int>& skip_rows, double clock_origin_rows)
+        : first_clock_row(ep.size(), 0), skip(ep.size(), 0),
+          clock_origin_rows(clock_origin_rows) {
+      for (int k = 0; k + 1 < ep.size(); ++k)
+        first_clock_row[k + 1] = first_clock_row[k] + BallClockRowsOf(ep, k);
       for (int k : skip_rows)
         if (k >= 0 && k < ep.size()) skip[k] = 1;
     }
-    std::vector<BallRowStep> steps;
-    std::vector<int> first_tick;
+    EpisodePlan(const Episode& ep, const Integration& integ, const std::vector<int>& skip_rows,
+                const BallCoeffs<double>& c)
+        : EpisodePlan(ep, skip_rows, BallClockOrigin(ep, c, integ)) {}
+    std::vector<long> first_clock_row;
     std::vector<char> skip;
+    double clock_origin_rows;
   };
 
+  // The plan from `c` (BallClockOrigin(*episode, c, integ)).
   BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                       const Arena* arena, const BallResidualScales& scales,
-                      const std::vector<int>& skip_rows)
-      : BallRolloutResidual(std::make_shared<const EpisodePlan>(*episode, integ, skip_rows),
+                      const std::vector<int>& skip_rows,
+                      const BallCoeffs<double>& c = BallCoeffs<double>::FromArray(
+                          BallLayout().defaults.data()))
+      : BallRolloutResidual(std::make_shared<const EpisodePlan>(*episode, integ, skip_rows, c),
                             episode, start, rows, integ, arena, scales) {}
   // `plan`: the episode's, for this integ and skip_rows (shared by its windows).
   BallRolloutResidual(std::shared_ptr<const EpisodePlan> plan, const Episode* episode, int start,
                       int rows, const Integration& integ, const Arena* arena,
                       const BallResidualScales& scales)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
-        scales_(scales), plan_(std::move(plan)) {}
+        scales_(scales), plan_(std::move(plan)),
+        start_a_(BallTickFraction(plan_->clock_origin_rows, plan_->first_clock_row[start],
+                                  integ)) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
                   T* residuals) const {
     const BallCoeffs<T> c = BallCoeffs<T>::FromBlocks(bounce, spin, drag, geometry);
-    Roll(c, 0, BallState<T>::FromSample(episode_->rows[start_]), residuals, nullptr);
+    Roll(c, 0, StartTicks(c), residuals, nullptr);
     return true;
   }
 
-  // The rollout from step j0 of the window on, from its state `s` there: writes the residual
+  // The rollout from step j0 of the window on, from its tick pair `t` there: writes the residual
   // rows j0+1..rows (at residuals + 9 (j - 1), as operator() lays them out) and, if `states`
-  // is given, the state at each row j0..rows (states->at(j), resized to rows + 1). For double:
-  // `meshes` (or nullptr: the Arena) answers the rollout's mesh lookups (BallTickMeshes, reset
-  // for ticks()), and `first_touch`, if given, receives the first step j (row j -> j + 1) in
-  // which the ball touched the mesh (BallClearance::touched), rows if none.
+  // is given, the tick pair at each row j0..rows (states->at(j), resized to rows + 1). For
+  // double: `meshes` (or nullptr: the Arena) answers the rollout's mesh lookups (BallTickMeshes,
+  // reset for ticks()), and `first_touch`, if given, receives the first step j (row j -> j + 1)
+  // in which the ball touched the mesh (BallClearance::touched), rows if none.
   template <typename T>
-  void Roll(const BallCoeffs<T>& c, int j0, BallState<T> s, T* residuals,
+  void Roll(const BallCoeffs<T>& c, int j0, BallTicks<T> t, T* residuals,
             typename StatesOf<T>::type* states, BallTickMeshes* meshes = nullptr,
             int* first_touch = nullptr) const {
     if (states != nullptr) {
       states->resize(rows_ + 1);
-      (*states)[j0] = s;
+      (*states)[j0] = t;
     }
     if (first_touch != nullptr) *first_touch = rows_;
-    BallClearance clearance;  // used by the double rollouts (StepBallRow)
+    BallClearance clearance;  // used by the double rollouts
     const EpisodePlan& plan = *plan_;
     for (int j = j0 + 1; j <= rows_; ++j) {
       const int k = start_ + j - 1;  // episode row of the step
+      BallState<T> s;
       if constexpr (std::is_same_v<T, double>) {
         // The mesh source (the shared tick lists, or the Arena without them) is `meshes`,
         // fixed for the rollout; the View asks the Arena when it is null.
-        const int tick0 = plan.first_tick[k] - plan.first_tick[start_];
-        s = StepBallRow(
-            c, s, plan.steps[k],
-            [&](int i) { return BallTickMeshes::View(meshes, arena_, tick0 + i); }, &clearance);
+        s = AdvanceBallTicks(
+            c, &t, *episode_, k, integ_,
+            [&](long i) { return BallTickMeshes::View(meshes, arena_, static_cast<int>(i)); },
+            &clearance);
         if (first_touch != nullptr && clearance.touched && *first_touch == rows_)
           *first_touch = j - 1;
       } else {
-        s = AdvanceBallRow(c, s, *episode_, start_ + j - 1, integ_, *arena_);
+        s = AdvanceBallTicks(c, &t, *episode_, k, integ_, *arena_);
       }
-      if (states != nullptr) (*states)[j] = s;
+      if (states != nullptr) (*states)[j] = t;
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + 9 * (j - 1);
       if (plan.skip[start_ + j]) {
@@ -218,36 +227,62 @@ class BallRolloutResidual {
     }
   }
 
-  // Physics ticks of the window (the size of a BallTickMeshes for Roll).
-  int ticks() const { return plan_->first_tick[start_ + rows_] - plan_->first_tick[start_]; }
+  // The tick pair around the window's first row with coefficients `c` (BallTicksAroundRow). For
+  // double, `touched` (if given) is set when one of its ticks touched the mesh: then the pair
+  // depends on every contact coefficient.
+  template <typename T>
+  BallTicks<T> StartTicks(const BallCoeffs<T>& c, bool* touched = nullptr) const {
+    const BallState<T> row = BallState<T>::FromSample(episode_->rows[start_]);
+    if constexpr (std::is_same_v<T, double>) {
+      const double tick_s = 1.0 / integ_.tick_rate_hz;
+      bool any = false;
+      const BallTicks<double> t = BallTicksAroundRowBy(row, start_a_, [&](const BallState<T>& s) {
+        BallClearance clearance;  // StepBall's state bit for bit, and whether it touched
+        const BallState<double> next = StepBall(c, s, tick_s, *arena_, &clearance);
+        any = any || clearance.touched;
+        return next;
+      });
+      if (touched != nullptr) *touched = any;
+      return t;
+    } else {
+      return BallTicksAroundRow(c, row, start_a_, integ_, *arena_);
+    }
+  }
 
-  // Number of leading steps of the window along `states` (a rollout's states, from Roll) in
-  // which the ball cannot touch the mesh with a contact radius up to `radius`: at the start
-  // of each such step no triangle lies within radius + contact_margin + the distance the ball
-  // can travel during the step. A coefficient that acts only through a contact leaves those
-  // steps bit-identical (SmoothedBallRolloutCost).
-  int StepsClearOfContact(const std::vector<BallState<double>>& states,
+  // Ticks a rollout of the window steps from (the size of a BallTickMeshes for Roll: the step
+  // from tick i looks the mesh up as tick i, 1 <= i <= the last row's tick0).
+  int ticks() const {
+    const long rows = plan_->first_clock_row[start_ + rows_] - plan_->first_clock_row[start_];
+    return static_cast<int>(BallWholeTicks(start_a_, rows, integ_)) + 1;
+  }
+
+  // Number of leading steps of the window along `states` (a rollout's tick pairs, from Roll) in
+  // which the ball cannot touch the mesh with a contact radius up to `radius`: at each such
+  // step's tick0 no triangle lies within radius + contact_margin + the distance the ball can
+  // travel from there to the tick after the next row's (the step's game time and two ticks
+  // more; at step 0 that covers the start's tick pair too). A coefficient that acts only
+  // through a contact leaves those steps bit-identical (SmoothedBallRolloutCost).
+  int StepsClearOfContact(const std::vector<BallTicks<double>>& states,
                           const BallCoeffs<double>& c, double radius) const {
     // Safety on the travel: 10% and 1 uu beyond |v| dt + |g| dt^2 (drag only slows the ball).
     constexpr double kTravelFactor = 1.1, kTravelPadUu = 1.0;
     for (int j = 0; j < rows_; ++j) {
-      const double clock_rows =
-          std::round(episode_->step_dt_s[start_ + j] * game::kEpisodeRowRateHz);
+      const double clock_rows = static_cast<double>(BallClockRowsOf(*episode_, start_ + j));
       const double dt = std::max(episode_->step_dt_s[start_ + j],
-                                 clock_rows * integ_.ticks_per_clock_row / integ_.tick_rate_hz);
+                                 clock_rows * integ_.ticks_per_clock_row / integ_.tick_rate_hz) +
+                        2.0 / integ_.tick_rate_hz;
+      const BallState<double>& s = states[j].tick0;
       const double travel =
-          kTravelFactor * (states[j].v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
-      if (arena_->Collide(states[j].x, radius + c.contact_margin + travel).hit) return j;
+          kTravelFactor * (s.v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
+      if (arena_->Collide(s.x, radius + c.contact_margin + travel).hit) return j;
     }
     return rows_;
   }
 
   int rows() const { return rows_; }
   const Arena* arena() const { return arena_; }
-
-  BallState<double> StartState() const {
-    return BallState<double>::FromSample(episode_->rows[start_]);
-  }
+  // The window's first row's place between its two ticks, [0, 1) tick.
+  double start_fraction() const { return start_a_; }
 
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const Arena* arena,
@@ -266,6 +301,7 @@ class BallRolloutResidual {
   const Arena* arena_;
   BallResidualScales scales_;
   std::shared_ptr<const EpisodePlan> plan_;
+  double start_a_;  // the first row's place between its two ticks (BallTickFraction)
 };
 
 // The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central
@@ -350,11 +386,14 @@ class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJa
       scratch.meshes.Reset(residual_->arena(), residual_->ticks());
       meshes = &scratch.meshes;
     }
-    // The unperturbed rollout, with its states.
-    std::vector<BallState<double>>& states = scratch.states;
+    // The unperturbed rollout, with its tick pairs.
+    std::vector<BallTicks<double>>& states = scratch.states;
     const Coeffs c = Coeffs::FromArray(flat);
+    bool start_touched = false;
+    const BallTicks<double> start = residual_->StartTicks(c, &start_touched);
     int first_touch = 0;
-    residual_->Roll(c, 0, residual_->StartState(), residuals, &states, meshes, &first_touch);
+    residual_->Roll(c, 0, start, residuals, &states, meshes, &first_touch);
+    if (start_touched) first_touch = 0;  // the start's pair itself reads the contact
     const int m = num_residuals();
     int shared_radius = 0;
     if (share_prefix_) {
@@ -375,7 +414,8 @@ class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJa
       for (int j = 0; j < size; ++j) {
         const int i = blocks[bi].offset + j;
         // Drag acts in every tick, the contact radius from the first that may touch with the
-        // perturbed radius, the others from the first that touched (StepBall).
+        // perturbed radius, the others from the first that touched (StepBall); from step 0
+        // the start's tick pair is worked out again with the perturbed coefficients.
         const int from = i == Coeffs::kDrag            ? 0
                          : i == Coeffs::kContactRadius ? shared_radius
                                                        : first_touch;
@@ -383,10 +423,15 @@ class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJa
         for (int r = 0; r < 9 * from; ++r) column[r * stride] = 0.0;
         if (from == residual_->rows()) continue;  // no step left: the column is zero
         const double x = flat[i], h = steps_[i];
+        auto roll = [&](double* out) {
+          const Coeffs cp = Coeffs::FromArray(flat);
+          residual_->Roll(cp, from, from == 0 ? residual_->StartTicks(cp) : states[from], out,
+                          nullptr, meshes);
+        };
         flat[i] = x + h;
-        residual_->Roll(Coeffs::FromArray(flat), from, states[from], plus, nullptr, meshes);
+        roll(plus);
         flat[i] = x - h;
-        residual_->Roll(Coeffs::FromArray(flat), from, states[from], minus, nullptr, meshes);
+        roll(minus);
         flat[i] = x;
         for (int r = 9 * from; r < m; ++r) column[r * stride] = (plus[r] - minus[r]) / (2.0 * h);
       }
@@ -402,7 +447,7 @@ class SmoothedBallRolloutCost : public ceres::CostFunction, public ColumnMajorJa
   }
   // A thread's buffers for Evaluate.
   struct Scratch {
-    std::vector<BallState<double>> states;
+    std::vector<BallTicks<double>> states;
     std::vector<double> plus, minus;
     BallTickMeshes meshes;
   };
@@ -431,7 +476,9 @@ std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, dou
 // inside the rows ClassifyRows("ball") covers (no car touch: UnexplainedImpulseRows in
 // src/replay/regime.h; the rows left out are counted on stderr unless quiet), skipping the
 // residuals of ContactRows.
-// The arena is <options.data_root>/meshes/pitch.dat. Returns the number of residual blocks.
+// The arena is BallArena(options.data_root) (meshes/pitch.dat, the ceiling at 2048); each
+// episode's clock origin is BallClockOrigin with the start coefficients `params`. Returns the
+// number of residual blocks.
 int AddBallResiduals(ceres::Problem* problem, double* params,
                      const std::vector<Episode>& episodes, const FitOptions& options,
                      std::vector<int>* block_episodes);

@@ -64,9 +64,10 @@ const std::vector<FitterInfo>& Fitters() {
       // (free flight says -0.0304) and worsened every held-out horizon.
       // Two passes: the first differentiates over steps that span many contact-tick jumps and
       // finds the trend, the second over steps 10x smaller to settle (ball_fit.h).
-      // The arena (read and its grid built: ~0.5 s of one core) beside the recordings.
+      // The ball's arena (BallArena: read and its grid built, ~0.5 s of one core) beside the
+      // recordings.
       {"ball", AddBallResiduals, DefaultLoss("cauchy", 0.3), {1.0, 0.1},
-       [](const FitOptions& options) { PitchArena(options.data_root); }},
+       [](const FitOptions& options) { BallArena(options.data_root); }},
       // The car: the aerial and ground sub-models through the switch, Huber as both of them.
       {"car", AddCarResiduals, DefaultLoss("huber", 3.0)},
   };

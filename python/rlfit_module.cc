@@ -241,7 +241,7 @@ py::dict CoefficientsDict(const ModelInfo& model, const CoeffFile& file, const s
 }
 
 // A model with its coefficients and predictor, built once (the ball's arena mesh is loaded
-// once per process and datasets root, PitchArena).
+// once per process and datasets root, BallArena).
 class PyModel {
  public:
   PyModel(const std::string& name, const FsPath& coeffs, const FsPath& data_root,

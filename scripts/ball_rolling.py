@@ -13,7 +13,7 @@ side) and prints:
      get wrong beyond carrying the entry errors over the roll's T seconds;
   4. the along-track error at the last row (model minus recorded, along the recorded
      horizontal velocity): > 0 the model overshoots, < 0 it falls short.
-Rates are per second of game time: one row is 1/61 s (src/models/ball.h, BallRowStepOf).
+Rates are per second of game time: one row is 1/61 s (120/61 ticks; src/models/ball.h, the tick clock).
 Figures are over every episode in DIR (training and held-out alike: nothing here is fitted).
 
     build/rlsim replay ball --out /tmp/ball && scripts/ball_rolling.py /tmp/ball

@@ -225,6 +225,34 @@ TEST_CASE("coefficients outside their bounds are refused, naming key, value and 
   CHECK(ball_error(-0.1).find("coefficients.restitution") != std::string::npos);
 }
 
+TEST_CASE("a ball file says its clock: ticks; a row-clock file or one without it is refused") {
+  const CoeffFile f = DefaultCoeffs("ball", BallLayout());
+  const json written = CoeffFileToJson(f, BallLayout());
+  CHECK(written["integration"]["clock"] == "ticks");
+  auto error = [](const json& b) {
+    try {
+      ParseCoeffFile("C.json", b.dump(), "ball", BallLayout());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error(written).empty());
+  json b = written;
+  b["integration"].erase("clock");
+  CheckError(error(b), {"integration.clock is missing", "row clock",
+                        "rlfit fit ball"});
+  b["integration"]["clock"] = "rows";
+  CheckError(error(b), {"integration.clock is \"rows\"", "tick clock only"});
+  // The other models integrate per row: no clock key is written, and one is refused.
+  json a = ValidAerial();
+  CHECK_FALSE(CoeffFileToJson(ParseCoeffFile("A.json", a.dump(), "aerial", AerialLayout()),
+                              AerialLayout())["integration"]
+                  .contains("clock"));
+  a["integration"]["clock"] = "ticks";
+  CheckError(ErrorOf(a), {"integration.clock"});
+}
+
 TEST_CASE("standard errors must be finite and >= 0 (or null)") {
   json j = ValidAerial();
   j["std_errors"]["T_r"] = -0.1;

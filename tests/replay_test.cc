@@ -616,19 +616,21 @@ TEST_CASE("a streamed replay reports what the replay of all episodes at once rep
 }
 
 
-// The ball predictor's rollout against chained AdvanceBallRow calls (no clearance: the plain
-// steps) from the same row, every state ==: the committed synthetic episodes, and constructed
-// ones from random in-arena starts whose rows mix the 61 Hz clock row with doubled and odd
-// rows (runs of equal BallRowSteps of 1 to many rows), with rollouts from several starts.
-TEST_CASE("the ball predictor's runs through PredictBall give chained AdvanceBallRow's states") {
+// The ball predictor's rollout against chained AdvanceBallTicks calls (no clearance: the plain
+// steps) from the tick pair around the same row, every row ==: the committed synthetic
+// episodes, and constructed ones from random in-arena starts whose rows mix the 61 Hz clock row
+// with doubled and tripled rows, with rollouts from several starts. So the replay's one
+// PredictBall over all the ticks, its clock origin and its blends are the tick clock's.
+TEST_CASE("the ball predictor's PredictBall on the tick clock gives chained AdvanceBallTicks' rows") {
   const std::string root = testing::DataRoot();
   if (root.empty()) {
     MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
     return;
   }
-  const Arena& arena = PitchArena(root);
+  const Arena& arena = BallArena(root);
   const ModelInfo& model = FindModel("ball");
   const CoeffFile coeffs = LoadCoefficients(model, "");
+  const Integration& integ = coeffs.integration;
   const auto c = BallCoeffs<double>::FromArray(coeffs.values.data());
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, root);
   std::vector<Episode> episodes = ReadRecordings({testing::RepoDatasets() + "/synthetic/ball"});
@@ -657,6 +659,10 @@ TEST_CASE("the ball predictor's runs through PredictBall give chained AdvanceBal
       const std::vector<PredictedState> rollout = predictor->Rollout(ep, start, end);
       REQUIRE(static_cast<int>(rollout.size()) == end - start + 1);
       BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+      BallTicks<double> t = BallTicksAroundRow(
+          c, s,
+          BallTickFraction(BallClockOrigin(ep, c, integ), BallClockRowsTo(ep, start), integ),
+          integ, arena);
       for (int k = start;; ++k) {
         const PredictedState& p = rollout[k - start];
         REQUIRE(p.x == s.x);
@@ -665,7 +671,7 @@ TEST_CASE("the ball predictor's runs through PredictBall give chained AdvanceBal
         if (k == end) break;
         contacts += arena.Collide(s.x, c.contact_radius + c.contact_margin).hit;
         ++rows;
-        s = AdvanceBallRow(c, s, ep, k, coeffs.integration, arena);
+        s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
       }
     }
   }

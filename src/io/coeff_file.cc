@@ -222,9 +222,23 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
   }
 
   const json& integ = r.Object(j, "", "integration");
-  r.OnlyKeys(integ, "integration",
-             {"tick_rate_hz", "input_delay_s", "tick_aligned_inputs", "ticks_per_clock_row",
-              "rotation_update"});
+  std::vector<std::string> integ_keys = {"tick_rate_hz", "input_delay_s", "tick_aligned_inputs",
+                                         "ticks_per_clock_row", "rotation_update"};
+  if (model == "ball") integ_keys.push_back("clock");
+  r.OnlyKeys(integ, "integration", integ_keys);
+  if (model == "ball") {
+    // The clock the ball's coefficients were fitted on (kBallClock); a file from the row clock
+    // (before 2026-11-26: two equal steps a row) is refused, not converted: its coefficients
+    // are tuned to another integration.
+    if (!integ.contains("clock"))
+      r.Fail("integration.clock is missing: a ball file from before the tick clock (fitted on "
+             "the row clock); refit it with rlfit fit ball (integration.clock \"" +
+             std::string(kBallClock) + "\")");
+    const json& clock = integ["clock"];
+    if (!(clock == kBallClock))
+      r.Fail("integration.clock is " + clock.dump() + ": the ball runs on the tick clock only (\"" +
+             std::string(kBallClock) + "\"); refit the file with rlfit fit ball");
+  }
   file.integration.tick_rate_hz = r.Number(integ, "integration", "tick_rate_hz");
   file.integration.input_delay_s = r.Number(integ, "integration", "input_delay_s");
   const json& aligned = r.Require(integ, "integration", "tick_aligned_inputs");
@@ -291,6 +305,7 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
                       {"ticks_per_clock_row", file.integration.ticks_per_clock_row},
                       {"rotation_update",
                        file.integration.rotate_with_new_omega ? "new_omega" : "average_omega"}};
+  if (file.model == "ball") j["integration"]["clock"] = kBallClock;
   j["provenance"] = file.provenance;
   j["fit_report"] = file.fit_report;
   return j;

@@ -13,6 +13,13 @@ namespace rlfit {
 
 inline constexpr int kCoeffSchemaVersion = 1;
 
+// integration.clock of a ball file: the clock its coefficients were fitted on. "ticks": whole
+// physics ticks, each recorded row the blend of the two ticks around it (src/models/ball.h, the
+// only ball integration since 2026-11-26). The other models integrate per row and have no clock
+// key. (schema_version stays 1: the key is new only in ball files, which the reader refuses
+// without it.)
+inline constexpr const char* kBallClock = "ticks";
+
 // The widest standard error a coefficients file may state, in widths of the coefficient's
 // bounds (upper - lower). A fit's sandwich errors are linear estimates and can exceed the
 // range of a coefficient the data barely determines (the widest committed: car
@@ -54,7 +61,8 @@ struct CoeffFile {
 //    unit that differs from the layout's;
 //  - integration not exactly tick_rate_hz, input_delay_s, tick_aligned_inputs,
 //    ticks_per_clock_row, rotation_update ("new_omega" or "average_omega"), or a setting outside
-//    its range (Integration::Check);
+//    its range (Integration::Check); for the ball also `clock`, which must be kBallClock
+//    (missing: a file from the row clock, refused with a line saying to refit);
 //  - provenance or fit_report not an object.
 // Never throws anything else on any input (fuzz/coeff_file_fuzz.cc).
 CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,

@@ -798,7 +798,9 @@ void CheckTriangles(const std::vector<Triangle>& triangles, const std::string& s
 
 }  // namespace
 
-Arena Arena::Load(const std::string& path) {
+Arena Arena::Load(const std::string& path) { return Arena(LoadTriangles(path)); }
+
+std::vector<Triangle> Arena::LoadTriangles(const std::string& path) {
   using Reader = io::CSVReader<9, io::trim_chars<' ', '\t'>, io::no_quote_escape<'\t'>>;
   // A FIFO would block the reader's open, a folder read as a mesh with no triangles and a
   // device (/dev/zero) as one endless line: each is refused by what it is.
@@ -843,7 +845,7 @@ Arena Arena::Load(const std::string& path) {
                              MessageNumber(limit) +
                              " uu (twice the arena's extent): not an arena mesh");
       }
-  return Arena(std::move(triangles));
+  return triangles;
 }
 
 Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles)) {

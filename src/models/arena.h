@@ -75,6 +75,9 @@ class Arena {
   // row, column) on a malformed line, and on a vertex beyond twice the arena's extent
   // (plausible::MaxAbsPositionUu, as for recorded positions).
   static Arena Load(const std::string& path);
+  // Load's triangles, read and checked the same way, without building the arena (for a mesh
+  // changed before it is built: the ball's, BallArena).
+  static std::vector<Triangle> LoadTriangles(const std::string& path);
   // Throws InputError (row = 1-based triangle index) on a non-finite vertex or a triangle of
   // zero area.
   explicit Arena(std::vector<Triangle> triangles);

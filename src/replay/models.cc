@@ -79,11 +79,13 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
                                          file.integration);
 }
 
-// The ball's rows run through PredictBall: each run of rows whose steps (BallRowStepOf) have
-// the same length h_s is one prediction of their ticks, keeping the state at each row's end, so
-// the free ticks run in PredictBall's register loop (BallFreeRun) as BM_Prediction6s measures.
-// The same states as chained AdvanceBallRow calls, bit for bit: StepBall with a clearance gives
-// StepBall's states whatever the clearance holds, so a run may start with a fresh one.
+// The ball runs on the tick clock (src/models/ball.h): the tick pair around the start row
+// (BallTicksAroundRow, at the row's place on the episode's clock, BallClockOrigin, worked out
+// once per episode), then all the ticks the rollout needs in one PredictBall (so the free ticks
+// run in its register loop, BallFreeRun, as BM_Prediction6s measures), each row the blend of
+// the two ticks around it. The same rows as chained AdvanceBallTicks calls, bit for bit
+// (PredictBall gives chained StepBall's states; tested). The clock origin is worked out per
+// rollout (Origin).
 class BallPredictor : public Predictor {
  public:
   BallPredictor(BallCoeffs<double> coeffs, Integration integ, const Arena* arena)
@@ -92,69 +94,48 @@ class BallPredictor : public Predictor {
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
     std::vector<PredictedState> out;
     out.reserve(end - start + 1);
-    BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+    const BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
     out.push_back(ToPredicted(s));
-    RowSteps steps(ep, integ_);
-    // Scratch: every tick of the current run, grown as runs need, never zeroed (a vector's
-    // resize would clear it: a quarter of a 6 s rollout's instructions).
-    std::unique_ptr<BallState<double>[]> ticks;
-    std::size_t capacity = 0;
-    for (int k = start; k < end;) {
-      const double h_s = steps.Of(k).h_s;
-      int last = k;  // the run: rows k..last
-      int n = steps.Of(k).ticks;
-      while (last + 1 < end && last + 1 - k < kMaxRunRows && steps.Of(last + 1).h_s == h_s)
-        n += steps.Of(++last).ticks;
-      if (capacity < static_cast<std::size_t>(n)) {
-        capacity = n;
-        ticks.reset(new BallState<double>[capacity]);
-      }
-      PredictBall(coeffs_, s, h_s, n, *arena_, ticks.get());
-      int tick = 0;
-      for (int row = k; row <= last; ++row) {
-        tick += steps.Of(row).ticks;
-        out.push_back(ToPredicted(ticks[tick - 1]));
-      }
-      s = ticks[n - 1];
-      k = last + 1;
+    if (end <= start) return out;
+    const double origin = Origin(ep);
+    const BallTicks<double> t0 = BallTicksAroundRow(
+        coeffs_, s, BallTickFraction(origin, BallClockRowsTo(ep, start), integ_), integ_,
+        *arena_);
+    // ticks[i] is the tick i past the start row's tick0 (ticks[0] = tick0, ticks[1] = tick1).
+    const long rows = BallClockRowsTo(ep, end) - BallClockRowsTo(ep, start);
+    const long last = BallWholeTicks(t0.first_a, rows, integ_) + 1;
+    // Not value-initialised (a vector's would be: a quarter of a 6 s rollout's instructions).
+    std::unique_ptr<BallState<double>[]> ticks(new BallState<double>[last + 1]);
+    ticks[0] = t0.tick0;
+    ticks[1] = t0.tick1;
+    if (last > 1)
+      PredictBall(coeffs_, t0.tick1, 1.0 / integ_.tick_rate_hz, static_cast<int>(last - 1),
+                  *arena_, ticks.get() + 2);
+    long clock_rows = 0;
+    for (int k = start; k < end; ++k) {
+      clock_rows += BallClockRowsOf(ep, k);
+      const long whole = BallWholeTicks(t0.first_a, clock_rows, integ_);
+      const double a = t0.first_a + static_cast<double>(clock_rows) * integ_.ticks_per_clock_row -
+                       static_cast<double>(whole);
+      out.push_back(ToPredicted(BlendBallStates(ticks[whole], ticks[whole + 1], a)));
     }
     return out;
   }
 
  private:
-  // BallRowStepOf(ep, k, integ), computed again only where step_dt_s changes (it depends on
-  // nothing else of the row; -0 and 0 apart): the rows of a rollout mostly share one.
-  class RowSteps {
-   public:
-    RowSteps(const Episode& ep, const Integration& integ) : ep_(ep), integ_(integ) {}
-    const BallRowStep& Of(int k) {
-      const double dt_s = ep_.step_dt_s[k];
-      if (!(dt_s == dt_s_ && std::signbit(dt_s) == std::signbit(dt_s_))) {
-        dt_s_ = dt_s;
-        step_ = BallRowStepOf(ep_, k, integ_);
-      }
-      return step_;
-    }
-
-   private:
-    const Episode& ep_;
-    const Integration& integ_;
-    double dt_s_ = std::numeric_limits<double>::quiet_NaN();
-    BallRowStep step_;
-  };
-
-  // Rows in one run at most: bounds the scratch (2,048 ticks, 147 kB, for the recordings'
-  // 2-tick rows) at the cost of one arena lookup per run.
-  static constexpr int kMaxRunRows = 1024;
+  // The episode's clock origin (BallClockOrigin): one pass over the episode's rows per
+  // rollout, a few exp() a row, below 1% of a replay's time (the rollouts step ~2 ticks a row
+  // of their own), and nothing kept between rollouts that could outlive its episode.
+  double Origin(const Episode& ep) const { return BallClockOrigin(ep, coeffs_, integ_); }
 
   BallCoeffs<double> coeffs_;
   Integration integ_;
   const Arena* arena_;
 };
 
-// The arena mesh comes from the datasets root (PitchArenaUnder).
+// The ball's arena (BallArena: the ceiling at 2048) of the datasets root (as PitchArenaUnder).
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &PitchArenaUnder(data_root);
+  const Arena* arena = &BallArena(data_root.empty() ? ResolveDataRoot("") : data_root);
   return std::make_unique<BallPredictor>(BallCoeffs<double>::FromArray(file.values.data()),
                                          file.integration, arena);
 }
@@ -326,8 +307,9 @@ std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data
   return out;
 }
 
+// The surface the ball is at in `row`, on the ball's arena (BallArena).
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
-  const Arena& arena = PitchArenaUnder(data_root);
+  const Arena& arena = BallArena(data_root.empty() ? ResolveDataRoot("") : data_root);
   const std::vector<double>& d = BallLayout().defaults;
   return BallSituation(ep, row, arena, BallCoeffs<double>::FromArray(d.data()));
 }

@@ -440,6 +440,9 @@ Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
   ep.path = "(predict)";
   ep.name = "predict.csv";
   ep.kind = kind;
+  // The ball's state is a physics tick's: row 0 on a tick (the tick clock's origin 0, so the
+  // rollout starts from the state itself, not from a blend of two ticks around it).
+  if (kind == EpisodeKind::kBall) ep.clock_origin_rows = 0.0;
   ep.rows.resize(steps + 1);
   ep.step_dt_s.assign(steps, dt_s);
   ep.step_ticks.assign(steps, SubstepsForRow(dt_s, game::kTickRateHz));

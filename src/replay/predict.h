@@ -109,9 +109,11 @@ bool ControlRowFromValues(const double values[9], bool timed,
 
 // The episode the predictor runs over: rows k = 0..steps at t = k dt_s, row 0 holding `state`,
 // each row carrying the inputs in force at its time (the last TimedInput with t_s <= t + 1e-9;
-// none before the first). Its recording clock is unknown (clock_origin_rows NaN), so inputs
+// none before the first). A car's recording clock is unknown (clock_origin_rows NaN), so inputs
 // switch as in any recording without one (Integration, ControlsOver): a control row at t_s
-// acts from t_s + input_delay_s + half a tick, t_s + 19.3 ms with the committed settings.
+// acts from t_s + input_delay_s + half a tick, t_s + 19.3 ms with the committed settings. The
+// ball's row 0 is a physics tick (clock_origin_rows 0: the state is tick0 of the tick clock,
+// src/models/ball.h), its later rows 120/61 ticks apart, each blended from two ticks.
 Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
                           const std::vector<TimedInput>& controls, double dt_s, int steps);
 

@@ -186,7 +186,8 @@ std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
   // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
   if ((model == "aerial" || model == "car" || model == "jump") && root.empty())
     return Classify(model, ep, &FloorOnlyArena());
-  const Arena& pitch = PitchArena(root);
+  // The ball is classified in its own arena (BallArena: the ceiling where it bounces).
+  const Arena& pitch = model == "ball" ? BallArena(root) : PitchArena(root);
   std::vector<Regime> rows = Classify(model, ep, &pitch);
   MarkOutsideArena(ep, pitch, &rows);
   return rows;

@@ -39,10 +39,11 @@ inline constexpr int kRegimeCount = 9;
 const char* RegimeLabel(Regime regime);
 
 // Per row of `ep`: kCovered where model `model` ("aerial", "ground", "ball") covers it, else
-// why not. `data_root` locates the arena mesh for the surface tests (PitchArena); when it is
-// empty (no datasets on this machine) the aerial surface test uses the floor plane z = 0
-// alone, the ball model throws InputError (it needs the mesh anyway). InputError
-// for another model name, or for a ball model on a car episode and the other way round.
+// why not. `data_root` locates the arena mesh for the surface tests (PitchArena; the ball's
+// BallArena); when it is empty (no datasets on this machine) the aerial surface test uses the
+// floor plane z = 0 alone, the ball model throws InputError (it needs the mesh anyway).
+// InputError for another model name, or for a ball model on a car episode and the other way
+// round.
 //
 // aerial: kOnGround when the recorded on_ground flag is set; else kTouchingSurface when the
 //   car's centre lies within kCarSurfaceReachUu of the mesh (some part of the car may touch
