@@ -72,10 +72,11 @@ TEST_CASE("free flight: one tick of gravity and drag") {
 }
 
 TEST_CASE("bounce on the floor: note 003's impulse, spin update and penetration recovery") {
-  // 1 uu deep, v = (200, 0, -500), omega = (0, 0, 3). After gravity and drag v1; then
-  // v_perp = (v1.n) n, s = v1_par + r (n x omega) = (v1x, 0, 0) (the z spin slips nothing;
-  // r = roll_radius 91.25), dv_perp = -(1 + C_R) v_perp, dv_par = -min(1, Y |v_perp| / |s|) mu s
-  // = -mu s (Y |v_perp| = 1011 > |s| = 200), omega += (spin_factor / r) (dv_par x n),
+  // 1 uu deep, v = (200, 0, -500), omega = (0, 0, 3). After gravity and drag v1; the normal
+  // speed becomes C_R 500 (the rebound from v, before gravity), dvn = 300 - v1.n; s = v1_par
+  // + r (n x omega) = (v1x, 0, 0) (the z spin slips nothing; r = roll_radius 91.25), dv_par =
+  // -min(1, Y |v_perp| / |s|) mu s with |v_perp| = dvn / (1 + C_R): -mu s (Y |v_perp| = 1007
+  // > |s| = 200), omega += (spin_factor / r) (dv_par x n),
   // x1 = x + v2 dt + recovery * 1 uu * n.
   const Arena arena = Floor();
   BallCoeffs<double> c = Defaults();
@@ -83,20 +84,21 @@ TEST_CASE("bounce on the floor: note 003's impulse, spin update and penetration 
   const BallState<double> s =
       State({0, 0, c.contact_radius - 1.0}, {200, 0, -500}, {0, 0, 3});
   const BallState<double> n = StepBall(c, s, kTick, arena);
-  CheckNear(n.v, {142.963658785225, 0, 303.172933752584});
+  CheckNear(n.v, {142.963658785225, 0, 300.0});
   CheckNear(n.omega, {0, 1.561246968246, 3});
-  CheckNear(n.x, {1.191363823210, 0, 95.076441114605});
+  CheckNear(n.x, {1.191363823210, 0, 95.05});
 }
 
 TEST_CASE("sliding bounce: the slip limit Y |v_perp| / |s| binds") {
-  // A grazing, back-spinning ball: |s| = 1956 > Y |v_perp| = 210.8, scale 0.10777.
+  // A grazing, back-spinning ball: rebound C_R 100 = 60 uu/s; |s| = 1956 > Y |v_perp| =
+  // 206.7, scale 0.10570.
   const Arena arena = Floor();
   const BallCoeffs<double> c = Defaults();
   const BallState<double> s =
       State({0, 0, c.contact_radius - 0.5}, {1500, 0, -100}, {0, -5, 0});
   const BallState<double> n = StepBall(c, s, kTick, arena);
-  CheckNear(n.v, {1439.546568745317, 0, 63.233926001157});
-  CheckNear(n.omega, {0, -3.354185487641, 0});
+  CheckNear(n.v, {1440.698654883229, 0, 60.0});
+  CheckNear(n.omega, {0, -3.38574949142, 0});
 }
 
 TEST_CASE("a ball at rest on the floor stays at rest at the contact radius") {
@@ -233,26 +235,35 @@ TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounce
   const Arena arena = Floor();
   const BallCoeffs<double> c = Defaults();
   const Integration integ;
+  // A bounce whose tick coincides with a row (about half of them) straddles nothing and has
+  // no phase: a flight whose bounces all do so has no estimate, rightly. So two flights per
+  // origin; most must give one, and every estimate given must be right.
+  int estimates = 0, runs = 0;
   for (const double origin : {0.1, 0.3, 0.45}) {
-    INFO("origin " << origin << " clock rows");
-    BallTicks<double> t;
-    t.tick0 = State({0, 0, 800}, {400, 100, -1800}, {0, 0, 0});
-    t.tick1 = StepBall(c, t.tick0, kTick, arena);
-    t.first_a = BallTickFraction(origin, 0, integ);
-    Episode ep = ClockRows(300, t.Row(integ));
-    for (int k = 0; k + 1 < ep.size(); ++k) {
-      const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
-      ep.rows[k + 1].x = s.x;
-      ep.rows[k + 1].v = s.v;
-      ep.rows[k + 1].omega = s.omega;
+    for (const double vz : {-1800.0, -1500.0}) {
+      INFO("origin " << origin << " clock rows, vz " << vz);
+      BallTicks<double> t;
+      t.tick0 = State({0, 0, 800}, {400, 100, vz}, {0, 0, 0});
+      t.tick1 = StepBall(c, t.tick0, kTick, arena);
+      t.first_a = BallTickFraction(origin, 0, integ);
+      Episode ep = ClockRows(300, t.Row(integ));
+      for (int k = 0; k + 1 < ep.size(); ++k) {
+        const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
+        ep.rows[k + 1].x = s.x;
+        ep.rows[k + 1].v = s.v;
+        ep.rows[k + 1].omega = s.omega;
+      }
+      ++runs;
+      const double estimate = EstimateBallClockOrigin(ep, c, integ);
+      if (std::isnan(estimate)) continue;
+      ++estimates;
+      double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
+      off -= std::round(off);
+      CHECK(std::abs(off) < kPhaseTolTicks);
+      CHECK(BallClockOrigin(ep, c, integ) == estimate);
     }
-    const double estimate = EstimateBallClockOrigin(ep, c, integ);
-    REQUIRE(!std::isnan(estimate));
-    double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
-    off -= std::round(off);
-    CHECK(std::abs(off) < kPhaseTolTicks);
-    CHECK(BallClockOrigin(ep, c, integ) == estimate);
   }
+  CHECK(estimates >= runs - 2);
   // No bounce: no estimate, and the rollouts take half a tick; a known origin wins.
   Episode flight = ClockRows(50, State({0, 0, 1500}, {100, 0, 0}, {0, 0, 0}));
   for (int k = 1; k < flight.size(); ++k) flight.rows[k] = flight.rows[0];
@@ -539,17 +550,18 @@ TEST_CASE("synthetic ball episodes replay with near-zero error") {
   // measured at episode 900003's last row (9.4 s, after a floor bounce) with the closest
   // feature's normal. With the averaged seam normal that small difference meets a contact
   // at row 270 (4.4 s) where the manifold's membership, and so the normal, changes with
-  // sub-uu shifts: 900003 is within 0.005 uu up to row 269, then 0.127 uu at 5 s and 0.98 at
-  // its last row (900001 and 900002: 0.10 at theirs). So 0.01 uu up to 2 s; 0.5 at 5 s and 2
-  // at the last row, still well below a bounce shifted by one tick.
+  // sub-uu shifts: 900003 is within 0.005 uu up to row 269, then 0.10-0.13 uu at 5 s and
+  // 0.89-0.98 at its last row (900001 and 900002: 0.10 at theirs). So 0.01 uu up to 2 s; 0.5
+  // at 5 s and 2 at the last row, still well below a bounce shifted by one tick.
   constexpr double kSyntheticDxUu = 0.01;
   constexpr double kSynthetic5sDxUu = 0.5;
   constexpr double kSyntheticLastDxUu = 2.0;
   // A windowed restart at a row straddling a contact inverts a blend the model's ticks never
   // had (BallTicksAroundRow): measured up to 1.6 uu at 2 s; the p90 stays at the rounding.
   constexpr double kStraddledRestartDxUu = 2.0;
-  // Their p90 at 5 s: 0.0115 uu with the averaged normal (the restarts before 900003's row 270).
-  constexpr double kSyntheticWindowedP90DxUu = 0.02;
+  // Their p90 at 5 s: 0.037 uu with the averaged normal and the pre-gravity rebound (restarts
+  // that cross 900003's row 270); 0.003 at 2 s.
+  constexpr double kSynthetic5sWindowedP90DxUu = 0.1;
   const auto& q = Quantities(false);
   for (std::size_t h = 0; h < report.horizon_labels.size(); ++h) {
     INFO("open loop " << report.horizon_labels[h]);
@@ -561,7 +573,8 @@ TEST_CASE("synthetic ball episodes replay with near-zero error") {
   }
   for (std::size_t h = 0; h < report.horizons_s.size(); ++h) {
     INFO("windowed " << report.horizons_s[h] << " s");
-    CHECK(report.Windowed(q[0], h).p90 < kSyntheticWindowedP90DxUu);
+    CHECK(report.Windowed(q[0], h).p90 <
+          (report.horizons_s[h] > 2.0 ? kSynthetic5sWindowedP90DxUu : kSyntheticDxUu));
     CHECK(report.Windowed(q[0], h).max < kStraddledRestartDxUu);
   }
 }

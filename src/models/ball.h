@@ -282,7 +282,12 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
       // Across a gap only a ball that reaches the surface within the tick is stopped, and it
       // may still close the gap (depth / dt < 0).
       const bool reaches = depth >= T(0.0) || vn * dt <= depth;
-      T vn_target = -restitution * vn;
+      // The rebound is C_R times the normal speed before this tick's gravity and drag (s.v),
+      // as Bullet's solver takes restitution from the velocity it had before integrating the
+      // forces: gravity's impulse of the tick is absorbed by the contact. Measured (NOTES,
+      // tail28): from v1 every ceiling bounce came out 3-6 uu/s too slow downward.
+      const T vn0 = s.v.dot(n);
+      T vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
       if (depth < T(0.0)) vn_target = reaches ? vn_target + depth / dt : vn;
       if (vn_target > vn) {
         const T dvn = vn_target - vn;
@@ -311,9 +316,10 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 //     penetration-weighted average of their internal-edge-adjusted normals and depth p the
 //     deepest's (ManifoldContactNormal); else normal n of the closest feature
 //     (ClosestFeatureNormal), depth p (< 0 for a gap). If v1.n < 0, the normal
-//     velocity becomes
-//       -C_R (v1.n)          in contact (p >= 0);
-//       -C_R (v1.n) + p / dt across a gap that the ball closes within the tick (the engine's
+//     velocity becomes, with b = C_R max(0, -(v.n)) the rebound from the velocity v before
+//     step 1 (Bullet's restitution: gravity's impulse of the tick absorbed by the contact),
+//       b                    in contact (p >= 0);
+//       b + p / dt           across a gap that the ball closes within the tick (the engine's
 //                            speculative contact: a slow ball lands on the surface at the end
 //                            of the tick, so the last small hops die out into rolling at R),
 //     and only if that is larger than v1.n; a ball that does not close the gap flies on. The
