@@ -693,13 +693,23 @@ BallTicks<T> BallTicksAroundRowBy(const BallState<T>& row, double a, const Step&
   t.tick1 = step(row);
   t.first_a = a;
   if (a == 0.0) return t;
+  // How far a pair's blend is from the row: position, plus velocity over one tick (uu).
+  const auto miss = [&](const BallTicks<T>& p) {
+    const Vec3<T> dx = p.tick0.x * T(1.0 - a) + p.tick1.x * T(a) - row.x;
+    const Vec3<T> dv = p.tick0.v * T(1.0 - a) + p.tick1.v * T(a) - row.v;
+    return ScalarPart(dx).norm() + ScalarPart(dv).norm() / 120.0;
+  };
+  BallTicks<T> best = t;
+  double best_miss = miss(t);
   for (int i = 0; i < kRounds; ++i) {
     t.tick0.x = row.x - (t.tick1.x - t.tick0.x) * T(a);
     t.tick0.v = row.v - (t.tick1.v - t.tick0.v) * T(a);
     t.tick0.omega = row.omega - (t.tick1.omega - t.tick0.omega) * T(a);
     t.tick1 = step(t.tick0);
+    const double m = miss(t);
+    if (m <= best_miss) best = t, best_miss = m;
   }
-  return t;
+  return best;
 }
 
 template <typename T>
