@@ -589,9 +589,12 @@ void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, do
   }
 }
 
-// The arena of a datasets root (<root>/meshes/pitch.dat), read once per process and shared by
-// every ball predictor and fit (queries are const and thread-safe). InputError if it is missing.
-inline const Arena& PitchArena(const std::string& data_root) {
+// The arena `build(path of <root>/meshes/pitch.dat)` makes for a datasets root, made once per
+// process, `kind` (a distinct static per caller) and root, and shared by every predictor and fit
+// (queries are const and thread-safe). InputError if the root is unknown; `build` throws one
+// if the mesh is missing.
+template <class Kind, class Build>
+const Arena& ArenaOfRoot(const std::string& data_root, const Build& build) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<Arena>> arenas;
   const std::lock_guard<std::mutex> lock(mutex);
@@ -600,28 +603,28 @@ inline const Arena& PitchArena(const std::string& data_root) {
     if (data_root.empty())
       throw InputError("meshes/pitch.dat", 0, 0,
                        "the ball model needs the arena mesh, but " + MissingDataRootMessage());
-    arena = std::make_unique<Arena>(Arena::Load(data_root + "/meshes/pitch.dat"));
+    arena = std::make_unique<Arena>(build(data_root + "/meshes/pitch.dat"));
   }
   return *arena;
 }
 
+// The arena of a datasets root (<root>/meshes/pitch.dat), the mesh as it is: the car and wall
+// models' (ArenaOfRoot).
+inline const Arena& PitchArena(const std::string& data_root) {
+  struct Pitch {};
+  return ArenaOfRoot<Pitch>(data_root, [](const std::string& path) { return Arena::Load(path); });
+}
+
 // The arena the ball moves in: the pitch mesh of a datasets root with its flat ceiling at
 // game::kBallCeilingZ (the mesh's is 4 uu low for the ball; its two triangles are the only ones
-// lying flat above kCeilingMinZ), read once per process and root and shared by every ball
-// predictor and fit (its own grid: PitchArena's is not built for it). The car and wall models
-// use PitchArena, the mesh as it is. InputError if the mesh is missing.
+// lying flat above kCeilingMinZ), with its own grid (PitchArena's is not built for it) and
+// cache (ArenaOfRoot). The car and wall models use PitchArena, the mesh as it is.
 inline const Arena& BallArena(const std::string& data_root) {
-  constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
-  constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Arena>> arenas;
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Arena>& arena = arenas[data_root];
-  if (!arena) {
-    if (data_root.empty())
-      throw InputError("meshes/pitch.dat", 0, 0,
-                       "the ball model needs the arena mesh, but " + MissingDataRootMessage());
-    std::vector<Triangle> tris = Arena::LoadTriangles(data_root + "/meshes/pitch.dat");
+  struct Ball {};
+  return ArenaOfRoot<Ball>(data_root, [](const std::string& path) {
+    constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
+    constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
+    std::vector<Triangle> tris = Arena::LoadTriangles(path);
     for (Triangle& t : tris) {
       const float z = t.p[0].z();
       if (!(z > kCeilingMinZ) || std::abs(t.p[1].z() - z) > kFlatUu ||
@@ -629,9 +632,8 @@ inline const Arena& BallArena(const std::string& data_root) {
         continue;
       for (Eigen::Vector3f& q : t.p) q.z() = static_cast<float>(game::kBallCeilingZ);
     }
-    arena = std::make_unique<Arena>(std::move(tris));
-  }
-  return *arena;
+    return Arena(std::move(tris));
+  });
 }
 
 // ---- The game's tick clock (issue 12; NOTES "The tick clock") ----
