@@ -20,10 +20,18 @@
 namespace rlfit {
 namespace {
 
-// The pitch mesh under the datasets root `data_root` (--data), or under the default root
-// (ResolveDataRoot: $RLFIT_DATA, else ../shared/datasets/lobot, ...) when it is "".
+// The datasets root `data_root` (--data), or the default root (ResolveDataRoot: $RLFIT_DATA,
+// else ../shared/datasets/lobot, ...) when it is "".
+std::string RootOrDefault(const std::string& data_root) {
+  return data_root.empty() ? ResolveDataRoot("") : data_root;
+}
+
+// The pitch mesh (the car and wall models') and the ball's arena under that root.
 const Arena& PitchArenaUnder(const std::string& data_root) {
-  return PitchArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  return PitchArena(RootOrDefault(data_root));
+}
+const Arena& BallArenaUnder(const std::string& data_root) {
+  return BallArena(RootOrDefault(data_root));
 }
 
 template <typename Coeffs, typename State, typename Advance>
@@ -133,9 +141,9 @@ class BallPredictor : public Predictor {
   const Arena* arena_;
 };
 
-// The ball's arena (BallArena: the ceiling at 2048) of the datasets root (as PitchArenaUnder).
+// The ball's arena (BallArena: the ceiling at 2048) under the datasets root.
 std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& data_root) {
-  const Arena* arena = &BallArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena* arena = &BallArenaUnder(data_root);
   return std::make_unique<BallPredictor>(BallCoeffs<double>::FromArray(file.values.data()),
                                          file.integration, arena);
 }
@@ -309,7 +317,7 @@ std::vector<std::string> CarRowLabels(const Episode& ep, const std::string& data
 
 // The surface the ball is at in `row`, on the ball's arena (BallArena).
 std::string BallSituationAt(const Episode& ep, int row, const std::string& data_root) {
-  const Arena& arena = BallArena(data_root.empty() ? ResolveDataRoot("") : data_root);
+  const Arena& arena = BallArenaUnder(data_root);
   const std::vector<double>& d = BallLayout().defaults;
   return BallSituation(ep, row, arena, BallCoeffs<double>::FromArray(d.data()));
 }
