@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -224,83 +222,6 @@ bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, dou
   return true;
 }
 
-// Scratch (issue 12, solver30): RLFIT_SOLVER30="ITERS,H1,ORDER,FRIC,EDGE" replaces the averaged
-// manifold normal (where the manifold holds several contacts) by a sequential-impulse solver over
-// the manifold's contacts. ITERS iterations; H1 1: floor, ceiling and side walls (2: also the back
-// walls) are planes, one contact each (normal the face's, depth from the plane); ORDER 0 deepest
-// first, 1 planes first, 2 mesh first, 3 shallowest first; FRIC 0 friction after every iteration's
-// normals (Bullet's default), 1 interleaved per contact, 2 the solver only gives the effective
-// normal normalize(sum lambda_i n_i) and today's single impulse is applied along it; EDGE 1
-// internal-edge-adjusted normals, 0 raw. Unset: today.
-struct Solver30Options {
-  bool on = false;
-  int iters = 10, h1 = 1, order = 0, fric = 0, edge = 1;
-};
-inline const Solver30Options& Solver30() {
-  static const Solver30Options o = [] {
-    Solver30Options r;
-    if (const char* e = std::getenv("RLFIT_SOLVER30")) {
-      r.on = std::sscanf(e, "%d,%d,%d,%d,%d", &r.iters, &r.h1, &r.order, &r.fric, &r.edge) >= 1;
-    }
-    return r;
-  }();
-  return o;
-}
-struct Solver30Contact {
-  Eigen::Vector3d n;
-  double penetration;  // radius + margin - distance, uu
-  bool plane;
-};
-// The manifold as the solver sees it, deepest first, then ordered by ORDER. 0 or 1 contact: the
-// caller keeps today's path.
-template <class Mesh>
-int Solver30Manifold(const Mesh& arena, const Eigen::Vector3d& center, double radius,
-                     Solver30Contact* out) {
-  const Solver30Options& o = Solver30();
-  TriangleContact contacts[Arena::kMaxContacts];
-  const int count = arena.CollideEach(center, radius, contacts);
-  int m = 0;
-  Solver30Contact planes[6];
-  int np = 0;
-  for (int i = 0; i < count; ++i) {
-    const Eigen::Vector3d adj = arena.InternalEdgeNormal(contacts[i], center);
-    const Eigen::Vector3d n = o.edge ? adj : contacts[i].normal;
-    bool is_plane = false;
-    if (o.h1 >= 1) {
-      const Eigen::Vector3d& q = contacts[i].point;
-      const bool floor = adj.z() > 0.9999 && q.z() < 5.0;
-      const bool ceiling = adj.z() < -0.9999 && q.z() > 2000.0;
-      const bool side = std::abs(adj.x()) > 0.9999;
-      const bool back = o.h1 >= 2 && std::abs(adj.y()) > 0.9999;
-      is_plane = floor || ceiling || side || back;
-    }
-    if (is_plane) {
-      // Distance from the plane through the contact point with the face normal.
-      const double pen = radius - adj.dot(center - contacts[i].point);
-      bool merged = false;
-      for (int j = 0; j < np; ++j)
-        if (planes[j].n.dot(adj) > 0.9999) {
-          planes[j].penetration = std::max(planes[j].penetration, pen);
-          merged = true;
-        }
-      if (!merged && np < 6) planes[np++] = {adj, pen, true};
-    } else {
-      out[m++] = {n, contacts[i].penetration, false};
-    }
-  }
-  for (int j = 0; j < np; ++j) out[m++] = planes[j];
-  auto deeper = [](const Solver30Contact& a, const Solver30Contact& b) {
-    return a.penetration > b.penetration;
-  };
-  std::stable_sort(out, out + m, deeper);
-  if (o.order == 1)
-    std::stable_partition(out, out + m, [](const Solver30Contact& a) { return a.plane; });
-  if (o.order == 2)
-    std::stable_partition(out, out + m, [](const Solver30Contact& a) { return !a.plane; });
-  if (o.order == 3) std::reverse(out, out + m);
-  return m;
-}
-
 // StepBall's free flight (every tick but those near the mesh) is a few dozen instructions, so
 // it is inlined into the caller's loop and the contact code kept out of line.
 #if defined(__GNUC__)
@@ -321,161 +242,6 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
   next.omega = ClampNorm<T>(omega, c.max_omega);
   next.x = s.x + next.v * dt + push;
   return next;
-}
-
-// Scratch (solver30): the sequential-impulse solve over the manifold m[0..count), see Solver30.
-template <typename T>
-BallState<T> StepBallSolver30(const BallCoeffs<T>& c, const BallState<T>& s, const T& dt,
-                              const Solver30Contact* m, int count, const Eigen::Vector3d& x0,
-                              double r0, Vec3<T> v, const Contact& contact) {
-  using std::sqrt;
-  const Solver30Options& o = Solver30();
-  constexpr int kMax = Arena::kMaxContacts + 6;
-  Vec3<T> omega = s.omega;
-  // ORDER 4: earliest first touch first (the persistent manifold's insertion order, from the
-  // time since each contact began, penetration / approach speed); 5: latest first.
-  Solver30Contact sorted[kMax];
-  if (o.order >= 4) {
-    const Eigen::Vector3d vd = ScalarPart(v);
-    double key[kMax];
-    int idx[kMax];
-    for (int i = 0; i < count; ++i) {
-      key[i] = m[i].penetration / std::max(-vd.dot(m[i].n), 1e-3);
-      idx[i] = i;
-    }
-    std::stable_sort(idx, idx + count, [&](int a, int b) {
-      return o.order == 4 ? key[a] > key[b] : key[a] < key[b];
-    });
-    for (int i = 0; i < count; ++i) sorted[i] = m[idx[i]];
-    m = sorted;
-  }
-  Vec3<T> n[kMax];
-  T target[kMax], lambda[kMax];
-  bool active[kMax];
-  Vec3<T> slip0[kMax], fric[kMax];
-  bool slip_set[kMax];
-  T deepest = T(-1e9);
-  for (int i = 0; i < count; ++i) {
-    n[i] = m[i].n.cast<T>();
-    const T depth = T(m[i].penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
-                    n[i].dot(s.x - x0.cast<T>());
-    if (i == 0 || depth > deepest) deepest = depth;
-    const T vn = v.dot(n[i]);
-    const bool slow = -vn < T(c.restitution_threshold);
-    const T restitution = slow ? T(0.0) : c.restitution;
-    const T vn0 = s.v.dot(n[i]);
-    T t = vn0 < T(0.0) && vn < T(0.0) ? -restitution * vn0 : T(0.0);
-    const bool reaches = depth >= T(0.0) || vn * dt <= depth;
-    active[i] = reaches;
-    if (depth < T(0.0)) t = t + depth / dt;
-    target[i] = t;
-    lambda[i] = T(0.0);
-    fric[i] = Vec3<T>::Zero();
-    slip_set[i] = false;
-  }
-  auto normal_at = [&](int i) {
-    if (!active[i]) return;
-    const T vn = v.dot(n[i]);
-    T next = lambda[i] + (target[i] - vn);
-    if (next < T(0.0)) next = T(0.0);
-    const T applied = next - lambda[i];
-    lambda[i] = next;
-    v += applied * n[i];
-  };
-  auto friction_at = [&](int i) {
-    if (!active[i]) return;
-    if (!slip_set[i]) {
-      slip0[i] = v - v.dot(n[i]) * n[i] + T(c.roll_radius) * n[i].cross(omega);
-      slip_set[i] = true;
-    }
-    Vec3<T> want = Vec3<T>::Zero();
-    const T slip2 = slip0[i].squaredNorm();
-    if (slip2 > T(1e-12) && lambda[i] > T(0.0)) {
-      const T slip_norm = sqrt(slip2);
-      const T limit = c.y * lambda[i] / (T(1.0) + c.restitution);
-      const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
-      want = -scale * c.mu * slip0[i];
-    }
-    const Vec3<T> d = want - fric[i];
-    fric[i] = want;
-    v += d;
-    omega += (c.spin_factor / T(c.roll_radius)) * d.cross(n[i]);
-  };
-  const Vec3<T> v_before = v;
-  for (int it = 0; it < o.iters; ++it) {
-    if (o.fric == 3) {
-      // Jacobi: every contact's normal impulse from the same velocity, applied together.
-      const Vec3<T> v_start = v;
-      for (int i = 0; i < count; ++i) {
-        if (!active[i]) continue;
-        T next = lambda[i] + (target[i] - v_start.dot(n[i]));
-        if (next < T(0.0)) next = T(0.0);
-        v += (next - lambda[i]) * n[i];
-        lambda[i] = next;
-      }
-      for (int i = 0; i < count; ++i) friction_at(i);
-    } else if (o.fric == 1) {
-      for (int i = 0; i < count; ++i) {
-        normal_at(i);
-        friction_at(i);
-      }
-    } else {
-      for (int i = 0; i < count; ++i) normal_at(i);
-      if (o.fric == 0)
-        for (int i = 0; i < count; ++i) friction_at(i);
-    }
-  }
-  Vec3<T> push = Vec3<T>::Zero();
-  if (o.fric == 2) {
-    // The solver's effective normal, then today's single impulse along it.
-    Vec3<T> sum = Vec3<T>::Zero();
-    for (int i = 0; i < count; ++i) sum += lambda[i] * n[i];
-    v = v_before;
-    const T sn = sum.norm();
-    if (sn > T(1e-9)) {
-      const Vec3<T> ne = sum / sn;
-      const T vn = v.dot(ne);
-      const bool slow = -vn < T(c.restitution_threshold);
-      const T restitution = slow ? T(0.0) : c.restitution;
-      const T vn0 = s.v.dot(ne);
-      const T depth = deepest;
-      const bool reaches = depth >= T(0.0) || vn * dt <= depth;
-      T vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
-      if (depth < T(0.0)) vn_target = reaches ? vn_target + depth / dt : vn;
-      if (vn < T(0.0) && vn_target > vn) {
-        const T dvn = vn_target - vn;
-        const Vec3<T> slip = v - vn * ne + T(c.roll_radius) * ne.cross(omega);
-        Vec3<T> dv_par = Vec3<T>::Zero();
-        const T slip2 = slip.squaredNorm();
-        if (slip2 > T(1e-12)) {
-          const T slip_norm = sqrt(slip2);
-          const T limit = c.y * dvn / (T(1.0) + c.restitution);
-          const T scale = limit < slip_norm ? limit / slip_norm : T(1.0);
-          dv_par = -scale * c.mu * slip;
-        }
-        v += dvn * ne + dv_par;
-        omega += (c.spin_factor / T(c.roll_radius)) * dv_par.cross(ne);
-      }
-      if (depth > T(0.0)) push = c.recovery * depth * ne;
-    }
-  } else {
-    // Push-out along the deepest contact's normal by its depth, as today's one contact.
-    int k = 0;
-    for (int i = 1; i < count; ++i)
-      if (m[i].penetration > m[k].penetration) k = i;
-    if (deepest > T(0.0)) push = c.recovery * deepest * n[k];
-  }
-  (void)contact;
-  if (std::getenv("RLFIT_SOLVER30_DEBUG") != nullptr) {
-    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-    for (int i = 0; i < count; ++i) sum += ScalarPart(lambda[i]) * m[i].n;
-    std::fprintf(stderr, "SOLVER30 %d %.9g %.9g %.9g", count, sum(0), sum(1), sum(2));
-    for (int i = 0; i < count; ++i)
-      std::fprintf(stderr, " | %d %.6g %.6g %.6g %.6g %.6g", m[i].plane ? 1 : 0, m[i].n(0), m[i].n(1),
-                   m[i].n(2), m[i].penetration, ScalarPart(lambda[i]));
-    std::fprintf(stderr, "\n");
-  }
-  return FinishBallStep(c, s, dt, v, omega, push);
 }
 
 // StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
@@ -502,11 +268,6 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
     if (touched != nullptr) *touched = true;
     Eigen::Vector3d n0;
     double penetration = contact.penetration;
-    if (Solver30().on && contact.triangles > 1) {
-      Solver30Contact m[Arena::kMaxContacts + 6];
-      const int count = Solver30Manifold(arena, x0, r0 + c.contact_margin, m);
-      if (count >= 2) return StepBallSolver30(c, s, dt, m, count, x0, r0, v, contact);
-    }
     if (!ManifoldContactNormal(arena, x0, r0 + c.contact_margin, contact, &n0, &penetration))
       n0 = contact.triangles > 1 ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
                                  : contact.normal;
