@@ -72,21 +72,41 @@ TEST_CASE("free flight: one tick of gravity and drag") {
 }
 
 TEST_CASE("bounce on the floor: note 003's impulse, spin update and penetration recovery") {
-  // 1 uu deep, v = (200, 0, -500), omega = (0, 0, 3). After gravity and drag v1; the normal
+  // 3 uu deep, v = (200, 0, -500), omega = (0, 0, 3). After gravity and drag v1; the normal
   // speed becomes C_R 500 (the rebound from v, before gravity), dvn = 300 - v1.n; s = v1_par
   // + r (n x omega) = (v1x, 0, 0) (the z spin slips nothing; r = roll_radius 91.25), dv_par =
   // -min(1, Y |v_perp| / |s|) mu s with |v_perp| = dvn / (1 + C_R): -mu s (Y |v_perp| = 1007
   // > |s| = 200), omega += (spin_factor / r) (dv_par x n),
-  // x1 = x + v2 dt + recovery * 1 uu * n.
+  // x1 = x + v2 dt + recovery (3 - 1.9 uu) n: the depth beyond the slop is pushed out.
   const Arena arena = Floor();
   BallCoeffs<double> c = Defaults();
   c.recovery = 0.4;  // a nonzero recovery, so the push-out is seen
   const BallState<double> s =
-      State({0, 0, c.contact_radius - 1.0}, {200, 0, -500}, {0, 0, 3});
+      State({0, 0, c.contact_radius - 3.0}, {200, 0, -500}, {0, 0, 3});
   const BallState<double> n = StepBall(c, s, kTick, arena);
   CheckNear(n.v, {142.963658785225, 0, 300.0});
   CheckNear(n.omega, {0, 1.561246968246, 3});
-  CheckNear(n.x, {1.191363823210, 0, 95.05});
+  CheckNear(n.x, {1.191363823210, 0, 93.15 - 3.0 + 2.5 + 0.4 * 1.1});
+}
+
+TEST_CASE("a floor contact within the slop is not pushed out; a ball above the floor not touched") {
+  // The game's push-out acts on the depth beyond 1.9 uu only (game::kBallPenetrationSlop,
+  // measured per recorded floor bounce, NOTES push30): 1 uu deep, x1 = x + v2 dt exactly.
+  const Arena arena = Floor();
+  BallCoeffs<double> c = Defaults();
+  c.recovery = 0.8;
+  const BallState<double> deep1 = State({0, 0, c.contact_radius - 1.0}, {0, 0, -500}, {0, 0, 0});
+  const BallState<double> n1 = StepBall(c, deep1, kTick, arena);
+  CHECK(n1.v.z() == doctest::Approx(300.0).epsilon(1e-12));
+  CHECK(n1.x.z() == doctest::Approx(c.contact_radius - 1.0 + 2.5).epsilon(1e-12));
+  // 0.2 uu above the floor at 500 uu/s down: the game bounces at the next tick, the first whose
+  // centre is below the contact radius (no contact across a gap; the recorded bounces whose
+  // first tick within 0.3 uu was a gap all came out one tick later): this tick is free flight.
+  const BallState<double> above = State({0, 0, c.contact_radius + 0.2}, {0, 0, -500}, {0, 0, 0});
+  const BallState<double> n2 = StepBall(c, above, kTick, arena);
+  const double v1 = (-500.0 + c.gravity_z * kTick) * std::exp(c.drag * kTick);
+  CHECK(n2.v.z() == doctest::Approx(v1).epsilon(1e-9));
+  CHECK(n2.x.z() == doctest::Approx(c.contact_radius + 0.2 + v1 * kTick).epsilon(1e-12));
 }
 
 TEST_CASE("sliding bounce: the slip limit Y |v_perp| / |s| binds") {
@@ -112,14 +132,17 @@ TEST_CASE("a ball at rest on the floor stays at rest at the contact radius") {
 }
 
 TEST_CASE("a slow landing settles instead of hopping, then rolls without slipping") {
-  // Dropped from 5 uu with backspin-free sideways speed: small impacts stop at the surface
-  // (restitution threshold, speculative contact), and friction turns sliding into rolling:
-  // s = v_par + R (n x omega) -> 0.
+  // Dropped from 5 uu with backspin-free sideways speed: small impacts stop (restitution
+  // threshold), and friction turns sliding into rolling: s = v_par + R (n x omega) -> 0. With
+  // contact only below the contact radius (no speculative margin) the ball comes to rest where
+  // its last free tick left it: at most one tick's fall, -g dt^2 = 0.045 uu, below the radius.
   const Arena arena = Floor();
   const BallCoeffs<double> c = Defaults();
   BallState<double> s = State({0, 0, c.contact_radius + 5}, {300, 0, 0}, {0, 0, 0});
   for (int i = 0; i < 600; ++i) s = StepBall(c, s, kTick, arena);
-  CHECK(std::abs(s.x.z() - c.contact_radius) < 1e-6);
+  const double one_tick_fall_uu = -c.gravity_z * kTick * kTick;
+  CHECK(s.x.z() <= c.contact_radius);
+  CHECK(s.x.z() > c.contact_radius - one_tick_fall_uu);
   CHECK(std::abs(s.v.z()) < 1e-6);
   const Eigen::Vector3d n(0, 0, 1);
   const Eigen::Vector3d slip = s.v + c.roll_radius * n.cross(s.omega);

@@ -45,10 +45,14 @@ inline constexpr double kBallSpinFactor = 2.5;
 // 16.9 uu at 15, 17.5 at 20, 17.9 at 25.
 inline constexpr double kBallRestitutionThreshold = 15.0;
 // Contacts of the ball are found this far beyond its contact radius, uu (speculative contacts,
-// see StepBall). Replays with the defaults, median |dx| at the last row: 16.8 uu at 0.1, 16.9 at
-// 0.3, 39.2 at 1.0 (a fast ball rebounding across a 1 uu gap loses up to 120 uu/s). The model
-// still hops (|vz| > 3 uu/s) on 2636 of the 29126 recorded rolling rows at 0.1, 797 at 0.3.
-inline constexpr double kBallContactMargin = 0.3;
+// see StepBall). 0: the game touches the floor only at a tick that starts with the centre below
+// the contact radius. Measured per floor bounce (NOTES "What the game does at a flat contact",
+// push30): of 747 bounces with free flight on both sides, the 164 whose first tick within 0.3 uu
+// lay in the gap all bounced one tick later, at the first tick below 93.15 (their outgoing arcs
+// off by 8.7 + 120 gap uu/s against a contact across the gap); with the contact at the first tick
+// below the radius every bounce comes out at 0.600 |vz| exactly (p10-p90 0.597-0.601). (Before:
+// 0.3, chosen on replays: 16.8 uu at 0.1, 16.9 at 0.3, 39.2 at 1.0 at the last row.)
+inline constexpr double kBallContactMargin = 0.0;
 // Fraction of the ball's penetration into the mesh removed per tick, by moving it out (measured
 // on 522 floor bounces of ball_trajectories: the outgoing parabola lags the incoming one by
 // 1.0 tick (p10 0.26, p90 1.74); full removal would give 0.5 on average, none 1.33).
@@ -57,6 +61,14 @@ inline constexpr double kBallContactMargin = 0.3;
 // median |dx| at 5 s / last row: 5.9 / 12.4 uu at 0, 6.3 / 12.5 at 0.1, 7.2 / 12.3 at 0.4. Kept
 // at 0.4 at first; set to 0, where the bounce heights put it (rlfit leaves it where it
 // starts, see fit/ball_fit.h).
+// The push-out acts only on the depth beyond this slop, uu (not fitted): x += recovery
+// max(0, depth - slop) n. Measured per floor bounce (NOTES "What the game does at a flat
+// contact", push30): the outgoing arc sits 0.797 (d - 1.900) above "contact tick + v_out dt"
+// (741 bounces, |residual| median 0.007 uu, max 0.079), nothing for d < 1.9 (490 bounces,
+// |push| p90 0.02 uu), no velocity term at any depth: the 1.9 uu between the contact radius
+// (93.15) and the ball's radius (91.25) is not pushed out, the rest is at Bullet's split-impulse
+// erp2 (0.8).
+inline constexpr double kBallPenetrationSlop = 1.9;
 inline constexpr double kBallPenetrationRecovery = 0.0;
 // Height of the arena's flat ceiling for the ball, uu. meshes/pitch.dat's two ceiling triangles
 // lie at z 2044.0, but the recorded balls bounce off 2048: slow ceiling contacts turn at centre

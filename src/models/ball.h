@@ -57,7 +57,7 @@ Eigen::Vector3d ScalarPart(const Vec3<T>& v) {
 //   block spin     [spin_factor]         m R^2 / I, dimensionless (2.5 for a solid sphere)
 //   block drag     [drag]                1/s: v *= exp(drag dt) every tick
 //   block geometry [contact_radius,      uu: sphere radius against the collision mesh
-//                   recovery]            1: fraction of the penetration removed per tick
+//                   recovery]            1: fraction of the penetration beyond the slop removed per tick
 template <typename T>
 struct BallCoeffs {
   enum Index { kRestitution, kMu, kY, kSpinFactor, kDrag, kContactRadius, kRecovery, kSize };
@@ -78,6 +78,9 @@ struct BallCoeffs {
   // within the tick stops at the surface instead of sinking in (the engine's speculative
   // contacts), uu (not fitted).
   double contact_margin = game::kBallContactMargin;
+  // Depth the push-out leaves in place, uu (not fitted; measured, see
+  // game::kBallPenetrationSlop): recovery acts on max(0, depth - penetration_slop).
+  double penetration_slop = game::kBallPenetrationSlop;
   // Lever arm from the centre to the contact point, uu (not fitted): the ball's own radius.
   // The recorded rolling rows have v = 91.25 (n x omega) to 4 digits, although the ball rests
   // at 93.14 (the mesh's collision margin is not part of the ball).
@@ -304,7 +307,7 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
         omega += (c.spin_factor / T(c.roll_radius)) * dv_par.cross(n);
       }
     }
-    if (depth > T(0.0)) push = c.recovery * depth * n;
+    if (depth > T(c.penetration_slop)) push = c.recovery * (depth - T(c.penetration_slop)) * n;
   }
   return FinishBallStep(c, s, dt, v, omega, push);
 }
@@ -322,7 +325,9 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 //       b + p / dt           across a gap that the ball closes within the tick (the engine's
 //                            speculative contact: a slow ball lands on the surface at the end
 //                            of the tick, so the last small hops die out into rolling at R),
-//     and only if that is larger than v1.n; a ball that does not close the gap flies on. The
+//     and only if that is larger than v1.n; a ball that does not close the gap flies on (with
+//     the measured margin of 0, game::kBallContactMargin, there is no gap: the game touches
+//     only at a tick whose centre starts below R, and bounces at C_R |v.n| exactly). The
 //     gap term slows a fast ball bouncing across it by up to contact_margin / dt: with a
 //     margin of 1 uu (120 uu/s) rebounds fell visibly short of the recordings, 0.3 does not. (Bullet's speculative contact would bounce a fast
 //     ball across a gap at -C_R (v1.n) + p / dt: up to 120 uu/s slower than the recordings.) With dvn the change of normal speed, note 003's
@@ -337,8 +342,9 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 //     thresholded C_R (0) the model slid to a stop at 370 uu/s^2.
 //       v2 = v1 + dvn n + dv_par,   omega2 = omega + (spin_factor / R) (dv_par x n);
 //  3. caps |v2| <= max_speed, |omega2| <= max_omega;
-//  4. x2 = x + v2 dt + f max(p, 0) n: a fraction f (recovery) of the penetration is removed by
-//     moving the ball out along the normal, not by adding velocity.
+//  4. x2 = x + v2 dt + f max(p - s, 0) n: a fraction f (recovery) of the penetration beyond the
+//     slop s (penetration_slop, 1.9 uu) is removed by moving the ball out along the normal, not
+//     by adding velocity (Bullet's split impulse; measured per floor bounce: f 0.797, s 1.900).
 // Autodiff: the mesh query runs in double on the scalar part of the centre and radius. n is
 // constant in the derivative (exact on a flat face; near a seam or on a curved wall the true
 // normal turns with the position); p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to
