@@ -126,9 +126,11 @@ def test_script_reports_a_missing_mesh_on_one_line(tmp_path):
 @needs_data
 def test_pitch_dat_patches_and_the_floor_on_a_few_episodes():
     """pitch.dat's patch counts (NOTES "Where the mesh is, patch by patch"), and the script on
-    the first 8 episodes: the floor's rolling rows sit at the committed radius within 0.02 uu
-    (recorded rest height 93.14-93.15; the tick-clock fit's radius 93.1499; the row clock's
-    93.177 put them 0.02-0.05 uu below)."""
+    the first 8 episodes: the floor's rolling rows sit at most one tick's fall (-g dt^2 = 0.045
+    uu) below the committed radius and never above it, as the model's resting ball does: the
+    game touches only below the contact radius, so a landing ball rests where its last free
+    tick left it (NOTES push30; recorded rest height 93.14-93.15, radius 93.181 fitted under
+    that law; the speculative margin's fits put the radius at the rest height itself)."""
     tris = mp.read_triangles(os.path.join(rlfit.data_root(), "meshes", "pitch.dat"))
     labels = mp.patch_labels(tris)
     counts = {p: labels.count(p) for p in set(labels)}
@@ -145,4 +147,4 @@ def test_pitch_dat_patches_and_the_floor_on_a_few_episodes():
     floor = [line for line in p.stdout.splitlines() if line.startswith("| floor | rolling |")]
     assert len(floor) == 1
     median = float(floor[0].split("|")[4])
-    assert -0.02 <= median <= 0.02
+    assert -650.0 / 120.0**2 <= median <= 0.0
