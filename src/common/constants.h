@@ -49,7 +49,7 @@ inline constexpr double kBallRestitutionThreshold = 15.0;
 // the contact radius. Measured per floor bounce (NOTES "What the game does at a flat contact",
 // push30): of 747 bounces with free flight on both sides, the 164 whose first tick within 0.3 uu
 // lay in the gap all bounced one tick later, at the first tick below 93.15 (their outgoing arcs
-// off by 8.7 + 120 gap uu/s against a contact across the gap); with the contact at the first tick
+// off by 9 + 107 gap uu/s against a contact across the gap); with the contact at the first tick
 // below the radius every bounce comes out at 0.600 |vz| exactly (p10-p90 0.597-0.601). (Before:
 // 0.3, chosen on replays: 16.8 uu at 0.1, 16.9 at 0.3, 39.2 at 1.0 at the last row.)
 inline constexpr double kBallContactMargin = 0.0;
