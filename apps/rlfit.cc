@@ -50,8 +50,12 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
                   "the average of old and new (note 000)")
       ->capture_default_str()
       ->check(rlfit::ZeroOrOne());
-  cmd->add_option("--hold", o->selection.constant_blocks,
-                  "parameter blocks held at their starting values (e.g. air_damping)");
+  cmd->add_option("--hold", o->selection.held,
+                  "parameter blocks or single coefficients held at their starting values (the "
+                  "seed's or --init's), the rest fitted; comma-separated or repeated, e.g. "
+                  "--hold drag,recovery (the model's names: an unknown one lists them)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_option("--loss", o->solver.loss,
                   "robust loss (default: huber for aerial, ground and car, cauchy for ball)")
       ->check(CLI::IsMember({"huber", "cauchy", "none"}));

@@ -199,23 +199,40 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
   StandardErrors out;
   out.robust.assign(layout.size(), 0.0);
   out.iid.assign(layout.size(), 0.0);
-  std::vector<const ParamBlock*> blocks;
   std::vector<double*> varying;
-  int p = 0;
+  // The coefficient (flat index) of each column of the Jacobian and the covariance: the varying
+  // blocks' tangent coordinates, in order. A block with a manifold (only SubsetManifold, from
+  // FitSelection) has one column per coefficient it leaves free.
+  std::vector<int> coeff_of;
   for (const ParamBlock& b : layout.blocks) {
     double* ptr = params->data() + b.offset;
-    if (problem->HasParameterBlock(ptr) && !problem->IsParameterBlockConstant(ptr)) {
-      blocks.push_back(&b);
-      varying.push_back(ptr);
-      p += b.size;
+    if (!problem->HasParameterBlock(ptr) || problem->IsParameterBlockConstant(ptr)) continue;
+    varying.push_back(ptr);
+    const ceres::Manifold* manifold = problem->GetManifold(ptr);
+    if (manifold == nullptr) {
+      for (int i = 0; i < b.size; ++i) coeff_of.push_back(b.offset + i);
+      continue;
+    }
+    RLFIT_CHECK(manifold->AmbientSize() == b.size, "manifold of a parameter block");
+    const int tangent = manifold->TangentSize();
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> plus(b.size, tangent);
+    RLFIT_CHECK(manifold->PlusJacobian(ptr, plus.data()), "manifold's plus Jacobian");
+    for (int j = 0; j < tangent; ++j) {
+      int row = -1;
+      for (int i = 0; i < b.size; ++i)
+        if (plus(i, j) != 0.0) {
+          RLFIT_CHECK(row < 0 && plus(i, j) == 1.0, "a manifold that only holds coordinates");
+          row = i;
+        }
+      RLFIT_CHECK(row >= 0, "a manifold that only holds coordinates");
+      coeff_of.push_back(b.offset + row);
     }
   }
+  const int p = static_cast<int>(coeff_of.size());
   if (varying.empty()) return out;
   // From here on a varying coefficient's errors are NaN until they are known.
   auto unknown = [&](const std::string& note) {
-    for (const ParamBlock* b : blocks)
-      for (int i = 0; i < b->size; ++i)
-        out.robust[b->offset + i] = out.iid[b->offset + i] = std::nan("");
+    for (int k : coeff_of) out.robust[k] = out.iid[k] = std::nan("");
     out.note = note;
     return out;
   };
@@ -257,13 +274,9 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
   // A coefficient the residuals do not depend on sits in the pseudo-inverse's null space, where
   // it reports a variance of 0: it is not known to be exact, it is not known at all.
   std::string undetermined;
-  {
-    int row = 0;
-    for (const ParamBlock* b : blocks)
-      for (int i = 0; i < b->size; ++i, ++row)
-        if (!(column_size(row) > 0.0))
-          undetermined += (undetermined.empty() ? "" : ", ") + layout.names[b->offset + i];
-  }
+  for (int row = 0; row < p; ++row)
+    if (!(column_size(row) > 0.0))
+      undetermined += (undetermined.empty() ? "" : ", ") + layout.names[coeff_of[row]];
   const std::string undetermined_note =
       undetermined.empty() ? "" : "the residuals do not determine " + undetermined;
   if (!(column_size.array() > 0.0).any())  // nothing to invert
@@ -278,7 +291,7 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
   Eigen::MatrixXd c(p, p);
   const std::string also = undetermined.empty() ? "" : " (" + undetermined_note + ")";
   if (!covariance.Compute(varying_const, problem) ||
-      !covariance.GetCovarianceMatrix(varying_const, c.data()))
+      !covariance.GetCovarianceMatrixInTangentSpace(varying_const, c.data()))
     return unknown("the covariance could not be computed" + also + ": no standard errors");
   if (!c.allFinite())
     return unknown("the covariance is not finite" + also + ": no standard errors");
@@ -288,18 +301,17 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
   out.clusters = static_cast<int>(by_episode.size());
   const double g = out.clusters;
   const Eigen::MatrixXd robust = c * meat * c * (g > 1 ? g / (g - 1) : 1.0);
-  int row = 0;
-  for (const ParamBlock* b : blocks)
-    for (int i = 0; i < b->size; ++i, ++row) {
-      if (!(column_size(row) > 0.0) || !(c(row, row) > 0.0)) {  // see `undetermined`
-        out.iid[b->offset + i] = out.robust[b->offset + i] = std::nan("");
-        if (column_size(row) > 0.0)  // in J's null space although the residuals depend on it
-          undetermined += (undetermined.empty() ? "" : ", ") + layout.names[b->offset + i];
-        continue;
-      }
-      out.iid[b->offset + i] = std::sqrt(c(row, row) * chi2);
-      out.robust[b->offset + i] = std::sqrt(std::max(0.0, robust(row, row)));
+  for (int row = 0; row < p; ++row) {
+    const int k = coeff_of[row];
+    if (!(column_size(row) > 0.0) || !(c(row, row) > 0.0)) {  // see `undetermined`
+      out.iid[k] = out.robust[k] = std::nan("");
+      if (column_size(row) > 0.0)  // in J's null space although the residuals depend on it
+        undetermined += (undetermined.empty() ? "" : ", ") + layout.names[k];
+      continue;
     }
+    out.iid[k] = std::sqrt(c(row, row) * chi2);
+    out.robust[k] = std::sqrt(std::max(0.0, robust(row, row)));
+  }
   if (!undetermined.empty())
     out.note = "the residuals do not determine " + undetermined + ": no standard error";
   if (out.clusters < p)
@@ -310,17 +322,39 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
 }
 
 bool FitSelection::Check(const CoeffLayout& layout, std::string* why) const {
-  for (const std::string& name : constant_blocks) {
-    bool known = false;
+  for (const std::string& name : held) {
+    bool known = std::find(layout.names.begin(), layout.names.end(), name) != layout.names.end();
     for (const ParamBlock& b : layout.blocks) known = known || b.name == name;
     if (known) continue;
-    std::string blocks;
-    for (const ParamBlock& b : layout.blocks) blocks += (blocks.empty() ? "" : ", ") + b.name;
-    return *why = "--hold: unknown parameter block \"" + name + "\" (this model's: " + blocks +
-                  ")",
+    auto list = [](const auto& items, auto name_of) {
+      std::string text;
+      for (const auto& item : items) text += (text.empty() ? "" : ", ") + name_of(item);
+      return text;
+    };
+    return *why = "--hold: unknown parameter block or coefficient \"" + name +
+                  "\" (this model's blocks: " +
+                  list(layout.blocks, [](const ParamBlock& b) { return b.name; }) +
+                  "; coefficients: " +
+                  list(layout.names, [](const std::string& n) { return n; }) + ")",
            false;
   }
   return true;
+}
+
+std::vector<bool> FitSelection::HeldMask(const CoeffLayout& layout) const {
+  std::vector<bool> mask(static_cast<std::size_t>(layout.size()), false);
+  for (const std::string& name : held) {
+    bool block = false;
+    for (const ParamBlock& b : layout.blocks)
+      if (b.name == name) {
+        block = true;
+        for (int i = b.offset; i < b.offset + b.size; ++i) mask[static_cast<std::size_t>(i)] = true;
+      }
+    if (block) continue;  // a block's name wins over a coefficient's
+    for (int i = 0; i < layout.size(); ++i)
+      if (layout.names[i] == name) mask[static_cast<std::size_t>(i)] = true;
+  }
+  return mask;
 }
 
 bool SolverOptions::Check(std::string* why) const {
@@ -387,6 +421,7 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   const CoeffLayout& layout = *model.layout;
   std::string why;
   if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
+  const std::vector<bool> held = options.selection.HeldMask(layout);
 
   // Who the errors name: the fit and where it started.
   const std::string fit_name = "fit " + model.name + " from " +
@@ -431,10 +466,19 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     if (result.residual_blocks == 0)
       throw InputError("(training data)", 0, 0,
                        "no usable rollout windows for model " + model.name);
-    for (const std::string& name : options.selection.constant_blocks)
-      for (const ParamBlock& b : layout.blocks)
-        if (b.name == name && problem->HasParameterBlock(params.data() + b.offset))
-          problem->SetParameterBlockConstant(params.data() + b.offset);
+    // Held: a whole block constant, some of a block's coefficients through a SubsetManifold
+    // (the problem owns it).
+    for (const ParamBlock& b : layout.blocks) {
+      double* block = params.data() + b.offset;
+      if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block)) continue;
+      std::vector<int> held_here;
+      for (int i = 0; i < b.size; ++i)
+        if (held[static_cast<std::size_t>(b.offset + i)]) held_here.push_back(i);
+      if (static_cast<int>(held_here.size()) == b.size)
+        problem->SetParameterBlockConstant(block);
+      else if (!held_here.empty())
+        problem->SetManifold(block, new ceres::SubsetManifold(b.size, held_here));
+    }
     // Every varying coefficient stays within its bounds, so a fit never writes a file that the
     // reader (replay) would refuse.
     for (const ParamBlock& b : layout.blocks) {
@@ -469,7 +513,9 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
         if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block))
           continue;
         for (int i = b.offset; i < b.offset + b.size; ++i)
-          if (std::isfinite(step_scale[i]) && step_scale[i] > 0.0) scaled.push_back(i);
+          if (!held[static_cast<std::size_t>(i)] && std::isfinite(step_scale[i]) &&
+              step_scale[i] > 0.0)
+            scaled.push_back(i);
       }
       if (!scaled.empty()) {
         step_stop = std::make_unique<StepInSigmasCallback>(&params, scaled, step_scale,
@@ -582,7 +628,13 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::vector<std::string> constant = options.selection.constant_blocks;
+  // --hold's names as given, blocks and single coefficients apart.
+  std::vector<std::string> constant_blocks, constant_coefficients;
+  for (const std::string& name : options.selection.held) {
+    const bool block = std::any_of(layout.blocks.begin(), layout.blocks.end(),
+                                   [&](const ParamBlock& b) { return b.name == name; });
+    (block ? constant_blocks : constant_coefficients).push_back(name);
+  }
   result.coeffs.provenance = {
       {"git_revision", GitRevision()},
       {"data_root", options.data_root},
@@ -594,7 +646,8 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
         {"holdout_every", options.holdout_every}, {"loss", options.solver.loss},
         {"loss_scale", options.solver.loss_scale},
         {"max_iterations", options.solver.max_iterations},
-        {"step_sigmas", options.solver.step_sigmas}, {"constant_blocks", constant}}},
+        {"step_sigmas", options.solver.step_sigmas}, {"constant_blocks", constant_blocks},
+        {"constant_coefficients", constant_coefficients}}},
       {"init", options.init_coeffs.empty() ? "seed defaults" : options.init_coeffs}};
   result.coeffs.fit_report = {{"cost_initial", result.cost_initial},
                               {"cost_final", result.cost_final},
@@ -611,6 +664,7 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     double* block = params.data() + b.offset;
     if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block)) continue;
     for (int i = b.offset; i < b.offset + b.size; ++i) {
+      if (held[static_cast<std::size_t>(i)]) continue;
       const CoeffBound bound = layout.Bound(i);
       if (params[i] <= bound.lower) at_bounds[layout.names[i]] = bound.lower;
       if (params[i] >= bound.upper) at_bounds[layout.names[i]] = bound.upper;
@@ -644,9 +698,16 @@ CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
              : ReadCoeffFile(options.init_coeffs, model.name, *model.layout);
 }
 
+// InputError when --hold names something the model does not have, before any file is read.
+void CheckSelection(const FitOptions& options, const CoeffLayout& layout) {
+  std::string why;
+  if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
+}
+
 FitResult RunFit(const FitOptions& options, std::ostream& out) {
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
+  CheckSelection(options, layout);
   const CoeffFile init = StartingCoeffs(options, model);
   std::vector<Episode> train, heldout;
   SplitEpisodes(LoadForFit(model, options), options.holdout_every, &train, &heldout);
@@ -664,9 +725,12 @@ FitResult RunFit(const FitOptions& options, std::ostream& out) {
   std::snprintf(line, sizeof(line), "  %-20s %14s %14s %14s %12s  %s\n", "coefficient",
                 "seed default", "start", "fitted", "std error", "unit");
   out << line;
+  const std::vector<bool> held = options.selection.HeldMask(layout);
   for (int i = 0; i < layout.size(); ++i) {
     char error[32] = "n/a";  // NaN: not determined (see the note below)
-    if (!std::isnan(r.coeffs.std_errors[i]))
+    if (held[static_cast<std::size_t>(i)])
+      std::snprintf(error, sizeof(error), "held");  // written as 0 (exact by choice)
+    else if (!std::isnan(r.coeffs.std_errors[i]))
       std::snprintf(error, sizeof(error), "%.3g", r.coeffs.std_errors[i]);
     std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14.6g %12s  %s\n",
                   layout.names[i].c_str(), layout.defaults[i], init.values[i], r.coeffs.values[i],
@@ -697,6 +761,7 @@ ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std:
   if (folds < 2) throw InputError("(options)", 0, 0, "--folds must be at least 2");
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
+  CheckSelection(options, layout);
   const CoeffFile init = StartingCoeffs(options, model);
   const std::vector<Episode> all = LoadForFit(model, options);
   if (static_cast<int>(all.size()) < folds)
@@ -746,12 +811,16 @@ ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std:
   std::snprintf(line, sizeof(line), "  %-20s %14s %14s %14s  %s\n", "coefficient", "seed default",
                 "fold mean", "fold spread", "unit");
   out << line;
+  const std::vector<bool> held = options.selection.HeldMask(layout);
   for (int i = 0; i < layout.size(); ++i) {
     double mean = 0.0, var = 0.0;
     for (const auto& v : values) mean += v[i] / values.size();
     for (const auto& v : values) var += (v[i] - mean) * (v[i] - mean) / std::max<std::size_t>(1, values.size() - 1);
-    std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14.3g  %s\n", layout.names[i].c_str(),
-                  layout.defaults[i], mean, std::sqrt(var), layout.units[i].c_str());
+    char spread[32] = "held";
+    if (!held[static_cast<std::size_t>(i)])
+      std::snprintf(spread, sizeof(spread), "%.3g", std::sqrt(var));
+    std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14s  %s\n", layout.names[i].c_str(),
+                  layout.defaults[i], mean, spread, layout.units[i].c_str());
     out << line;
   }
   out << "held-out error, seed coefficients vs fitted on the other folds (medians):\n";

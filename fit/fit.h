@@ -18,10 +18,17 @@
 
 namespace rlfit {
 
-// What to fit: which parameter blocks stay at their starting values.
+// What to fit: which coefficients stay at their starting values.
 struct FitSelection {
-  std::vector<std::string> constant_blocks;  // block names, e.g. "air_damping"
+  // Names of the layout's parameter blocks ("air_damping": every coefficient of the block) or
+  // of single coefficients ("recovery": that one, while the rest of its block is fitted through
+  // a ceres::SubsetManifold), mixed. A name that is both (the ball's "drag") is the block.
+  std::vector<std::string> held;
+  // false with `why` listing the model's blocks and coefficients when a name is neither.
   bool Check(const CoeffLayout& layout, std::string* why) const;
+  // Per coefficient of `layout` (flat order): true where held by its block's name or its own.
+  // Unknown names are ignored (Check refuses them).
+  std::vector<bool> HeldMask(const CoeffLayout& layout) const;
 };
 
 // How to solve.
@@ -133,8 +140,9 @@ struct StandardErrors {
   std::string note;
 };
 
-// Over the problem's varying parameter blocks (params + block.offset in `layout`); the others
-// get 0. block_episodes[i] is the cluster of the i-th residual block added to the problem.
+// Over the problem's varying coefficients (params + block.offset in `layout`): those of its
+// varying parameter blocks less the coordinates a ceres::SubsetManifold holds (the errors are
+// computed in the blocks' tangent spaces); the others get 0. block_episodes[i] is the cluster of the i-th residual block added to the problem.
 // A varying coefficient whose error cannot be determined gets NaN (written as null, printed
 // "n/a") and `note` says why: all of them when the final cost, the Jacobian or the covariance
 // is not finite (ceres::Covariance is then never called), one of them when the residuals do not

@@ -13,12 +13,17 @@ the mirror conditions. Keep: no figure lost and at least one won.
   scripts/crossval_protocols.py --base main/build/rlfit --candidate wt/build/rlfit --out DIR
   scripts/crossval_protocols.py --base build/rlfit --candidate build/rlfit \
       --candidate-env RLFIT_SEAM25=3,1 --out DIR          (a scratch switch)
+  scripts/crossval_protocols.py --base build/rlfit --candidate build/rlfit \
+      --candidate-args="--hold recovery --init /tmp/start.json" --out DIR    (other options)
+--base-args / --candidate-args are split like a shell line and follow each run's protocol
+arguments; an option a protocol sets itself (the init protocol's --init) is refused there.
 Exit status: 0 keep, 1 not kept, 2 a run failed or bad arguments.
 """
 import argparse
 import json
 import os
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -111,6 +116,7 @@ def run(rlfit, env_pairs, model, args, out_dir, cwd):
         name, _, value = pair.partition("=")
         env[name] = value
     cmd = [rlfit, "crossval", model, "--quiet", "--out", out_dir] + args
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)  # rlfit wants the parent to exist
     r = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
     if r.returncode != 0:
@@ -123,6 +129,11 @@ def main(argv=None):
     ap.add_argument("--candidate", required=True, help="rlfit binary of the candidate")
     ap.add_argument("--base-env", action="append", default=[], metavar="VAR=VALUE")
     ap.add_argument("--candidate-env", action="append", default=[], metavar="VAR=VALUE")
+    ap.add_argument("--base-args", action="append", default=[], metavar="'ARGS'",
+                    help="more `rlfit crossval` arguments for the base's runs (write "
+                         "--base-args='--hold drag': a value starting with -- needs the =)")
+    ap.add_argument("--candidate-args", action="append", default=[], metavar="'ARGS'",
+                    help="the same for the candidate's runs, e.g. --candidate-args='--hold recovery'")
     ap.add_argument("--out", required=True, help="folder of the runs (reused where complete)")
     ap.add_argument("--model", default="ball")
     ap.add_argument("--protocols", default="all",
@@ -137,6 +148,15 @@ def main(argv=None):
     if unknown or len(names) < 2:
         print(f"crossval_protocols: unknown protocol(s) {unknown} or fewer than two", file=sys.stderr)
         return 2
+    extra = {"base": [x for line in a.base_args for x in shlex.split(line)],
+             "candidate": [x for line in a.candidate_args for x in shlex.split(line)]}
+    for name in names:
+        for arm, args in extra.items():
+            twice = [x for x in args if x.startswith("--") and x in PROTOCOLS[name]]
+            if twice:
+                print(f"crossval_protocols: protocol {name} sets {twice[0]} itself: not in "
+                      f"--{arm}-args", file=sys.stderr)
+                return 2
     base, cand = [], []
     try:
         for name in names:
@@ -149,7 +169,7 @@ def main(argv=None):
             for arm, binary, env, into in (("base", a.base, a.base_env, base),
                                            ("candidate", a.candidate, a.candidate_env, cand)):
                 d = os.path.abspath(os.path.join(a.out, name, arm))
-                run(os.path.abspath(binary), env, a.model, args, d, a.cwd)
+                run(os.path.abspath(binary), env, a.model, args + extra[arm], d, a.cwd)
                 into.append(figures(d))
     except (RuntimeError, ValueError, OSError) as e:
         print(f"crossval_protocols: {e}", file=sys.stderr)

@@ -122,7 +122,7 @@ TEST_CASE("synthetic round trip: perturbed coefficients are recovered") {
 TEST_CASE("held-constant blocks keep their starting values") {
   FitOptions options;
   options.quiet = true;
-  options.selection.constant_blocks = {"air_damping", "thrust"};
+  options.selection.held = {"air_damping", "thrust"};
   const CoeffFile start = DefaultCoeffs("aerial", AerialLayout());
   const FitResult r = FitEpisodes(Synthetic(), {}, start, options);
   for (int i = 3; i < 8; ++i) CHECK(r.coeffs.values[i] == start.values[i]);
@@ -130,8 +130,83 @@ TEST_CASE("held-constant blocks keep their starting values") {
   for (int i = 0; i < 3; ++i) torque_moved = torque_moved || r.coeffs.values[i] != start.values[i];
   CHECK(torque_moved);
   CHECK(r.coeffs.std_errors[3] == 0.0);
-  options.selection.constant_blocks = {"no_such_block"};
+  options.selection.held = {"no_such_block"};
   CHECK_THROWS_AS(FitEpisodes(Synthetic(), {}, start, options), InputError);
+}
+
+TEST_CASE("a coefficient held by name stays bit-identical while the rest of its block is fitted") {
+  // T_p held at its true value, mixed with a whole block (thrust) held there too; the other
+  // coefficients start 10% off and must come back (noise-free: kRecoveryRelative as in the
+  // round trip above), T_r and T_y through the block's SubsetManifold.
+  const ModelInfo& model = FindModel("aerial");
+  const CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
+  std::vector<Episode> episodes;
+  for (unsigned seed : {3u, 4u}) episodes.push_back(Tumbling(truth, seed, 120));
+  CoeffFile start = truth;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> jitter(0.9, 1.1);
+  for (double& v : start.values) v *= jitter(rng);
+  for (int i : {AerialCoeffs<double>::kTp, AerialCoeffs<double>::kBoostAccel,
+                AerialCoeffs<double>::kThrottleAccel})
+    start.values[i] = truth.values[i];
+  FitOptions options;
+  options.quiet = true;
+  options.selection.held = {"T_p", "thrust"};
+  const FitResult r = FitEpisodes(episodes, {}, start, options);
+  constexpr double kRecoveryRelative = 1e-4;
+  CHECK(r.coeffs.values[AerialCoeffs<double>::kTp] == start.values[AerialCoeffs<double>::kTp]);
+  CHECK(r.coeffs.std_errors[AerialCoeffs<double>::kTp] == 0.0);  // held: exact by choice
+  for (int i : {AerialCoeffs<double>::kTr, AerialCoeffs<double>::kTy}) {
+    INFO(model.layout->names[i]);
+    CHECK(r.coeffs.values[i] != start.values[i]);
+    CHECK(std::abs(r.coeffs.values[i] - truth.values[i]) <
+          kRecoveryRelative * std::abs(truth.values[i]));
+    CHECK(r.coeffs.std_errors[i] > 0.0);  // fitted: its own error, not the held one's 0
+  }
+  for (int i : {AerialCoeffs<double>::kBoostAccel, AerialCoeffs<double>::kThrottleAccel}) {
+    CHECK(r.coeffs.values[i] == start.values[i]);
+    CHECK(r.coeffs.std_errors[i] == 0.0);
+  }
+  const nlohmann::json& chosen = r.coeffs.provenance["options"];
+  CHECK(chosen["constant_blocks"] == nlohmann::json::array({"thrust"}));
+  CHECK(chosen["constant_coefficients"] == nlohmann::json::array({"T_p"}));
+
+  // The same with T_p free: the block moves it (the start above is not where it stays).
+  start.values[AerialCoeffs<double>::kTp] *= 1.05;
+  options.selection.held = {"thrust"};
+  const FitResult free = FitEpisodes(episodes, {}, start, options);
+  CHECK(free.coeffs.values[AerialCoeffs<double>::kTp] != start.values[AerialCoeffs<double>::kTp]);
+}
+
+TEST_CASE("--hold's names: blocks and coefficients, a block's name first; unknown ones refused") {
+  const CoeffLayout& ball = *FindModel("ball").layout;
+  FitSelection s;
+  auto held = [&](std::vector<std::string> names) {
+    s.held = std::move(names);
+    std::vector<std::string> out;
+    const std::vector<bool> mask = s.HeldMask(ball);
+    for (int i = 0; i < ball.size(); ++i)
+      if (mask[static_cast<std::size_t>(i)]) out.push_back(ball.names[i]);
+    return out;
+  };
+  CHECK(held({"recovery"}) == std::vector<std::string>{"recovery"});
+  CHECK(held({"geometry"}) == std::vector<std::string>{"contact_radius", "recovery"});
+  CHECK(held({"drag"}) == std::vector<std::string>{"drag"});  // block and coefficient alike
+  CHECK(held({"mu", "spin", "recovery"}) ==
+        std::vector<std::string>{"mu", "spin_factor", "recovery"});
+  std::string why;
+  s.held = {"drag", "recovery"};
+  CHECK(s.Check(ball, &why));
+  s.held = {"recovery", "bogus"};
+  REQUIRE_FALSE(s.Check(ball, &why));
+  CHECK(why == "--hold: unknown parameter block or coefficient \"bogus\" (this model's blocks: "
+               "bounce, spin, drag, geometry; coefficients: restitution, mu, Y, spin_factor, drag, "
+               "contact_radius, recovery)");
+  FitOptions options;
+  options.quiet = true;
+  options.selection.held = {"T_q"};
+  CHECK_THROWS_AS(FitEpisodes(Synthetic(), {}, DefaultCoeffs("aerial", AerialLayout()), options),
+                  InputError);
 }
 
 TEST_CASE("the fit keeps every coefficient within its bounds and writes a file replay reads") {
@@ -144,7 +219,7 @@ TEST_CASE("the fit keeps every coefficient within its bounds and writes a file r
   for (unsigned seed : {1u, 2u}) episodes.push_back(Tumbling(truth, seed, 120));
   FitOptions options;
   options.quiet = true;
-  options.selection.constant_blocks = {"thrust", "orientation_drift"};
+  options.selection.held = {"thrust", "orientation_drift"};
   const CoeffFile start = DefaultCoeffs("aerial", *model.layout);
   const FitResult r = FitEpisodes(episodes, {}, start, options);
   for (int i = 0; i < model.layout->size(); ++i) {
@@ -214,7 +289,7 @@ TEST_CASE("a fit that makes no progress says so; undetermined coefficients get n
   ep = Resimulate(ep, *FindModel("aerial").make_predictor(seed, ""), 0);
   FitOptions options;
   options.quiet = true;
-  options.selection.constant_blocks = {"air_torque", "air_damping", "orientation_drift"};
+  options.selection.held = {"air_torque", "air_damping", "orientation_drift"};
   const FitResult r = FitEpisodes({ep, ep}, {}, DefaultCoeffs("aerial", AerialLayout()), options);
   CHECK(r.stopped_at_start);
   CHECK(r.solver_summary.find("stopped at its start: ") == 0);

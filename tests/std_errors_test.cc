@@ -69,6 +69,88 @@ TEST_CASE("standard errors of a mean: iid and cluster-robust against their close
   CHECK(e.robust[0] > 5.0 * e.iid[0]);  // correlated samples: iid understates the error
 }
 
+// r = (x[k] + x[1] / 2 - y) / sigma: the mean y of group k (0 or 2) less half the shared x[1].
+struct ShiftedMeanResidual {
+  ShiftedMeanResidual(int k, double y, double sigma) : k(k), y(y), sigma(sigma) {}
+  template <typename T>
+  bool operator()(const T* x, T* r) const {
+    r[0] = (x[k] + T(0.5) * x[1] - T(y)) / T(sigma);
+    return true;
+  }
+  int k;
+  double y, sigma;
+};
+
+// r = (z - y) / sigma for one coefficient z of a block of two.
+struct MeanOfTwoResidual {
+  MeanOfTwoResidual(int k, double y, double sigma) : k(k), y(y), sigma(sigma) {}
+  template <typename T>
+  bool operator()(const T* z, T* r) const {
+    r[0] = (z[k] - T(y)) / T(sigma);
+    return true;
+  }
+  int k;
+  double y, sigma;
+};
+
+TEST_CASE("a coefficient held by a SubsetManifold: 0 for it, the others' errors as without it") {
+  // Block {a, h, b} with h held (FitSelection's SubsetManifold) at 0.8: a and b are the means
+  // of two clustered groups less h / 2, so their errors are those of the block {a, b} fitted
+  // on the samples shifted by h / 2 (iid and cluster-robust, same chi-square: two varying).
+  constexpr double kHeld = 0.8, kSigma = 1.5;
+  const std::vector<double> offsets = {3.0, -1.0, 4.0, 1.5, -2.5, 0.5, 2.0};
+  std::vector<double> ys;
+  std::vector<int> groups, clusters;
+  for (int c = 0; c < static_cast<int>(offsets.size()); ++c)
+    for (int i = 0; i < 30; ++i) {
+      ys.push_back(offsets[c] * (i % 3 ? 1.0 : 0.5) + 0.1 * (i % 5));
+      groups.push_back(i % 2 ? 0 : 2);
+      clusters.push_back(c);
+    }
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.function_tolerance = options.gradient_tolerance = options.parameter_tolerance = 1e-15;
+  ceres::Solver::Summary held_summary, plain_summary;
+
+  const CoeffLayout held_layout{{"a", "h", "b"}, {"1", "1", "1"}, {0.0, 0.0, 0.0},
+                                {{"block", 0, 3}}, {}};
+  std::vector<double> held = {0.0, kHeld, 0.0};
+  ceres::Problem held_problem;
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    held_problem.AddResidualBlock(new ceres::AutoDiffCostFunction<ShiftedMeanResidual, 1, 3>(
+                                      new ShiftedMeanResidual(groups[i], ys[i], kSigma)),
+                                  nullptr, held.data());
+  held_problem.SetManifold(held.data(), new ceres::SubsetManifold(3, {1}));
+  ceres::Solve(options, &held_problem, &held_summary);
+  REQUIRE(held[1] == kHeld);
+
+  const CoeffLayout plain_layout{{"a", "b"}, {"1", "1"}, {0.0, 0.0}, {{"block", 0, 2}}, {}};
+  std::vector<double> plain = {0.0, 0.0};
+  ceres::Problem plain_problem;
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    plain_problem.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<MeanOfTwoResidual, 1, 2>(
+            new MeanOfTwoResidual(groups[i] == 0 ? 0 : 1, ys[i] - 0.5 * kHeld, kSigma)),
+        nullptr, plain.data());
+  ceres::Solve(options, &plain_problem, &plain_summary);
+
+  const StandardErrors e = ComputeStandardErrors(&held_problem, &held, held_layout,
+                                                 held_summary.final_cost, clusters, 1);
+  const StandardErrors f = ComputeStandardErrors(&plain_problem, &plain, plain_layout,
+                                                 plain_summary.final_cost, clusters, 1);
+  CHECK(e.note == f.note);
+  CHECK(e.robust[1] == 0.0);
+  CHECK(e.iid[1] == 0.0);
+  for (int k : {0, 1}) {
+    const int at = k == 0 ? 0 : 2;
+    INFO(held_layout.names[at]);
+    CHECK(held[at] == doctest::Approx(plain[k]).epsilon(1e-9));
+    CHECK(e.iid[at] == doctest::Approx(f.iid[k]).epsilon(1e-9));
+    CHECK(e.robust[at] == doctest::Approx(f.robust[k]).epsilon(1e-9));
+    CHECK(e.robust[at] > 0.0);
+  }
+}
+
 // r = sqrt(mu) - 1: its derivative is infinite at mu = 0.
 struct SqrtResidual {
   template <typename T>

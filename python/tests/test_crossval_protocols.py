@@ -96,6 +96,8 @@ if os.environ.get("FAKE_FAIL"):
     sys.stderr.write("rlfit: error: x.csv:3:2: not a number\\n"); sys.exit(1)
 with open(os.environ["FAKE_LOG"], "a") as f:
     f.write(" ".join(a for a in args if not a.startswith("/")) + "\\n")
+if not os.path.isdir(os.path.dirname(out)):  # as rlfit: the parent must exist
+    sys.stderr.write("rlfit: error: %s: parent folder does not exist\\n" % out); sys.exit(2)
 folds = int(args[args.index("--folds") + 1])
 # The candidate (FAKE_SHIFT) is better by 0.3 uu everywhere; the base moves with the folds.
 shift = float(os.environ.get("FAKE_SHIFT", "0"))
@@ -104,7 +106,7 @@ for h in (2.0, 5.0, None):
     for i in range(10):
         errors.append({{"quantity": "dx", "mode": "open_loop", "episode": "e%d" % i,
                        "horizon_s": h, "median": i + 0.1 * folds + shift}})
-os.makedirs(out, exist_ok=True)
+os.mkdir(out)
 json.dump({{"errors": errors}}, open(os.path.join(out, "replay_summary.json"), "w"))
 """
 
@@ -164,3 +166,27 @@ def test_a_failing_run_is_reported(fake, tmp_path, capsys, monkeypatch):
     assert cp.main(argv) == 2
     err = capsys.readouterr().err
     assert "x.csv:3:2: not a number" in err and err.count("\n") == 1
+
+
+def test_extra_args_go_to_their_arm_only(fake, tmp_path, capsys):
+    rlfit, data, log = fake
+    argv = ["--base", str(rlfit), "--candidate", str(rlfit), "--out", str(tmp_path / "out"),
+            "--protocols", "folds3,folds4", "--data", str(data),
+            "--candidate-args=--hold recovery", "--candidate-args", "--threads 1",
+            "--base-args=--hold drag"]
+    cp.main(argv)
+    runs = sorted(log.read_text().splitlines())
+    assert runs == sorted(["crossval ball --quiet --out --folds %d --hold drag" % k for k in (3, 4)]
+                          + ["crossval ball --quiet --out --folds %d --hold recovery --threads 1" % k
+                             for k in (3, 4)])
+
+
+def test_extra_args_a_protocol_sets_are_refused(fake, tmp_path, capsys):
+    rlfit, data, log = fake
+    argv = ["--base", str(rlfit), "--candidate", str(rlfit), "--out", str(tmp_path / "out"),
+            "--protocols", "folds4,init", "--data", str(data),
+            "--candidate-args=--hold recovery --init /tmp/x.json"]
+    assert cp.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "protocol init sets --init itself: not in --candidate-args" in err
+    assert not log.exists()  # refused before any run
