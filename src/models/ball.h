@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -276,25 +274,6 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
     if (!ManifoldContactNormal(arena, x0, r0 + c.contact_margin, contact, &n0, &penetration))
       n0 = contact.triangles > 1 ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
                                  : contact.normal;
-    // Scratch (issue 12, ramp30): RLFIT_RAMP30_N="nx,ny,nz" replaces the contact normal of
-    // every contact; RLFIT_RAMP30_DEBUG=1 prints each contact (centre, triangles, used normal,
-    // closest-feature normal, depth, radius, v1, v before step 1).
-    if (std::getenv("RLFIT_RAMP30_DEBUG") != nullptr) {
-      const Eigen::Vector3d cf = contact.triangles > 1
-                                     ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
-                                     : contact.normal;
-      const Eigen::Vector3d vv = ScalarPart(v);
-      const Eigen::Vector3d sv = ScalarPart(s.v);
-      std::fprintf(stderr,
-                   "RAMP30 %.17g %.17g %.17g %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
-                   "%.17g %.17g %.17g %.17g %.17g %.17g\n",
-                   x0(0), x0(1), x0(2), contact.triangles, n0(0), n0(1), n0(2), cf(0), cf(1), cf(2),
-                   penetration, r0 + c.contact_margin, vv(0), vv(1), vv(2), sv(0), sv(1), sv(2));
-    }
-    if (const char* over = std::getenv("RLFIT_RAMP30_N")) {
-      Eigen::Vector3d o;
-      if (std::sscanf(over, "%lf,%lf,%lf", &o(0), &o(1), &o(2)) == 3) n0 = o.normalized();
-    }
     const Vec3<T> n = n0.cast<T>();
     // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
     const T depth = T(penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
