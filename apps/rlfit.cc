@@ -56,6 +56,11 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
                   "--hold drag,recovery (the model's names: an unknown one lists them)")
       ->delimiter(',')
       ->allow_extra_args(false);
+  cmd->add_option("--free", o->selection.freed,
+                  "fit what the model holds by default: the ball's drag, held at the measured "
+                  "ln(0.97) /s (comma-separated or repeated)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_option("--loss", o->solver.loss,
                   "robust loss (default: huber for aerial, ground and car, cauchy for ball)")
       ->check(CLI::IsMember({"huber", "cauchy", "none"}));

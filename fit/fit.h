@@ -24,7 +24,10 @@ struct FitSelection {
   // of single coefficients ("recovery": that one, while the rest of its block is fitted through
   // a ceres::SubsetManifold), mixed. A name that is both (the ball's "drag") is the block.
   std::vector<std::string> held;
-  // false with `why` listing the model's blocks and coefficients when a name is neither.
+  // Names the model holds by default (FitterInfo::held_by_default) that are fitted anyway.
+  std::vector<std::string> freed;
+  // false with `why` listing the model's blocks and coefficients when a name is neither, or
+  // when a name is both held and freed.
   bool Check(const CoeffLayout& layout, std::string* why) const;
   // Per coefficient of `layout` (flat order): true where held by its block's name or its own.
   // Unknown names are ignored (Check refuses them).
@@ -103,10 +106,17 @@ struct FitterInfo {
   // run beside their reading (RunFit, RunCrossValidation); may be empty. A warm-up only: an
   // error in it is not reported there, the residuals' own call meets it again in its turn.
   std::function<void(const FitOptions& options)> prepare = nullptr;
+  // Blocks or coefficients held at their starting values unless FitSelection::freed names
+  // them: quantities measured directly, which the fit would otherwise trade against others
+  // (the ball's drag, see fit.cc).
+  std::vector<std::string> held_by_default = {};
 };
 const FitterInfo& FindFitter(const std::string& model);
 
-// `options` with the model's default loss wherever it leaves them open ("" / 0).
+// `options` with the model's default loss wherever it leaves them open ("" / 0), and its
+// held_by_default names added to selection.held unless selection.freed names them (once:
+// applying it again changes nothing). InputError when freed names something the model does not
+// hold by default.
 FitOptions WithModelDefaults(const FitOptions& options);
 
 struct FitResult {

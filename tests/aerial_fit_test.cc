@@ -209,6 +209,35 @@ TEST_CASE("--hold's names: blocks and coefficients, a block's name first; unknow
                   InputError);
 }
 
+TEST_CASE("a model's held-by-default names: the ball's drag held unless --free names it") {
+  FitOptions options;
+  options.model = "ball";
+  FitOptions with = WithModelDefaults(options);
+  CHECK(with.selection.held == std::vector<std::string>{"drag"});
+  CHECK(WithModelDefaults(with).selection.held == with.selection.held);  // once only
+  options.selection.held = {"recovery"};
+  CHECK(WithModelDefaults(options).selection.held ==
+        std::vector<std::string>{"recovery", "drag"});
+  options.selection.freed = {"drag"};
+  CHECK(WithModelDefaults(options).selection.held == std::vector<std::string>{"recovery"});
+  // Freeing what the model does not hold by default, or holding and freeing one name: refused.
+  options.selection.freed = {"mu"};
+  CHECK_THROWS_WITH_AS(WithModelDefaults(options),
+                       "(options): --free mu: the ball fit does not hold it by default (held by "
+                       "default: drag)",
+                       InputError);
+  options.selection.freed = {"drag"};
+  options.selection.held = {"drag"};
+  std::string why;
+  CHECK_FALSE(options.selection.Check(*FindModel("ball").layout, &why));
+  CHECK(why == "--hold and --free both name \"drag\"");
+  // The aerial fit holds nothing by default.
+  FitOptions aerial;
+  CHECK(WithModelDefaults(aerial).selection.held.empty());
+  aerial.selection.freed = {"D_r"};
+  CHECK_THROWS_AS(WithModelDefaults(aerial), InputError);
+}
+
 TEST_CASE("the fit keeps every coefficient within its bounds and writes a file replay reads") {
   // Data from a car whose roll damping pumps energy (D_r = +1 1/s, outside [-50, 0]): the
   // unconstrained optimum lies outside the bounds, so the fit must stop on the bound.

@@ -35,7 +35,11 @@ inline constexpr double kBallMaxOmega = 6.0;          // rad/s (ball.md MaxAngul
 inline constexpr double kBallRestitution = 0.6;       // note 003
 inline constexpr double kBallFrictionMu = 0.285;      // RLUtilities ball.cc
 inline constexpr double kBallFrictionY = 2.0;         // RLUtilities ball.cc
-inline constexpr double kBallDrag = -0.0305;          // 1/s, RLUtilities ball.cc
+// Drag, 1/s: v *= exp(drag dt). ln(0.97): Bullet's linear damping of 0.03 (v *= (1 - 0.03)^dt),
+// and the free-flight decay of the recordings' horizontal speed, -0.03045 /s over 472 spans
+// (NOTES "Rolling"); RLUtilities' ball.cc has -0.0305. The ball's fit holds it here unless
+// told --free drag (fit/fit.cc).
+inline constexpr double kBallDrag = -0.030459207484708574;
 // m R^2 / I of the ball: 2.5 for a solid sphere (Bullet's btSphereShape inertia 0.4 m r^2;
 // note 003's ball code uses A = m/I = 0.0003 per uu^2, i.e. 2.5 at R = 91.25).
 inline constexpr double kBallSpinFactor = 2.5;
