@@ -4,7 +4,6 @@
 // contact applied every physics tick.
 #pragma once
 
-#include <cstdlib>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -216,11 +215,8 @@ bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, dou
   const int count = arena.CollideEach(center, radius, contacts);
   if (count <= 1) return false;
   Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-  // Scratch (rampt30): RLFIT_RAMPT30_EQ=1 weighs every contact's normal equally.
-  static const bool equal_weights = std::getenv("RLFIT_RAMPT30_EQ") != nullptr;
   for (int i = 0; i < count; ++i)
-    sum += (equal_weights ? 1.0 : contacts[i].penetration) *
-           arena.InternalEdgeNormal(contacts[i], center);
+    sum += contacts[i].penetration * arena.InternalEdgeNormal(contacts[i], center);
   // Contacts that only just touch (or cancel): the deepest contact's adjusted normal.
   constexpr double kCancelledNorm = 1e-9;
   *normal = sum.norm() > kCancelledNorm ? Eigen::Vector3d(sum.normalized())
