@@ -169,9 +169,10 @@ std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
 //           horizontal: the flat side and back walls), else "corner curve" (|x| and |y| both
 //           beyond the straight parts), "side ramp" (|x| beyond), "back-wall ramp" (|y|
 //           beyond), "curve";
-//   seam    the closest feature's normal (what the model uses) and the penetration-weighted
-//           average over the touching triangles differ by more than kBallSeamDeg: the ball
-//           sits where two mesh patches meet at an angle.
+//   seam    the closest feature's normal and the Arena's penetration-weighted average over
+//           the touching triangles differ by more than kBallSeamDeg: the ball sits where two
+//           mesh patches meet at an angle (where the model bounces off the plain average of
+//           the manifold's adjusted normals, ManifoldContactNormal).
 // "free flight" when no row touches anything.
 std::string BallSituation(const Episode& ep, int row, const Arena& arena,
                           const BallCoeffs<double>& c);
