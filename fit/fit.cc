@@ -326,12 +326,11 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
 }
 
 bool FitSelection::Check(const CoeffLayout& layout, std::string* why) const {
+  // freed's names are checked by WithModelDefaults, against the model's held_by_default.
   for (const std::string& name : freed)
     if (std::find(held.begin(), held.end(), name) != held.end())
       return *why = "--hold and --free both name \"" + name + "\"", false;
-  std::vector<std::string> names = held;
-  names.insert(names.end(), freed.begin(), freed.end());
-  for (const std::string& name : names) {
+  for (const std::string& name : held) {
     bool known = std::find(layout.names.begin(), layout.names.end(), name) != layout.names.end();
     for (const ParamBlock& b : layout.blocks) known = known || b.name == name;
     if (known) continue;
@@ -340,9 +339,7 @@ bool FitSelection::Check(const CoeffLayout& layout, std::string* why) const {
       for (const auto& item : items) text += (text.empty() ? "" : ", ") + name_of(item);
       return text;
     };
-    const bool is_freed = std::find(freed.begin(), freed.end(), name) != freed.end();
-    return *why = std::string(is_freed ? "--free" : "--hold") +
-                  ": unknown parameter block or coefficient \"" + name +
+    return *why = "--hold: unknown parameter block or coefficient \"" + name +
                   "\" (this model's blocks: " +
                   list(layout.blocks, [](const ParamBlock& b) { return b.name; }) +
                   "; coefficients: " +
@@ -392,10 +389,11 @@ bool FitOptions::Check(std::string* why) const {
 
 FitOptions WithModelDefaults(const FitOptions& options) {
   FitOptions out = options;
-  const SolverOptions& d = FindFitter(options.model).defaults;
+  const FitterInfo& fitter = FindFitter(options.model);
+  const SolverOptions& d = fitter.defaults;
   if (out.solver.loss.empty()) out.solver.loss = d.loss;
   if (out.solver.loss_scale == 0.0) out.solver.loss_scale = d.loss_scale;
-  const std::vector<std::string>& by_default = FindFitter(options.model).held_by_default;
+  const std::vector<std::string>& by_default = fitter.held_by_default;
   auto named = [](const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
@@ -439,6 +437,12 @@ void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* 
   all.clear();
 }
 
+// InputError when --hold names something the model does not have, before any file is read.
+void CheckSelection(const FitOptions& options, const CoeffLayout& layout) {
+  std::string why;
+  if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
+}
+
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& init, const FitOptions& requested) {
   QuietCeresLogging();
@@ -446,14 +450,14 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   const auto t0 = std::chrono::steady_clock::now();
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
-  std::string why;
-  if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
+  CheckSelection(options, layout);
   const std::vector<bool> held = options.selection.HeldMask(layout);
 
   // Who the errors name: the fit and where it started.
   const std::string fit_name = "fit " + model.name + " from " +
                                (options.init_coeffs.empty() ? std::string("the seed coefficients")
                                                             : options.init_coeffs);
+  std::string why;
   if (!options.integration.Check(&why)) throw InputError(fit_name, 0, 0, "integration." + why);
   RLFIT_CHECK(static_cast<int>(init.values.size()) == layout.size(), "coefficient count");
   for (int i = 0; i < layout.size(); ++i)
@@ -723,12 +727,6 @@ CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
   return options.init_coeffs.empty()
              ? DefaultCoeffs(model.name, *model.layout)
              : ReadCoeffFile(options.init_coeffs, model.name, *model.layout);
-}
-
-// InputError when --hold names something the model does not have, before any file is read.
-void CheckSelection(const FitOptions& options, const CoeffLayout& layout) {
-  std::string why;
-  if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
 }
 
 FitResult RunFit(const FitOptions& requested, std::ostream& out) {
