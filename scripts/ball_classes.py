@@ -75,8 +75,12 @@ def free_residual(v, dt_s):
 
 def near_walls(x):
     """Rows that may be within reach of a triangle other than the floor (cheap prefilter:
-    pitch.dat's walls at |x| 4096, |y| 5120, ceiling 2044, curves and ramps within ~300 uu)."""
-    return (np.abs(x[:, 0]) > 3500) | (np.abs(x[:, 1]) > 4500) | (x[:, 2] > 1700)
+    pitch.dat's walls at |x| 4096, |y| 5120, ceiling 2044, curves and ramps within ~300 uu; the
+    corner ramps reach inside |x| 3500, |y| 4500 along the diagonal, to |x| + |y| 7521.9 at
+    z <= 75 uu, so rows beyond |x| + |y| 7100 are looked up too: without that a corner-ramp
+    contact there was labelled "none", NOTES tail31)."""
+    ax, ay = np.abs(x[:, 0]), np.abs(x[:, 1])
+    return (ax > 3500) | (ay > 4500) | (x[:, 2] > 1700) | (ax + ay > 7100)
 
 
 def contacts(mesh, x, v, dt_s):

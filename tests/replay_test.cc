@@ -659,10 +659,10 @@ TEST_CASE("the ball predictor's PredictBall on the tick clock gives chained Adva
       const std::vector<PredictedState> rollout = predictor->Rollout(ep, start, end);
       REQUIRE(static_cast<int>(rollout.size()) == end - start + 1);
       BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
-      BallTicks<double> t = BallTicksAroundRow(
-          c, s,
-          BallTickFraction(BallClockOrigin(ep, c, integ), BallClockRowsTo(ep, start), integ),
-          integ, arena);
+      int from = start;
+      BallTicks<double> t =
+          BallStartTicks(c, ep, start, BallClockOrigin(ep, c, integ), integ, arena, &from);
+      for (int k = from; k < start; ++k) AdvanceBallTicks(c, &t, ep, k, integ, arena);
       for (int k = start;; ++k) {
         const PredictedState& p = rollout[k - start];
         REQUIRE(p.x == s.x);
@@ -676,6 +676,39 @@ TEST_CASE("the ball predictor's PredictBall on the tick clock gives chained Adva
     }
   }
   CHECK(contacts > rows / 50);  // bounces and rolling ran, not just free flight
+}
+
+
+// A restart at a recorded row that holds no fraction of a bounce (on free flight from the row
+// before) but whose tick pair at the row's guessed clock place bounces between its ticks starts
+// from the previous row's pair (BallStartTicks). Episode 82 has no straddled bounce (half-tick
+// clock guess); its row 244 is 7 uu below the contact radius falling at 967 uu/s, straight off
+// free flight from row 243, and the next row is past the bounce: the fixed point at row 244's
+// guessed place (0.815 tick) is an exact blend of a pair that bounced (tick0 vz -2,850, tick1
+// +1,710), 556 uu off 0.5 s on; from row 243's pair 1.07 uu (the restart from row 243 itself).
+TEST_CASE("ball restart at a row whose tick pair contradicts the record takes the row before's") {
+  const std::string root = testing::DataRoot();
+  if (root.empty()) {
+    MESSAGE("skipped: no datasets root (recordings)");
+    return;
+  }
+  // 10 uu: the restarts from rows 240-243 are 0.9-1.1 uu off at row 274, the bad pair 556.
+  constexpr double kToleranceUu = 10.0;
+  const ModelInfo& model = FindModel("ball");
+  const CoeffFile coeffs = LoadCoefficients(model, "");
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, root);
+  const std::vector<Episode> eps =
+      ReadRecordings({root + "/ball_trajectories/episode_000082.csv"});
+  REQUIRE(eps.size() == 1);
+  const Episode& ep = eps[0];
+  REQUIRE(ep.size() > 275);
+  const std::vector<PredictedState> from_244 = predictor->Rollout(ep, 244, 274);
+  CHECK((from_244.back().x - ep.rows[274].x).norm() < kToleranceUu);
+  CHECK(from_244.front().x == ep.rows[244].x);  // the first row is still the recorded one
+  // A row off free flight (row 245, the bounce's other side) keeps its own pair: its rollout
+  // is the one from row 245 of the episode cut there (0.06 uu at row 274).
+  const std::vector<PredictedState> from_245 = predictor->Rollout(ep, 245, 274);
+  CHECK((from_245.back().x - ep.rows[274].x).norm() < 1.0);
 }
 
 }  // namespace

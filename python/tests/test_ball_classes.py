@@ -149,3 +149,20 @@ def test_script_on_two_recorded_episodes(tmp_path):
     # Episode 0 bounces at the back wall's foot at 1.34 s (NOTES, issue 12: a corner ramp).
     assert classes["episode_000000.csv"] == "curve"
     assert set(classes.values()) <= set(bc.CLASSES)
+
+
+def test_rows_near_a_corner_diagonal_are_looked_up():
+    # Episode 62's bounce at row 355 (NOTES tail31): centre 90.7 uu from a corner ramp at
+    # x -3443, y -4489, z 229, inside |x| 3500 and |y| 4500.
+    rows = np.array([[-3442.8, -4488.5, 229.3], [0.0, 0.0, 229.3], [3300.0, 4300.0, 229.3]])
+    assert bc.near_walls(rows).tolist() == [True, False, True]
+
+
+@needs_data
+def test_corner_ramp_contact_on_the_diagonal_is_labelled():
+    root = rlfit.data_root()
+    mesh = mp.Mesh(mp.read_triangles(os.path.join(root, "meshes", "pitch.dat")))
+    t, x, v, _ = bc.read_episode(os.path.join(root, "ball_trajectories", "episode_000062.csv"))
+    events, _ = bc.contacts(mesh, x, v, np.diff(t))
+    at = [patch for k, j, patch in events if k <= 355 <= j + 1]
+    assert at == ["corner ramp"]

@@ -846,4 +846,50 @@ inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
   return 0.5 / integ.ticks_per_clock_row;
 }
 
+// The tick pair a rollout restarted at row `start` of `ep` begins from, and the row it belongs
+// to (*from_row): BallTicksAroundRow at `start`'s place on the clock (clock origin
+// `origin_rows`), unless that pair's step touches the mesh while the recorded step
+// start - 1 -> start is free flight (off gravity + drag by less than kFreeFlightUuS) and the
+// previous row's own pair is free: then that pair, at row start - 1, which the rollout advances
+// over the step as any other. Such a row holds no fraction of a bounce, so a pair that bounces
+// between its ticks blends to it only as a state the game never had; with a wrong clock phase
+// (an episode without a straddled bounce, BallClockOrigin's half tick) the fixed point can
+// find one exactly (NOTES, issue 12, tail31: episode 82, row 244, z 85.97 below the contact
+// radius and vz -966.8 straight off free flight from row 243: tick0 vz -2,850, tick1 +1,710
+// after the model's bounce, 556 uu off 0.5 s on; from row 243's pair 1.07 uu).
+inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episode& ep, int start,
+                                        double origin_rows, const Integration& integ,
+                                        const Arena& arena, int* from_row) {
+  constexpr double kFreeFlightUuS = 5.0;  // EstimateBallClockOrigin's: free flight is < 0.5
+  const double tick_s = 1.0 / integ.tick_rate_hz;
+  const auto pair_at = [&](int row, bool* touched) {
+    bool any = false;
+    const BallTicks<double> t = BallTicksAroundRowBy(
+        BallState<double>::FromSample(ep.rows[row]),
+        BallTickFraction(origin_rows, BallClockRowsTo(ep, row), integ),
+        [&](const BallState<double>& s) {
+          BallClearance clearance;  // StepBall's state bit for bit, and whether it touched
+          const BallState<double> next = StepBall(c, s, tick_s, arena, &clearance);
+          any = any || clearance.touched;
+          return next;
+        });
+    *touched = any;
+    return t;
+  };
+  *from_row = start;
+  bool touched = false;
+  const BallTicks<double> at_start = pair_at(start, &touched);
+  if (!touched || start == 0) return at_start;
+  const double dt = ep.step_dt_s[start - 1];
+  Eigen::Vector3d v = ep.rows[start - 1].v;
+  v.z() += c.gravity_z * dt;
+  v *= std::exp(c.drag * dt);
+  if ((ep.rows[start].v - v).norm() > kFreeFlightUuS) return at_start;
+  bool touched_before = false;
+  const BallTicks<double> before = pair_at(start - 1, &touched_before);
+  if (touched_before) return at_start;
+  *from_row = start - 1;
+  return before;
+}
+
 }  // namespace rlfit

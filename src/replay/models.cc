@@ -88,9 +88,10 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
 }
 
 // The ball runs on the tick clock (src/models/ball.h): the tick pair around the start row
-// (BallTicksAroundRow, at the row's place on the episode's clock, BallClockOrigin, worked out
-// once per episode), then all the ticks the rollout needs in one PredictBall (so the free ticks
-// run in its register loop, BallFreeRun, as BM_Prediction6s measures), each row the blend of
+// (BallStartTicks: BallTicksAroundRow at the row's place on the episode's clock,
+// BallClockOrigin, or the previous row's pair where the start row's contradicts the record),
+// then all the ticks the rollout needs in one PredictBall (so the free ticks run in its
+// register loop, BallFreeRun, as BM_Prediction6s measures), each row the blend of
 // the two ticks around it. The same rows as chained AdvanceBallTicks calls, bit for bit
 // (PredictBall gives chained StepBall's states; tested). The clock origin is worked out per
 // rollout (Origin).
@@ -105,12 +106,11 @@ class BallPredictor : public Predictor {
     const BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
     out.push_back(ToPredicted(s));
     if (end <= start) return out;
-    const double origin = Origin(ep);
-    const BallTicks<double> t0 = BallTicksAroundRow(
-        coeffs_, s, BallTickFraction(origin, BallClockRowsTo(ep, start), integ_), integ_,
-        *arena_);
-    // ticks[i] is the tick i past the start row's tick0 (ticks[0] = tick0, ticks[1] = tick1).
-    const long rows = BallClockRowsTo(ep, end) - BallClockRowsTo(ep, start);
+    int from = start;  // the row whose tick pair the rollout steps from (BallStartTicks)
+    const BallTicks<double> t0 =
+        BallStartTicks(coeffs_, ep, start, Origin(ep), integ_, *arena_, &from);
+    // ticks[i] is the tick i past row `from`'s tick0 (ticks[0] = tick0, ticks[1] = tick1).
+    const long rows = BallClockRowsTo(ep, end) - BallClockRowsTo(ep, from);
     const long last = BallWholeTicks(t0.first_a, rows, integ_) + 1;
     // Not value-initialised (a vector's would be: a quarter of a 6 s rollout's instructions).
     std::unique_ptr<BallState<double>[]> ticks(new BallState<double>[last + 1]);
@@ -119,7 +119,7 @@ class BallPredictor : public Predictor {
     if (last > 1)
       PredictBall(coeffs_, t0.tick1, 1.0 / integ_.tick_rate_hz, static_cast<int>(last - 1),
                   *arena_, ticks.get() + 2);
-    long clock_rows = 0;
+    long clock_rows = BallClockRowsTo(ep, start) - BallClockRowsTo(ep, from);
     for (int k = start; k < end; ++k) {
       clock_rows += BallClockRowsOf(ep, k);
       const long whole = BallWholeTicks(t0.first_a, clock_rows, integ_);
