@@ -329,6 +329,110 @@ class PyModel {
     return out;
   }
 
+  // The ball model's coefficients and arena (BallArena, as the replay's), for the tick-level
+  // calls below; InputError for another model.
+  BallCoeffs<double> BallCoefficients(const char* what, const Arena** arena) const {
+    if (model_->name != "ball")
+      throw InputError("(arguments)", 0, 0,
+                       std::string(what) + " is the ball model's, not the " + model_->name +
+                           " model's");
+    *arena = &BallArena(ResolveDataRoot(data_root_));
+    return BallCoeffs<double>::FromArray(file_.values.data());
+  }
+
+  // The ball's physics ticks from one tick state: (ticks + 1, 9) rows x, v, omega, row 0 the
+  // state, each next one StepBall of one tick (1 / tick_rate_hz s), the replay's own step.
+  Array StepTicks(const Array& state, long ticks) const {
+    const Arena* arena = nullptr;
+    const BallCoeffs<double> c = BallCoefficients("step_ticks", &arena);
+    constexpr long kMaxTicks = 1L << 20;  // 2.4 h of game time: far beyond any use
+    if (ticks < 0 || ticks > kMaxTicks)
+      throw InputError("ticks", 0, 0,
+                       "expected 0 to " + std::to_string(kMaxTicks) + ", got " +
+                           std::to_string(ticks));
+    if (state.ndim() != 1 || state.shape(0) != 9)
+      throw InputError("state", 0, 0, "expected 9 values x, v, omega (uu, uu/s, rad/s)");
+    for (int k = 0; k < 9; ++k)
+      if (!std::isfinite(state.data()[k]))
+        throw InputError("state", 0, k + 1, "value is not finite");
+    BallState<double> s;
+    for (int i = 0; i < 3; ++i) {
+      s.x(i) = state.data()[i];
+      s.v(i) = state.data()[3 + i];
+      s.omega(i) = state.data()[6 + i];
+    }
+    const double tick_s = 1.0 / file_.integration.tick_rate_hz;
+    Array out(std::vector<py::ssize_t>{static_cast<py::ssize_t>(ticks + 1), 9});
+    double* d = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      for (long t = 0;; ++t) {
+        for (int i = 0; i < 3; ++i) {
+          d[9 * t + i] = s.x(i);
+          d[9 * t + 3 + i] = s.v(i);
+          d[9 * t + 6 + i] = s.omega(i);
+        }
+        if (t == ticks) break;
+        s = StepBall(c, s, tick_s, *arena);
+      }
+    }
+    return out;
+  }
+
+  // The ball's contact with its arena at a centre, as a tick of StepBall sees it: Collide's
+  // answer over the contact radius plus margin, the normal and depth the step bounces off
+  // (BallContactNormal), and the manifold's contacts one by one (Arena::CollideEach, at most
+  // Arena::kMaxContacts, deepest first) with their adjusted normals (InternalEdgeNormal), the
+  // triangle (leaf entry, vertices) and its edge neighbours (-1: a boundary edge).
+  py::dict BallContact(const Array& center_in) const {
+    const Arena* arena = nullptr;
+    const BallCoeffs<double> c = BallCoefficients("ball_contact", &arena);
+    if (center_in.ndim() != 1 || center_in.shape(0) != 3)
+      throw InputError("center", 0, 0, "expected 3 values x, y, z (uu)");
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(center_in.data()[k]))
+        throw InputError("center", 0, k + 1, "centre coordinate is not finite");
+    const Eigen::Vector3d center(center_in.data()[0], center_in.data()[1], center_in.data()[2]);
+    const double radius = c.contact_radius + c.contact_margin;
+    const Contact contact = arena->Collide(center, radius);
+    py::dict d;
+    d["hit"] = contact.hit;
+    d["radius"] = radius;
+    d["triangles"] = contact.triangles;
+    py::list each;
+    if (contact.hit) {
+      double depth = 0.0;
+      const Eigen::Vector3d n = BallContactNormal(*arena, center, radius, contact, &depth);
+      d["normal"] = Array(3, n.data());
+      d["depth"] = depth;
+      TriangleContact contacts[Arena::kMaxContacts];
+      const int count = arena->CollideEach(center, radius, contacts);
+      for (int i = 0; i < count; ++i) {
+        const TriangleContact& tc = contacts[i];
+        const Eigen::Vector3d adjusted = arena->InternalEdgeNormal(tc, center);
+        const Triangle tri = arena->LeafTriangle(tc.entry);
+        Array vertices(std::vector<py::ssize_t>{3, 3});
+        for (int v = 0; v < 3; ++v)
+          for (int k = 0; k < 3; ++k) vertices.mutable_data()[3 * v + k] = tri.p[v](k);
+        const std::array<std::int32_t, 3> nb = arena->EdgeNeighbours(tc.entry);
+        py::dict e;
+        e["entry"] = tc.entry;
+        e["point"] = Array(3, tc.point.data());
+        e["normal"] = Array(3, tc.normal.data());
+        e["adjusted"] = Array(3, adjusted.data());
+        e["depth"] = tc.penetration;
+        e["vertices"] = vertices;
+        e["neighbours"] = std::vector<int>(nb.begin(), nb.end());
+        each.append(e);
+      }
+    } else {
+      d["normal"] = py::none();
+      d["depth"] = py::none();
+    }
+    d["contacts"] = each;
+    return d;
+  }
+
   const ModelInfo& model() const { return *model_; }
   py::dict Coefficients() const { return CoefficientsDict(*model_, file_, spec_); }
 
@@ -658,7 +762,16 @@ PYBIND11_MODULE(rlfit, m) {
           py::arg("controls") = py::none(), py::arg("threads") = 0,
           "Trajectories (N, rows, C) from states (N, 6|9|12); threads 0 = every core.")
       .def("step", &PyModel::Step, py::arg("state"), py::arg("controls") = py::none(),
-           py::arg("dt_s") = 0.0, "The state one row later (C - 1 values, no t_s).");
+           py::arg("dt_s") = 0.0, "The state one row later (C - 1 values, no t_s).")
+      .def("step_ticks", &PyModel::StepTicks, py::arg("state"), py::arg("ticks"),
+           "Ball only: (ticks + 1, 9) physics ticks x, v, omega from one tick state (9,), each "
+           "one StepBall of 1 / tick_rate_hz s (the replay's step; a recorded row is a blend "
+           "of two ticks, not a tick state).")
+      .def("ball_contact", &PyModel::BallContact, py::arg("center"),
+           "Ball only: the contact a tick at `center` (3,) sees: dict hit, radius, triangles, "
+           "normal (the one the step bounces off) and depth or None, contacts (the manifold's, "
+           "deepest first: entry, point, normal, adjusted, depth, vertices (3, 3), neighbours "
+           "(3; -1 a boundary edge)).");
 
   py::class_<PyArena>(m, "Arena")
       .def(py::init<const FsPath&>(), py::arg("data_root") = "",

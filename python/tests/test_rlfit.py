@@ -530,3 +530,49 @@ def test_missing_data_root_names_the_python_argument(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "no datasets root found" in p.stdout
     assert "or pass data_root=DIR" in p.stdout and "--data" not in p.stdout
+
+
+@needs_data
+def test_ball_step_ticks_is_the_replays_tick_and_bounces_at_c_r():
+    # A ball falling onto the floor at 1000 uu/s: free ticks first (gravity then drag, as
+    # StepBall), then one bounce at C_R times the normal speed before the tick (NOTES, tail28),
+    # and a chain restarted from any tick state repeats the same ticks bit for bit.
+    m = rlfit.Model("ball")
+    c = dict(zip(m.coefficients["names"], m.coefficients["values"]))
+    tick = 1.0 / 120.0
+    s = np.array([0.0, 0.0, 200.0, 0.0, 0.0, -1000.0, 0.0, 0.0, 0.0])
+    t = m.step_ticks(s, 30)
+    assert t.shape == (31, 9)
+    assert np.array_equal(t[0], s)
+    vz1 = (-1000.0 - 650.0 * tick) * math.exp(c["drag"] * tick)
+    assert t[1, 5] == pytest.approx(vz1, abs=1e-9)
+    assert t[1, 2] == pytest.approx(200.0 + vz1 * tick, abs=1e-9)
+    k = int(np.argmax(t[:, 5] > 0.0))  # the first tick moving up
+    assert k > 1
+    assert t[k, 5] == pytest.approx(-c["restitution"] * t[k - 1, 5], rel=1e-9)
+    assert np.array_equal(m.step_ticks(t[10], 20), t[10:])
+    with pytest.raises(rlfit.InputError):
+        m.step_ticks(s[:6], 1)
+    with pytest.raises(rlfit.InputError):
+        m.step_ticks(s, -1)
+    with pytest.raises(rlfit.InputError):
+        rlfit.Model("aerial").step_ticks(s, 1)
+
+
+@needs_data
+def test_ball_contact_reports_the_normal_the_step_bounces_off():
+    m = rlfit.Model("ball")
+    floor = m.ball_contact(np.array([100.0, 200.0, 90.0]))
+    assert floor["hit"]
+    assert floor["depth"] == pytest.approx(floor["radius"] - 90.0, abs=1e-9)
+    assert np.allclose(floor["normal"], [0.0, 0.0, 1.0])
+    assert floor["contacts"] and all(-1 <= n < 8028 for e in floor["contacts"] for n in e["neighbours"])
+    # A ball in the floor-to-side-wall curve touches several facets: the step's normal is the
+    # average of the contacts' adjusted normals (ManifoldContactNormal).
+    curve = m.ball_contact(np.array([4096.0 - 60.0, 0.0, 60.0]))
+    assert curve["hit"] and len(curve["contacts"]) >= 2
+    mean = sum(e["adjusted"] for e in curve["contacts"])
+    assert np.allclose(curve["normal"], mean / np.linalg.norm(mean), atol=1e-12)
+    assert not m.ball_contact(np.array([0.0, 0.0, 1000.0]))["hit"]
+    with pytest.raises(rlfit.InputError):
+        m.ball_contact(np.array([0.0, float("nan"), 90.0]))

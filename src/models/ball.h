@@ -228,6 +228,23 @@ bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, dou
   return true;
 }
 
+// The normal a ball touching the mesh at `center` (search radius `radius`: the contact radius
+// plus the margin) bounces off, and the depth it uses (*penetration, set from `contact`,
+// Collide's answer there): the manifold's averaged adjusted normal where it holds several
+// contacts (ManifoldContactNormal), else the closest feature's (ClosestFeatureNormal) where
+// several triangles meet at one point, else the one triangle's. StepBallContact's step 2; also
+// asked alone by the Python module's Model.ball_contact (the same code).
+template <class Mesh = Arena>
+Eigen::Vector3d BallContactNormal(const Mesh& arena, const Eigen::Vector3d& center, double radius,
+                                  const Contact& contact, double* penetration) {
+  Eigen::Vector3d n0;
+  *penetration = contact.penetration;
+  if (!ManifoldContactNormal(arena, center, radius, contact, &n0, penetration))
+    n0 = contact.triangles > 1 ? ClosestFeatureNormal(arena, center, radius, contact)
+                               : contact.normal;
+  return n0;
+}
+
 // StepBall's free flight (every tick but those near the mesh) is a few dozen instructions, so
 // it is inlined into the caller's loop and the contact code kept out of line.
 #if defined(__GNUC__)
@@ -272,11 +289,9 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
   const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
   if (contact.hit) {
     if (touched != nullptr) *touched = true;
-    Eigen::Vector3d n0;
     double penetration = contact.penetration;
-    if (!ManifoldContactNormal(arena, x0, r0 + c.contact_margin, contact, &n0, &penetration))
-      n0 = contact.triangles > 1 ? ClosestFeatureNormal(arena, x0, r0 + c.contact_margin, contact)
-                                 : contact.normal;
+    const Eigen::Vector3d n0 =
+        BallContactNormal(arena, x0, r0 + c.contact_margin, contact, &penetration);
     const Vec3<T> n = n0.cast<T>();
     // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
     const T depth = T(penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
