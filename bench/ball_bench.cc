@@ -63,7 +63,7 @@ std::vector<BallState<double>> RandomStarts(const Arena& arena, const BallCoeffs
                           lo.z() + u(rng) * (hi.z() - lo.z()));
     b.v = Eigen::Vector3d(sym(rng), sym(rng), sym(rng)) * 2000.0;
     b.omega = Eigen::Vector3d(sym(rng), sym(rng), sym(rng)) * 3.0;
-    if (arena.Contains(b.x) && !arena.Collide(b.x, c.contact_radius + c.contact_margin).hit)
+    if (arena.Contains(b.x) && !arena.Collide(b.x, c.contact_radius).hit)
       starts.push_back(b);
   }
   return starts;
@@ -86,7 +86,7 @@ const Scene& GetScene() {
     for (const BallState<double>& start : s.random_starts) {
       BallState<double> b = start;
       for (int t = 0; t < kTicks6s; ++t) {
-        contacts += s.arena->Collide(b.x, s.coeffs.contact_radius + s.coeffs.contact_margin).hit;
+        contacts += s.arena->Collide(b.x, s.coeffs.contact_radius).hit;
         b = StepBall(s.coeffs, b, kTickS, *s.arena);
       }
     }

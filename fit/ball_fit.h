@@ -258,7 +258,7 @@ class BallRolloutResidual {
 
   // Number of leading steps of the window along `states` (a rollout's tick pairs, from Roll) in
   // which the ball cannot touch the mesh with a contact radius up to `radius`: at each such
-  // step's tick0 no triangle lies within radius + contact_margin + the distance the ball can
+  // step's tick0 no triangle lies within radius + the distance the ball can
   // travel from there to the tick after the next row's (the step's game time and two ticks
   // more; at step 0 that covers the start's tick pair too). A coefficient that acts only
   // through a contact leaves those steps bit-identical (SmoothedBallRolloutCost).
@@ -274,7 +274,7 @@ class BallRolloutResidual {
       const BallState<double>& s = states[j].tick0;
       const double travel =
           kTravelFactor * (s.v.norm() + std::abs(c.gravity_z) * dt) * dt + kTravelPadUu;
-      if (arena_->Collide(s.x, radius + c.contact_margin + travel).hit) return j;
+      if (arena_->Collide(s.x, radius + travel).hit) return j;
     }
     return rows_;
   }

@@ -393,7 +393,7 @@ class PyModel {
       if (!std::isfinite(center_in.data()[k]))
         throw InputError("center", 0, k + 1, "centre coordinate is not finite");
     const Eigen::Vector3d center(center_in.data()[0], center_in.data()[1], center_in.data()[2]);
-    const double radius = c.contact_radius + c.contact_margin;
+    const double radius = c.contact_radius;
     const Contact contact = arena->Collide(center, radius);
     py::dict d;
     d["hit"] = contact.hit;

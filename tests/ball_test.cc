@@ -348,7 +348,7 @@ TEST_CASE("at a crease the ball bounces off the plain average of adjusted normal
   BallCoeffs<double> c = Defaults();
   c.gravity_z = 0.0;  // so the velocity before the contact is the state's
   c.drag = 0.0;
-  const double r = c.contact_radius + c.contact_margin;
+  const double r = c.contact_radius;
   // The floor's face contact straight below (penetration r - 50) and the ramp's at the shared
   // edge (r - |(0, -70, 50)|), whose adjusted normal is the ramp's face normal (a concave edge).
   const Eigen::Vector3d center(0, -70, 50);
@@ -396,7 +396,7 @@ TEST_CASE("the manifold is built only where Collide counts several triangles: sa
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;
   const Arena& arena = *pitch;
-  const double r = game::kBallContactRadius + game::kBallContactMargin;
+  const double r = game::kBallContactRadius;
   std::mt19937_64 rng(20261126);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::uniform_int_distribution<int> pick(0, arena.triangle_count() - 1);
@@ -546,7 +546,7 @@ TEST_CASE("StepBall for double equals the template bit for bit on the pitch") {
       REQUIRE(std::signbit(fast.x(0)) == std::signbit(generic.x(0)));
       REQUIRE(fast.v == generic.v);
       REQUIRE(fast.omega == generic.omega);
-      contacts += arena.Collide(s.x, c.contact_radius + c.contact_margin).hit;
+      contacts += arena.Collide(s.x, c.contact_radius).hit;
       ++steps;
       s = generic;
     }
@@ -590,7 +590,7 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
   BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
   std::mt19937_64 rng(20261126);
   long steps = 0, skipped = 0, contacts = 0, octants = 0, listed = 0;
-  const double radius = c.contact_radius + c.contact_margin;
+  const double radius = c.contact_radius;
   for (int chain = 0; chain < 300; ++chain) {
     BallState<double> plain = RandomPitchStart(rng, chain, &c);
     BallState<double> skipping = plain;
@@ -598,7 +598,7 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
     for (int t = 0; t < 720; ++t) {
       const double dt = chain % 7 == 0 && t >= 360 ? 1.0 / 122.0 : 1.0 / 120.0;
       skipped += clearance.ticks > 0 && clearance.dt_s == dt;
-      contacts += arena.Collide(plain.x, c.contact_radius + c.contact_margin).hit;
+      contacts += arena.Collide(plain.x, c.contact_radius).hit;
       // The lookups past the floor's table in listed cells: answered by a free octant, or
       // through Collide (a miss takes StepBall's free flight there).
       if (!(clearance.ticks > 0 && clearance.dt_s == dt) && arena.FloorHeight(plain.x, radius) < 0 &&
@@ -728,7 +728,7 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and both n
   const Arena rest(others);
   std::mt19937_64 rng(20261128);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const double radius = game::kBallContactRadius + game::kBallContactMargin;
+  const double radius = game::kBallContactRadius;
   int answered = 0, hits = 0, several = 0, manifolds = 0;
   for (int k = 0; k < 40000; ++k) {
     Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng),
@@ -785,7 +785,7 @@ TEST_CASE("PredictBall rolling and bouncing over the floor's seam gives StepBall
   if (pitch == nullptr) return;
   const Arena& arena = *pitch;
   const BallCoeffs<double> c = Defaults();
-  const double radius = c.contact_radius + c.contact_margin;
+  const double radius = c.contact_radius;
   std::mt19937_64 rng(20261129);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<BallState<double>> out(720);

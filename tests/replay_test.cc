@@ -669,7 +669,7 @@ TEST_CASE("the ball predictor's PredictBall on the tick clock gives chained Adva
         REQUIRE(p.v == s.v);
         REQUIRE(p.omega == s.omega);
         if (k == end) break;
-        contacts += arena.Collide(s.x, c.contact_radius + c.contact_margin).hit;
+        contacts += arena.Collide(s.x, c.contact_radius).hit;
         ++rows;
         s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
       }

@@ -48,15 +48,6 @@ inline constexpr double kBallSpinFactor = 2.5;
 // are ~10-15 uu/s; at 10 the model can hop forever at ~13 uu/s. Replays: last-row median error
 // 16.9 uu at 15, 17.5 at 20, 17.9 at 25.
 inline constexpr double kBallRestitutionThreshold = 15.0;
-// Contacts of the ball are found this far beyond its contact radius, uu (speculative contacts,
-// see StepBall). 0: the game touches the floor only at a tick that starts with the centre below
-// the contact radius. Measured per floor bounce (NOTES "What the game does at a flat contact",
-// push30): of 747 bounces with free flight on both sides, the 164 whose first tick within 0.3 uu
-// lay in the gap all bounced one tick later, at the first tick below 93.15 (their outgoing arcs
-// off by 9 + 107 gap uu/s against a contact across the gap); with the contact at the first tick
-// below the radius every bounce comes out at 0.600 |vz| exactly (p10-p90 0.597-0.601). (Before:
-// 0.3, chosen on replays: 16.8 uu at 0.1, 16.9 at 0.3, 39.2 at 1.0 at the last row.)
-inline constexpr double kBallContactMargin = 0.0;
 // Fraction of the ball's penetration into the mesh removed per tick, by moving it out (measured
 // on 522 floor bounces of ball_trajectories: the outgoing parabola lags the incoming one by
 // 1.0 tick (p10 0.26, p90 1.74); full removal would give 0.5 on average, none 1.33).

@@ -74,10 +74,6 @@ struct BallCoeffs {
   // Impacts slower than this along the normal do not bounce (restitution 0), uu/s (not fitted:
   // a threshold has no useful derivative; measured, see game::kBallRestitutionThreshold).
   double restitution_threshold = game::kBallRestitutionThreshold;
-  // Contacts are found this far beyond the contact radius; a ball that would close such a gap
-  // within the tick stops at the surface instead of sinking in (the engine's speculative
-  // contacts), uu (not fitted).
-  double contact_margin = game::kBallContactMargin;
   // Depth the push-out leaves in place, uu (not fitted; measured, see
   // game::kBallPenetrationSlop): recovery acts on max(0, depth - penetration_slop).
   double penetration_slop = game::kBallPenetrationSlop;
@@ -228,8 +224,8 @@ bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, dou
   return true;
 }
 
-// The normal a ball touching the mesh at `center` (search radius `radius`: the contact radius
-// plus the margin) bounces off, and the depth it uses (*penetration, set from `contact`,
+// The normal a ball touching the mesh at `center` (search radius `radius`: the contact
+// radius) bounces off, and the depth it uses (*penetration, set from `contact`,
 // Collide's answer there): the manifold's averaged adjusted normal where it holds several
 // contacts (ManifoldContactNormal), else the closest feature's (ClosestFeatureNormal) where
 // several triangles meet at one point, else the one triangle's. StepBallContact's step 2; also
@@ -270,8 +266,8 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
 // StepBall from step 2 on, where the ball may touch the mesh: v is the velocity after step 1,
 // x0 and r0 the scalar parts of the centre and contact radius. `arena` is the Arena or a view
 // whose Collide answers as the Arena's does, bit for bit (the fit's per-tick triangle lists,
-// fit/ball_fit.h). `touched`, if given, is set when the mesh lies within the contact radius +
-// margin (the only ticks that read restitution, mu, Y, spin_factor and recovery). `known`, if
+// fit/ball_fit.h). `touched`, if given, is set when the mesh lies within the contact radius
+// (the only ticks that read restitution, mu, Y, spin_factor and recovery). `known`, if
 // given, is the contact already found (the floor's, Arena::FloorHeight, or Collide's, asked by
 // the caller): it is used instead of Collide's (and its normal as the feature's where it
 // counts one triangle); where it counts one triangle and Collide would count several, the
@@ -286,30 +282,24 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
   using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
-  const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0 + c.contact_margin);
+  const Contact contact = known != nullptr ? *known : arena.Collide(x0, r0);
   if (contact.hit) {
     if (touched != nullptr) *touched = true;
     double penetration = contact.penetration;
-    const Eigen::Vector3d n0 =
-        BallContactNormal(arena, x0, r0 + c.contact_margin, contact, &penetration);
+    const Eigen::Vector3d n0 = BallContactNormal(arena, x0, r0, contact, &penetration);
     const Vec3<T> n = n0.cast<T>();
-    // Depth of the sphere in the mesh (< 0: a gap of up to contact_margin), linearised.
-    const T depth = T(penetration - c.contact_margin) + (c.contact_radius - T(r0)) -
-                    n.dot(s.x - x0.cast<T>());
+    // Depth of the sphere in the mesh (>= 0 at the query's centre and radius), linearised.
+    const T depth = T(penetration) + (c.contact_radius - T(r0)) - n.dot(s.x - x0.cast<T>());
     const T vn = v.dot(n);
     if (vn < T(0.0)) {
       const bool slow = -vn < T(c.restitution_threshold);
       const T restitution = slow ? T(0.0) : c.restitution;
-      // Across a gap only a ball that reaches the surface within the tick is stopped, and it
-      // may still close the gap (depth / dt < 0).
-      const bool reaches = depth >= T(0.0) || vn * dt <= depth;
       // The rebound is C_R times the normal speed before this tick's gravity and drag (s.v),
       // as Bullet's solver takes restitution from the velocity it had before integrating the
       // forces: gravity's impulse of the tick is absorbed by the contact. Measured (NOTES,
       // tail28): from v1 every ceiling bounce came out 3-6 uu/s too slow downward.
       const T vn0 = s.v.dot(n);
       T vn_target = vn0 < T(0.0) ? -restitution * vn0 : T(0.0);
-      if (depth < T(0.0)) vn_target = reaches ? vn_target + depth / dt : vn;
       if (vn_target > vn) {
         const T dvn = vn_target - vn;
         const Vec3<T> slip = v - vn * n + T(c.roll_radius) * n.cross(omega);
@@ -332,23 +322,18 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 
 // One physics step of dt_s seconds, in the order of the game's engine (Bullet):
 //  1. forces: v1 = (v + g dt) exp(drag dt);
-//  2. contact of the sphere (contact_radius R) at the current centre with the mesh, searched
-//     contact_margin beyond R: where the contact manifold holds several contacts, normal n the
-//     plain average of their internal-edge-adjusted normals and depth p the
-//     deepest's (ManifoldContactNormal); else normal n of the closest feature
-//     (ClosestFeatureNormal), depth p (< 0 for a gap). If v1.n < 0, the normal
-//     velocity becomes, with b = C_R max(0, -(v.n)) the rebound from the velocity v before
-//     step 1 (Bullet's restitution: gravity's impulse of the tick absorbed by the contact),
-//       b                    in contact (p >= 0);
-//       b + p / dt           across a gap that the ball closes within the tick (the engine's
-//                            speculative contact: a slow ball lands on the surface at the end
-//                            of the tick, so the last small hops die out into rolling at R),
-//     and only if that is larger than v1.n; a ball that does not close the gap flies on (with
-//     the measured margin of 0, game::kBallContactMargin, there is no gap: the game touches
-//     only at a tick whose centre starts below R, and bounces at C_R |v.n| exactly). The
-//     gap term slows a fast ball bouncing across it by up to contact_margin / dt: with a
-//     margin of 1 uu (120 uu/s) rebounds fell visibly short of the recordings, 0.3 does not. (Bullet's speculative contact would bounce a fast
-//     ball across a gap at -C_R (v1.n) + p / dt: up to 120 uu/s slower than the recordings.) With dvn the change of normal speed, note 003's
+//  2. contact of the sphere (contact_radius R) at the current centre with the mesh, only where
+//     the centre starts the tick within R of it: no speculative contact across a gap (measured
+//     per floor bounce, NOTES "What the game does at a flat contact", push30: of 747 bounces
+//     the 164 whose first tick within 0.3 uu of R lay in such a gap all bounced one tick later,
+//     at the first tick below R, and every bounce so placed comes out at 0.600 |vz|, p10-p90
+//     0.597-0.601; the model had a margin of 0.3 uu before). Where the contact manifold holds
+//     several contacts, normal n the plain average of their internal-edge-adjusted normals and
+//     depth p the deepest's (ManifoldContactNormal); else normal n of the closest feature
+//     (ClosestFeatureNormal), depth p. If v1.n < 0, the normal velocity becomes
+//     b = C_R max(0, -(v.n)), the rebound from the velocity v before step 1 (Bullet's
+//     restitution: gravity's impulse of the tick absorbed by the contact), if that is larger
+//     than v1.n; the game bounces at C_R |v.n| exactly (push30). With dvn the change of normal speed, note 003's
 //     tangential impulse, against the slip velocity at the contact point:
 //       s = v1 - (v1.n) n + R (n x omega),
 //       dv_par = -min(1, Y |v_perp| / |s|) mu s,  |v_perp| = dvn / (1 + C_R) (= |v1.n| for a
@@ -378,7 +363,7 @@ RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<
   const double r0 = ScalarPart(c.contact_radius);
   // Where the grid shows no triangle near the centre's cell, Collide would report no hit: free
   // flight, without the contact code.
-  if (!arena.GridSaysFree(x0, r0 + c.contact_margin))
+  if (!arena.GridSaysFree(x0, r0))
     return StepBallContact(c, s, dt, arena, x0, r0, v);
   return FinishBallStep<T>(c, s, dt, v, s.omega, Vec3<T>::Zero());
 }
@@ -420,7 +405,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const Arena& arena) {
   const double e = RepeatedExp<2>(c.drag * dt_s);
   const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
-  if (!arena.GridSaysFree(s.x, c.contact_radius + c.contact_margin))
+  if (!arena.GridSaysFree(s.x, c.contact_radius))
     return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
   return BallFreeFlight(c, s, dt_s, v0, v1, v2);
 }
@@ -530,7 +515,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
     return BallSkippedTick(c, s, dt_s, clearance);
   const double e = RepeatedExp<2>(c.drag * dt_s);
   const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = (s.v(2) + c.gravity_z * dt_s) * e;
-  const double radius = c.contact_radius + c.contact_margin;
+  const double radius = c.contact_radius;
   // Over the flat floor: the floor's contact (Collide's answer bit for bit, Arena::FloorHeight)
   // without the grid, or the free ticks from its distance bound.
   double floor_free_uu = 0.0;
