@@ -916,10 +916,11 @@ TEST_CASE("the contact manifold at a crease: one contact per facet, edge contact
 
 TEST_CASE("the contact manifold holds every touching triangle up to kMaxContacts, deepest first") {
   // kMaxContacts + 4 separate small triangles around the origin, each facing it at its own
-  // distance (directions on a Fibonacci sphere, distances 40-58 uu in a scrambled order), all
-  // within the radius: the manifold keeps the kMaxContacts deepest, sorted, and drops the 4
-  // shallowest.
-  const int n = Arena::kMaxContacts + 4;
+  // distance (directions on a Fibonacci sphere, distances from 40 uu in steps of 0.5 in a
+  // scrambled order), all within the radius: the manifold keeps the kMaxContacts deepest,
+  // sorted, and drops the 4 shallowest.
+  constexpr int n = Arena::kMaxContacts + 4;
+  static_assert(n % 7 != 0, "the distances below step by 7 modulo n");
   const double r = 93.0;
   std::vector<Triangle> t(n);
   std::vector<double> depths;
@@ -928,7 +929,7 @@ TEST_CASE("the contact manifold holds every touching triangle up to kMaxContacts
     const double phi = 2.399963229728653 * k;  // the golden angle, rad
     const Vector3d u(std::sqrt(1.0 - z * z) * std::cos(phi), std::sqrt(1.0 - z * z) * std::sin(phi),
                      z);
-    const double d = 40.0 + 0.5 * ((7 * k) % n);  // 7 is prime to n: each distance once
+    const double d = 40.0 + 0.5 * ((7 * k) % n);  // each distance once
     const Vector3d e1 = u.unitOrthogonal();
     const Vector3d e2 = u.cross(e1);
     const Vector3d p = -d * u;

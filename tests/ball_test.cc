@@ -388,48 +388,6 @@ TEST_CASE("at a crease the ball bounces off the plain average of adjusted normal
   CHECK(drop.v == Eigen::Vector3d(0, 0, c.restitution * 1000.0));
 }
 
-// A ball in the corner of a box of five separate facets, one per side (no shared edges, so
-// each contact's adjusted normal is its facet's): the floor z = -80 and the walls x = -82,
-// x = 84, y = -86, y = 88, touched at their faces' interiors 13, 11, 9, 7 and 5 uu deep.
-Arena FiveFacetBox() {
-  std::vector<Triangle> t(5);
-  t[0].p[0] = {-10, -10, -80};
-  t[0].p[1] = {10, -10, -80};
-  t[0].p[2] = {0, 10, -80};
-  t[1].p[0] = {-82, -10, -10};
-  t[1].p[1] = {-82, 10, -10};
-  t[1].p[2] = {-82, 0, 10};
-  t[2].p[0] = {84, -10, -10};
-  t[2].p[1] = {84, 10, -10};
-  t[2].p[2] = {84, 0, 10};
-  t[3].p[0] = {-10, -86, -10};
-  t[3].p[1] = {10, -86, -10};
-  t[3].p[2] = {0, -86, 10};
-  t[4].p[0] = {-10, 88, -10};
-  t[4].p[1] = {10, 88, -10};
-  t[4].p[2] = {0, 88, 10};
-  return Arena(t);
-}
-
-TEST_CASE("the seam normal averages every touching triangle, not only the four deepest") {
-  const Arena arena = FiveFacetBox();
-  const double r = 93.0;
-  const Eigen::Vector3d center = Eigen::Vector3d::Zero();
-  const Contact contact = arena.Collide(center, r);
-  REQUIRE(contact.triangles == 5);
-  TriangleContact contacts[Arena::kMaxContacts];
-  CHECK(arena.CollideEach(center, r, contacts) == 5);
-  Eigen::Vector3d n;
-  double penetration = 0.0;
-  REQUIRE(ManifoldContactNormal(arena, center, r, contact, &n, &penetration));
-  // The walls' normals cancel in pairs: the plain average of all five is the floor's, exactly.
-  // The four deepest alone (a manifold of four, Bullet's size and the model's cap before cap31) leave the
-  // shallowest wall (y = 88) out and lean 45 degrees toward +y: (0, 1, 1) / sqrt(2).
-  CheckNear(n, Eigen::Vector3d::UnitZ());
-  // The depth is still the deepest contact's (the floor's).
-  CHECK(std::abs(penetration - 13.0) < kHandTolerance);
-}
-
 TEST_CASE("the manifold is built only where Collide counts several triangles: same answers") {
   // Random contacts with the pitch (centres at 80-93.4 uu from a random point of a random
   // triangle, along its face normal or in a random direction): ManifoldContactNormal with the

@@ -194,16 +194,14 @@ class Arena {
   // The contacts of a sphere with the mesh one triangle at a time, as a physics engine's contact
   // manifold holds them: every touching triangle (as Collide finds them) gives its own closest
   // point, direction and penetration; contacts whose points lie within kMergeUu of a deeper
-  // one's (the triangles around a shared edge or vertex under the ball) are one contact; they
-  // are written to out[0..n), deepest first, and n returned. Past kMaxContacts contacts only
-  // the deepest kMaxContacts are kept (the shallowest dropped). Through the grid's cell list;
-  // where the grid does not answer (no grid, centre outside it, radius above kGridRadius) every
-  // triangle is tested. 0 for an invalid query (as Collide).
-  // kMaxContacts is above every count the ball reaches, so the manifold holds every touching
-  // triangle (NOTES.md, issue 12, "Every touching triangle in the seam normal", cap31): the
-  // ball replays of the 258 recordings and the synthetic episodes reach 44 (7 of 35.5k queries,
-  // at the foot of a goal post; next 31); more than 4 at 1,327 (3.7%). It was 4 (Bullet's).
-  static constexpr int kMaxContacts = 64;
+  // one's (the triangles around a shared edge or vertex under the ball) are one contact; the
+  // deepest kMaxContacts are written to out[0..n), deepest first, and n returned. Through the
+  // grid's cell list; where the grid does not answer (no grid, centre outside it, radius above
+  // kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
+  // 4 is Bullet's manifold size. Every touching triangle (64; the ball replays reach 44) was
+  // measured in the ball's seam normal and lost held out (NOTES.md, issue 12, "Every touching
+  // triangle in the seam normal", cap31).
+  static constexpr int kMaxContacts = 4;
   static constexpr double kMergeUu = 0.01;
   int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const;
   // Bullet's btAdjustInternalEdgeContacts for one contact of CollideEach (sphere centre

@@ -188,9 +188,8 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
 
 // The ball's contact normal where several facets touch it at once, as the game's engine
 // (Bullet) resolves a sphere against a triangle mesh: every touching triangle is a contact of
-// the manifold (Arena::CollideEach: its own closest point, direction and penetration; all of
-// them, up to Arena::kMaxContacts = 64, which no ball replay reaches), each contact's normal
-// adjusted for internal edges
+// the manifold (Arena::CollideEach: its own closest point, direction and penetration; at most
+// Arena::kMaxContacts, the deepest), each contact's normal adjusted for internal edges
 // (Arena::InternalEdgeNormal: near an edge shared with a coplanar or concave neighbour the face
 // normal, near a convex one at most the neighbour's), and the ball bounces off the plain
 // average of those normals, n = normalize(sum_i n_i), every contact weighted alike, with the
@@ -208,9 +207,8 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
 // of six guarded crossval figures over nine protocols. Weighted alike, not by penetration
 // (rampt30): 40 fast side- and corner-ramp bounces fitted on the tick clock bounce by bounce
 // bounce off normals whose weights come out as counts (1/2, 1/3, 2/3); equal weights reproduce
-// them to 0.4 uu/s median (p90 65.6) against 11.8 (92.0) by penetration. Every touching
-// triangle, not the 4 deepest (Bullet's manifold size; rampt30: p90 65.6, max 123 against 80.3,
-// 275 uu/s; measured in the model in NOTES "Every touching triangle in the seam normal", cap31).
+// them to 0.4 uu/s median (p90 65.6) against 11.8 (92.0) by penetration. The 4 deepest, not
+// every touching triangle: better per bounce there, worse held out (NOTES cap31).
 // `arena` is the Arena or a view answering Collide, CollideEach and InternalEdgeNormal as it does.
 template <class Mesh = Arena>
 bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, double radius,
