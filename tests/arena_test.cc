@@ -914,5 +914,40 @@ TEST_CASE("the contact manifold at a crease: one contact per facet, edge contact
   CHECK(arena.InternalEdgeNormal(contacts[1], on_seam) == Vector3d::UnitZ());
 }
 
+TEST_CASE("the contact manifold holds every touching triangle up to kMaxContacts, deepest first") {
+  // kMaxContacts + 4 separate small triangles around the origin, each facing it at its own
+  // distance (directions on a Fibonacci sphere, distances from 40 uu in steps of 0.5 in a
+  // scrambled order), all within the radius: the manifold keeps the kMaxContacts deepest,
+  // sorted, and drops the 4 shallowest.
+  constexpr int n = Arena::kMaxContacts + 4;
+  static_assert(n % 7 != 0, "the distances below step by 7 modulo n");
+  const double r = 93.0;
+  std::vector<Triangle> t(n);
+  std::vector<double> depths;
+  for (int k = 0; k < n; ++k) {
+    const double z = 1.0 - (2.0 * k + 1.0) / n;
+    const double phi = 2.399963229728653 * k;  // the golden angle, rad
+    const Vector3d u(std::sqrt(1.0 - z * z) * std::cos(phi), std::sqrt(1.0 - z * z) * std::sin(phi),
+                     z);
+    const double d = 40.0 + 0.5 * ((7 * k) % n);  // each distance once
+    const Vector3d e1 = u.unitOrthogonal();
+    const Vector3d e2 = u.cross(e1);
+    const Vector3d p = -d * u;
+    t[k].p[0] = (p + 2.0 * e1).cast<float>();
+    t[k].p[1] = (p - e1 + 2.0 * e2).cast<float>();
+    t[k].p[2] = (p - e1 - 2.0 * e2).cast<float>();
+    depths.push_back(r - d);
+  }
+  const Arena arena(t);
+  REQUIRE(arena.Collide(Vector3d::Zero(), r).triangles == n);
+  std::sort(depths.rbegin(), depths.rend());
+  TriangleContact contacts[Arena::kMaxContacts];
+  REQUIRE(arena.CollideEach(Vector3d::Zero(), r, contacts) == Arena::kMaxContacts);
+  // The vertices are floats: a contact's distance is its plane's to float rounding.
+  constexpr double kFloatPlane = 1e-4;
+  for (int i = 0; i < Arena::kMaxContacts; ++i)
+    CHECK(std::abs(contacts[i].penetration - depths[i]) < kFloatPlane);
+}
+
 }  // namespace
 }  // namespace rlfit
