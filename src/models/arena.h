@@ -83,7 +83,8 @@ class Arena {
   explicit Arena(std::vector<Triangle> triangles);
 
   // Largest sphere radius the grid answers, uu: the ball's contact radius at its fitted bound
-  // (100) plus the contact margin (0.3) and ClosestFeatureNormal's pad (1), with room.
+  // (100) plus ClosestFeatureNormal's pad (1), with room (0.5: it once held a contact margin
+  // of 0.3 uu too, which the ball no longer has).
   static constexpr double kGridRadius = 101.5;
   // Edge of a grid cell, uu: smaller cells list fewer triangles but take more memory.
   static constexpr double kGridCellUu = 64.0;
