@@ -788,6 +788,21 @@ BallState<double> AdvanceBallTicks(const BallCoeffs<double>& c, BallTicks<double
   return t->Row(integ);
 }
 
+// The recorded velocity change of row k -> k+1 of `ep` beyond gravity and drag under `c`,
+// uu/s: zero in free flight, a contact's impulse otherwise (BallVelocityJump is its norm).
+inline Eigen::Vector3d BallFreeFlightResidual(const Episode& ep, const BallCoeffs<double>& c,
+                                              int k) {
+  const double dt = ep.step_dt_s[k];
+  Eigen::Vector3d v = ep.rows[k].v;
+  v.z() += c.gravity_z * dt;
+  v *= std::exp(c.drag * dt);
+  return ep.rows[k + 1].v - v;
+}
+
+// A recorded step whose BallFreeFlightResidual is below this is free flight, uu/s (0.5 typical):
+// no contact.
+inline constexpr double kBallFreeFlightUuS = 5.0;
+
 // Where row 0 of a ball episode sits on the tick clock, from its recorded bounces, in clock
 // rows (ticks fall where (origin + clock rows) ticks_per_clock_row is whole). A fast bounce
 // (velocity change over kMinBounceUuS within two rows, free flight on the row before and after)
@@ -800,18 +815,11 @@ BallState<double> AdvanceBallTicks(const BallCoeffs<double>& c, BallTicks<double
 inline double EstimateBallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
                                       const Integration& integ) {
   constexpr double kMinBounceUuS = 800.0;  // a bounce, not rolling or a graze
-  constexpr double kFreeFlightUuS = 5.0;   // off free flight by less: no contact (0.5 typical)
   constexpr double kMinFraction = 0.03;    // the bounce really straddles the row
   const int n = ep.size();
   if (n < 5) return std::numeric_limits<double>::quiet_NaN();
   std::vector<Eigen::Vector3d> jump(static_cast<std::size_t>(n - 1));
-  for (int k = 0; k + 1 < n; ++k) {
-    const double dt = ep.step_dt_s[k];
-    Eigen::Vector3d v = ep.rows[k].v;
-    v.z() += c.gravity_z * dt;
-    v *= std::exp(c.drag * dt);
-    jump[k] = ep.rows[k + 1].v - v;
-  }
+  for (int k = 0; k + 1 < n; ++k) jump[k] = BallFreeFlightResidual(ep, c, k);
   double sum_cos = 0.0, sum_sin = 0.0;
   int count = 0;
   long clock_rows = BallClockRowsTo(ep, 2);
@@ -820,7 +828,8 @@ inline double EstimateBallClockOrigin(const Episode& ep, const BallCoeffs<double
     const Eigen::Vector3d whole = jump[k - 1] + jump[k];
     const double whole2 = whole.squaredNorm();
     if (whole2 < kMinBounceUuS * kMinBounceUuS) continue;
-    if (jump[k - 2].norm() > kFreeFlightUuS || jump[k + 1].norm() > kFreeFlightUuS) continue;
+    if (jump[k - 2].norm() > kBallFreeFlightUuS || jump[k + 1].norm() > kBallFreeFlightUuS)
+      continue;
     const double f = jump[k - 1].dot(whole) / whole2;
     if (!(f > kMinFraction && f < 1.0 - kMinFraction)) continue;
     const double phase =
@@ -850,7 +859,7 @@ inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
 // The tick pair a rollout restarted at row `start` of `ep` begins from, and the row it belongs
 // to (*from_row): BallTicksAroundRow at `start`'s place on the clock (clock origin
 // `origin_rows`), unless that pair's step touches the mesh while the recorded step
-// start - 1 -> start is free flight (off gravity + drag by less than kFreeFlightUuS) and the
+// start - 1 -> start is free flight (BallFreeFlightResidual below kBallFreeFlightUuS) and the
 // previous row's own pair is free: then that pair, at row start - 1, which the rollout advances
 // over the step as any other. Such a row holds no fraction of a bounce, so a pair that bounces
 // between its ticks blends to it only as a state the game never had; with a wrong clock phase
@@ -861,7 +870,6 @@ inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
 inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episode& ep, int start,
                                         double origin_rows, const Integration& integ,
                                         const Arena& arena, int* from_row) {
-  constexpr double kFreeFlightUuS = 5.0;  // EstimateBallClockOrigin's: free flight is < 0.5
   const double tick_s = 1.0 / integ.tick_rate_hz;
   const auto pair_at = [&](int row, bool* touched) {
     bool any = false;
@@ -881,11 +889,7 @@ inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episo
   bool touched = false;
   const BallTicks<double> at_start = pair_at(start, &touched);
   if (!touched || start == 0) return at_start;
-  const double dt = ep.step_dt_s[start - 1];
-  Eigen::Vector3d v = ep.rows[start - 1].v;
-  v.z() += c.gravity_z * dt;
-  v *= std::exp(c.drag * dt);
-  if ((ep.rows[start].v - v).norm() > kFreeFlightUuS) return at_start;
+  if (BallFreeFlightResidual(ep, c, start - 1).norm() > kBallFreeFlightUuS) return at_start;
   bool touched_before = false;
   const BallTicks<double> before = pair_at(start - 1, &touched_before);
   if (touched_before) return at_start;

@@ -199,11 +199,7 @@ std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
 }
 
 double BallVelocityJump(const Episode& ep, const BallCoeffs<double>& c, int k) {
-  const double dt = ep.step_dt_s[k];
-  Eigen::Vector3d v = ep.rows[k].v;
-  v.z() += c.gravity_z * dt;
-  v *= std::exp(c.drag * dt);
-  return (ep.rows[k + 1].v - v).norm();
+  return BallFreeFlightResidual(ep, c, k).norm();
 }
 
 std::vector<int> UnexplainedImpulseRows(const Episode& ep, const Arena& arena,
