@@ -305,6 +305,47 @@ TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounce
   CHECK(BallClockOrigin(flight, c, integ) == 0.25);
 }
 
+TEST_CASE("EstimateBallClockOrigin: slow bounces place an episode without a fast one") {
+  // Floor bounces of 400-710 uu/s (below the fast bounces' 800) from a known origin: the
+  // episode has no fast bounce, so the slow straddled ones give the phase (NOTES, issue 12,
+  // phase31: 47 of the 57 recorded episodes without a fast one; before, half a tick).
+  // Tolerance: the recordings' slow bounces agree with the fast ones' phase to 0.0051 tick
+  // (p90 per episode); the simulated ones here are within 1e-3 tick (measured).
+  constexpr double kSlowPhaseTolTicks = 0.005;
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  const Integration integ;
+  int estimates = 0, runs = 0;
+  for (const double origin : {0.1, 0.3, 0.45}) {
+    for (const double vz : {-350.0, -300.0}) {
+      INFO("origin " << origin << " clock rows, vz " << vz);
+      BallTicks<double> t;
+      t.tick0 = State({0, 0, 150}, {300, 100, vz}, {0, 0, 0});
+      t.tick1 = StepBall(c, t.tick0, kTick, arena);
+      t.first_a = BallTickFraction(origin, 0, integ);
+      Episode ep = ClockRows(200, t.Row(integ));
+      double fastest_uu_s = 0.0;
+      for (int k = 0; k + 1 < ep.size(); ++k) {
+        const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
+        fastest_uu_s = std::max(fastest_uu_s, (s.v - ep.rows[k].v).norm());
+        ep.rows[k + 1].x = s.x;
+        ep.rows[k + 1].v = s.v;
+        ep.rows[k + 1].omega = s.omega;
+      }
+      CHECK(fastest_uu_s < 800.0);  // no fast bounce
+      ++runs;
+      const double estimate = EstimateBallClockOrigin(ep, c, integ);
+      if (std::isnan(estimate)) continue;
+      ++estimates;
+      double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
+      off -= std::round(off);
+      CHECK(std::abs(off) < kSlowPhaseTolTicks);
+      CHECK(BallClockOrigin(ep, c, integ) == estimate);
+    }
+  }
+  CHECK(estimates >= runs - 2);
+}
+
 // The pitch's arena, or null (with a message: the test is skipped) without a datasets root.
 const Arena* PitchOrSkip() {
   if (testing::DataRoot().empty()) {
