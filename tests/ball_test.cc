@@ -71,12 +71,12 @@ TEST_CASE("layout: names, defaults and blocks partition the flat vector") {
 }
 
 TEST_CASE("free flight: one tick of gravity and drag") {
-  // v1 = (v + g dt) exp(drag dt), x1 = x + v1 dt; far from the floor, omega unchanged.
+  // v1 = v exp(drag dt) + g dt, x1 = x + v1 dt; far from the floor, omega unchanged.
   const Arena arena = Floor();
   const BallState<double> s = State({0, 0, 1000}, {100, -50, 200}, {1, 2, 3});
   const BallState<double> n = StepBall(HandCoeffs(), s, kTick, arena);
-  CheckNear(n.v, {99.974586563094, -49.987293281547, 194.533883020688});
-  CheckNear(n.x, {0.833121554692, -0.416560777346, 1001.621115691839});
+  CheckNear(n.v, {99.974586563094, -49.987293281547, 194.532506459522});
+  CheckNear(n.x, {0.833121554692, -0.416560777346, 1001.621104220496});
   CheckNear(n.omega, {1, 2, 3});
 }
 
@@ -98,6 +98,29 @@ TEST_CASE("bounce on the floor: note 003's impulse, spin update and penetration 
   CheckNear(n.x, {1.191363823210, 0, 93.15 - 3.0 + 2.5 + 0.4 * 1.1});
 }
 
+TEST_CASE("free flight: the tick's drag damps the velocity it starts with, then gravity adds") {
+  // v_{n+1} = v_n e + g dt (e = exp(drag dt)), so after 120 ticks (one second)
+  //   vz_120 = vz_0 e^120 + g dt (1 - e^120) / (1 - e).
+  // The recorded free flights follow this order to 0.0015 uu/s per 120 ticks (median); damping
+  // gravity's change too, (v + g dt) e, leaves vz 0.164 uu/s higher after a second (NOTES,
+  // issue 12, phase32), which this test tells apart by three orders of magnitude.
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  const BallState<double> start = State({100, -200, 1000}, {300, -400, 500}, {0, 0, 0});
+  BallState<double> s = start;
+  for (int k = 0; k < 120; ++k) s = StepBall(c, s, kTick, arena);
+  const double e = std::exp(c.drag * kTick);
+  const double e120 = std::pow(e, 120);
+  const double vz = 500.0 * e120 + c.gravity_z * kTick * (1.0 - e120) / (1.0 - e);
+  CHECK(std::abs(s.v.z() - vz) < kHandTolerance);
+  CHECK(std::abs(s.v.x() - 300.0 * e120) < kHandTolerance);
+  // The prediction's counted free ticks (BallFreeRun) take the same steps.
+  std::vector<BallState<double>> out(120);
+  PredictBall(c, start, kTick, 120, arena, out.data());
+  CHECK(std::abs(out.back().v.z() - vz) < kHandTolerance);
+  CHECK(std::abs(out.back().x.z() - s.x.z()) < kHandTolerance);
+}
+
 TEST_CASE("a floor contact within the slop is not pushed out; a ball above the floor not touched") {
   // The game's push-out acts on the depth beyond 1.9 uu only (game::kBallPenetrationSlop,
   // measured per recorded floor bounce, NOTES push30): 1 uu deep, x1 = x + v2 dt exactly.
@@ -113,7 +136,7 @@ TEST_CASE("a floor contact within the slop is not pushed out; a ball above the f
   // first tick within 0.3 uu was a gap all came out one tick later): this tick is free flight.
   const BallState<double> above = State({0, 0, c.contact_radius + 0.2}, {0, 0, -500}, {0, 0, 0});
   const BallState<double> n2 = StepBall(c, above, kTick, arena);
-  const double v1 = (-500.0 + c.gravity_z * kTick) * std::exp(c.drag * kTick);
+  const double v1 = -500.0 * std::exp(c.drag * kTick) + c.gravity_z * kTick;
   CHECK(n2.v.z() == doctest::Approx(v1).epsilon(1e-9));
   CHECK(n2.x.z() == doctest::Approx(c.contact_radius + 0.2 + v1 * kTick).epsilon(1e-12));
 }
@@ -126,8 +149,8 @@ TEST_CASE("sliding bounce: the slip limit Y |v_perp| / |s| binds") {
   const BallState<double> s =
       State({0, 0, c.contact_radius - 0.5}, {1500, 0, -100}, {0, -5, 0});
   const BallState<double> n = StepBall(c, s, kTick, arena);
-  CheckNear(n.v, {1440.698654883229, 0, 60.0});
-  CheckNear(n.omega, {0, -3.38574949142, 0});
+  CheckNear(n.v, {1440.698164483314, 0, 60.0});
+  CheckNear(n.omega, {0, -3.38573605581, 0});
 }
 
 TEST_CASE("a ball at rest on the floor stays at rest at the contact radius") {
@@ -222,9 +245,9 @@ TEST_CASE("BallTicksAroundRow: in free flight the tick pair's blend is the row, 
     CheckNear(blend.v, row.v);
     CheckNear(blend.omega, row.omega);
     // tick0 is a tick before tick1: by hand, v(tick0) = v(tick1) / exp(drag dt)^... in z only
-    // gravity and drag: vz1 = (vz0 + g dt) e, so the row's vz = vz0 + a (vz1 - vz0).
+    // gravity and drag: vz1 = vz0 e + g dt, so the row's vz = vz0 + a (vz1 - vz0).
     const double e = std::exp(c.drag * kTick);
-    const double vz0 = (row.v.z() - a * c.gravity_z * kTick * e) / (1.0 + a * (e - 1.0));
+    const double vz0 = (row.v.z() - a * c.gravity_z * kTick) / (1.0 + a * (e - 1.0));
     CHECK(std::abs(t.tick0.v.z() - vz0) < kHandTolerance);
   }
 }
@@ -303,6 +326,47 @@ TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounce
   CHECK(BallTickFraction(BallClockOrigin(flight, c, integ), 0, integ) == doctest::Approx(0.5));
   flight.clock_origin_rows = 0.25;
   CHECK(BallClockOrigin(flight, c, integ) == 0.25);
+}
+
+TEST_CASE("EstimateBallClockOrigin: slow bounces place an episode without a fast one") {
+  // Floor bounces of 400-710 uu/s (below the fast bounces' 800) from a known origin: the
+  // episode has no fast bounce, so the slow straddled ones give the phase (NOTES, issue 12,
+  // phase31: 47 of the 57 recorded episodes without a fast one; before, half a tick).
+  // Tolerance: the recordings' slow bounces agree with the fast ones' phase to 0.0051 tick
+  // (p90 per episode); the simulated ones here are within 1e-3 tick (measured).
+  constexpr double kSlowPhaseTolTicks = 0.005;
+  const Arena arena = Floor();
+  const BallCoeffs<double> c = Defaults();
+  const Integration integ;
+  int estimates = 0, runs = 0;
+  for (const double origin : {0.1, 0.3, 0.45}) {
+    for (const double vz : {-350.0, -300.0}) {
+      INFO("origin " << origin << " clock rows, vz " << vz);
+      BallTicks<double> t;
+      t.tick0 = State({0, 0, 150}, {300, 100, vz}, {0, 0, 0});
+      t.tick1 = StepBall(c, t.tick0, kTick, arena);
+      t.first_a = BallTickFraction(origin, 0, integ);
+      Episode ep = ClockRows(200, t.Row(integ));
+      double fastest_uu_s = 0.0;
+      for (int k = 0; k + 1 < ep.size(); ++k) {
+        const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
+        fastest_uu_s = std::max(fastest_uu_s, (s.v - ep.rows[k].v).norm());
+        ep.rows[k + 1].x = s.x;
+        ep.rows[k + 1].v = s.v;
+        ep.rows[k + 1].omega = s.omega;
+      }
+      CHECK(fastest_uu_s < 800.0);  // no fast bounce
+      ++runs;
+      const double estimate = EstimateBallClockOrigin(ep, c, integ);
+      if (std::isnan(estimate)) continue;
+      ++estimates;
+      double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
+      off -= std::round(off);
+      CHECK(std::abs(off) < kSlowPhaseTolTicks);
+      CHECK(BallClockOrigin(ep, c, integ) == estimate);
+    }
+  }
+  CHECK(estimates >= runs - 2);
 }
 
 // The pitch's arena, or null (with a message: the test is skipped) without a datasets root.
