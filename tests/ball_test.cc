@@ -388,47 +388,6 @@ TEST_CASE("at a crease the ball bounces off the plain average of adjusted normal
   CHECK(drop.v == Eigen::Vector3d(0, 0, c.restitution * 1000.0));
 }
 
-TEST_CASE("a contact's share of the seam normal rises from zero depth") {
-  // The crease's floor contact straight below and the ramp's at the shared edge (adjusted to
-  // the ramp's face normal), the ramp touching at depth p: the normal leans from the floor's
-  // (p = 0) to the equal-weight average (p >= kManifoldFullShareUu) continuously. The old rule
-  // (every contact a full share) tilted it 22.5 degrees for a ramp 0.01 uu deep.
-  const Arena arena = Crease();
-  const double r = game::kBallContactRadius;
-  const double z = 60.0;
-  const Eigen::Vector3d ramp_n = Eigen::Vector3d(0, -1, 1).normalized();
-  auto at_depth = [&](double p) {
-    return Eigen::Vector3d(0, -std::sqrt((r - p) * (r - p) - z * z), z);
-  };
-  auto normal_at = [&](double p) {
-    const Eigen::Vector3d center = at_depth(p);
-    const Contact contact = arena.Collide(center, r);
-    REQUIRE(contact.triangles == 2);
-    Eigen::Vector3d n;
-    double penetration = 0.0;
-    REQUIRE(ManifoldContactNormal(arena, center, r, contact, &n, &penetration));
-    CHECK(penetration == doctest::Approx(r - z));
-    return n;
-  };
-  auto degrees = [](const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
-    return std::atan2(a.cross(b).norm(), a.dot(b)) * 180.0 / M_PI;
-  };
-  // 0.01 uu deep: about no share (w = 0.01 / eps), the floor's normal within 1 degree.
-  CHECK(degrees(normal_at(0.01), Eigen::Vector3d::UnitZ()) < 1.0);
-  // Half way up the ramp of shares: the weight p / eps, the normal normalize(up + w ramp_n).
-  const double half = 0.5 * kManifoldFullShareUu;
-  CheckNear(normal_at(half), (Eigen::Vector3d::UnitZ() + 0.5 * ramp_n).normalized());
-  // Deeper than eps: a full share, the plain average.
-  CheckNear(normal_at(kManifoldFullShareUu + 0.5),
-            (Eigen::Vector3d::UnitZ() + ramp_n).normalized());
-  // Just out of touch: one triangle, no manifold, the floor's normal: the same as at depth 0+.
-  const Eigen::Vector3d apart = at_depth(-0.01);
-  const Contact one = arena.Collide(apart, r);
-  REQUIRE(one.triangles == 1);
-  CHECK(one.normal == Eigen::Vector3d::UnitZ());
-  CHECK(degrees(normal_at(1e-6), one.normal) < 1e-4);
-}
-
 TEST_CASE("the manifold is built only where Collide counts several triangles: same answers") {
   // Random contacts with the pitch (centres at 80-93.4 uu from a random point of a random
   // triangle, along its face normal or in a random direction): ManifoldContactNormal with the

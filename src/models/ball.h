@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -207,11 +206,6 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
 // them to 0.4 uu/s median (p90 65.6) against 11.8 (92.0) by penetration. The 4 deepest, not
 // every touching triangle: better per bounce there, worse held out (NOTES cap31).
 // `arena` is the Arena or a view answering Collide, CollideEach and InternalEdgeNormal as it does.
-// Candidate (soft32, measured, reverted): each contact's adjusted normal weighted by
-// min(1, p_i / kManifoldFullShareUu), so a triangle entering at zero depth enters with zero
-// share. Scratch switches for the measurement: RLFIT_SOFT_EPS (eps in uu, 0 = equal weights) and
-// RLFIT_SOFT_REL (f: weights min(1, p_i / (f p_0)), p_0 the deepest's).
-constexpr double kManifoldFullShareUu = 0.5;
 template <class Mesh = Arena>
 bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, double radius,
                            const Contact& contact, Eigen::Vector3d* normal, double* penetration,
@@ -220,21 +214,9 @@ bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, dou
   TriangleContact contacts[Arena::kMaxContacts];
   const int count = arena.CollideEach(center, radius, contacts);
   if (count <= 1) return false;
-  static const double soft_eps = [] {
-    const char* e = std::getenv("RLFIT_SOFT_EPS");
-    return e != nullptr ? std::atof(e) : kManifoldFullShareUu;
-  }();
-  static const double soft_rel = [] {
-    const char* e = std::getenv("RLFIT_SOFT_REL");
-    return e != nullptr ? std::atof(e) : 0.0;
-  }();
-  const double full_share =
-      soft_rel > 0.0 ? soft_rel * contacts[0].penetration : soft_eps;
   Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-  for (int i = 0; i < count; ++i) {
-    const double w = full_share > 0.0 ? std::min(1.0, contacts[i].penetration / full_share) : 1.0;
-    sum += w * arena.InternalEdgeNormal(contacts[i], center);
-  }
+  for (int i = 0; i < count; ++i)
+    sum += arena.InternalEdgeNormal(contacts[i], center);
   // Contacts that only just touch (or cancel): the deepest contact's adjusted normal.
   constexpr double kCancelledNorm = 1e-9;
   *normal = sum.norm() > kCancelledNorm ? Eigen::Vector3d(sum.normalized())
