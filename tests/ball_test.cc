@@ -281,6 +281,25 @@ TEST_CASE("AdvanceBallTicks: rows 120/61 ticks apart, each the blend of the two 
   }
 }
 
+// A flight of `rows` clock rows simulated on the tick clock from `first` (a tick state) with
+// row 0 at `origin` clock rows: the rows the recordings would hold, for the clock estimate.
+Episode SimulatedClockFlight(const BallCoeffs<double>& c, const Arena& arena,
+                             const Integration& integ, double origin, int rows,
+                             const BallState<double>& first) {
+  BallTicks<double> t;
+  t.tick0 = first;
+  t.tick1 = StepBall(c, t.tick0, kTick, arena);
+  t.first_a = BallTickFraction(origin, 0, integ);
+  Episode ep = ClockRows(rows, t.Row(integ));
+  for (int k = 0; k + 1 < ep.size(); ++k) {
+    const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
+    ep.rows[k + 1].x = s.x;
+    ep.rows[k + 1].v = s.v;
+    ep.rows[k + 1].omega = s.omega;
+  }
+  return ep;
+}
+
 TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounces") {
   // Bounces on the floor simulated on the tick clock from a known origin: the straddled
   // bounces give it back. Tolerance: a bounce's fraction is read from velocities that
@@ -297,17 +316,8 @@ TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounce
   for (const double origin : {0.1, 0.3, 0.45}) {
     for (const double vz : {-1800.0, -1500.0}) {
       INFO("origin " << origin << " clock rows, vz " << vz);
-      BallTicks<double> t;
-      t.tick0 = State({0, 0, 800}, {400, 100, vz}, {0, 0, 0});
-      t.tick1 = StepBall(c, t.tick0, kTick, arena);
-      t.first_a = BallTickFraction(origin, 0, integ);
-      Episode ep = ClockRows(300, t.Row(integ));
-      for (int k = 0; k + 1 < ep.size(); ++k) {
-        const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
-        ep.rows[k + 1].x = s.x;
-        ep.rows[k + 1].v = s.v;
-        ep.rows[k + 1].omega = s.omega;
-      }
+      const Episode ep = SimulatedClockFlight(c, arena, integ, origin, 300,
+                                              State({0, 0, 800}, {400, 100, vz}, {0, 0, 0}));
       ++runs;
       const double estimate = EstimateBallClockOrigin(ep, c, integ);
       if (std::isnan(estimate)) continue;
@@ -342,19 +352,11 @@ TEST_CASE("EstimateBallClockOrigin: slow bounces place an episode without a fast
   for (const double origin : {0.1, 0.3, 0.45}) {
     for (const double vz : {-350.0, -300.0}) {
       INFO("origin " << origin << " clock rows, vz " << vz);
-      BallTicks<double> t;
-      t.tick0 = State({0, 0, 150}, {300, 100, vz}, {0, 0, 0});
-      t.tick1 = StepBall(c, t.tick0, kTick, arena);
-      t.first_a = BallTickFraction(origin, 0, integ);
-      Episode ep = ClockRows(200, t.Row(integ));
+      const Episode ep = SimulatedClockFlight(c, arena, integ, origin, 200,
+                                              State({0, 0, 150}, {300, 100, vz}, {0, 0, 0}));
       double fastest_uu_s = 0.0;
-      for (int k = 0; k + 1 < ep.size(); ++k) {
-        const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);
-        fastest_uu_s = std::max(fastest_uu_s, (s.v - ep.rows[k].v).norm());
-        ep.rows[k + 1].x = s.x;
-        ep.rows[k + 1].v = s.v;
-        ep.rows[k + 1].omega = s.omega;
-      }
+      for (int k = 0; k + 1 < ep.size(); ++k)
+        fastest_uu_s = std::max(fastest_uu_s, (ep.rows[k + 1].v - ep.rows[k].v).norm());
       CHECK(fastest_uu_s < 800.0);  // no fast bounce
       ++runs;
       const double estimate = EstimateBallClockOrigin(ep, c, integ);
