@@ -300,6 +300,19 @@ Episode SimulatedClockFlight(const BallCoeffs<double>& c, const Arena& arena,
   return ep;
 }
 
+// Whether EstimateBallClockOrigin places `ep` (simulated from `origin`); where it does, checks
+// the phase is origin's within tol_ticks (mod one tick) and that BallClockOrigin takes it.
+bool CheckClockEstimate(const Episode& ep, const BallCoeffs<double>& c, const Integration& integ,
+                        double origin, double tol_ticks) {
+  const double estimate = EstimateBallClockOrigin(ep, c, integ);
+  if (std::isnan(estimate)) return false;
+  double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
+  off -= std::round(off);
+  CHECK(std::abs(off) < tol_ticks);
+  CHECK(BallClockOrigin(ep, c, integ) == estimate);
+  return true;
+}
+
 TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounces") {
   // Bounces on the floor simulated on the tick clock from a known origin: the straddled
   // bounces give it back. Tolerance: a bounce's fraction is read from velocities that
@@ -319,13 +332,7 @@ TEST_CASE("EstimateBallClockOrigin: the phase of a simulated episode with bounce
       const Episode ep = SimulatedClockFlight(c, arena, integ, origin, 300,
                                               State({0, 0, 800}, {400, 100, vz}, {0, 0, 0}));
       ++runs;
-      const double estimate = EstimateBallClockOrigin(ep, c, integ);
-      if (std::isnan(estimate)) continue;
-      ++estimates;
-      double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
-      off -= std::round(off);
-      CHECK(std::abs(off) < kPhaseTolTicks);
-      CHECK(BallClockOrigin(ep, c, integ) == estimate);
+      if (CheckClockEstimate(ep, c, integ, origin, kPhaseTolTicks)) ++estimates;
     }
   }
   CHECK(estimates >= runs - 2);
@@ -359,13 +366,7 @@ TEST_CASE("EstimateBallClockOrigin: slow bounces place an episode without a fast
         fastest_uu_s = std::max(fastest_uu_s, (ep.rows[k + 1].v - ep.rows[k].v).norm());
       CHECK(fastest_uu_s < 800.0);  // no fast bounce
       ++runs;
-      const double estimate = EstimateBallClockOrigin(ep, c, integ);
-      if (std::isnan(estimate)) continue;
-      ++estimates;
-      double off = (estimate - origin) * integ.ticks_per_clock_row;  // ticks, mod 1
-      off -= std::round(off);
-      CHECK(std::abs(off) < kSlowPhaseTolTicks);
-      CHECK(BallClockOrigin(ep, c, integ) == estimate);
+      if (CheckClockEstimate(ep, c, integ, origin, kSlowPhaseTolTicks)) ++estimates;
     }
   }
   CHECK(estimates >= runs - 2);
