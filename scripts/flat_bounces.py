@@ -77,12 +77,14 @@ def clock_origin(jump, crow):
 
 
 def free_step(z, vz, drag):
-    vz = (vz + GRAVITY * TICK_S) * math.exp(drag * TICK_S)
+    """One free tick as StepBall takes it: drag on the velocity the tick starts with, then
+    gravity's change (NOTES, issue 12, phase32)."""
+    vz = vz * math.exp(drag * TICK_S) + GRAVITY * TICK_S
     return z + vz * TICK_S, vz
 
 
 def free_back(z, vz, drag):
-    return z - vz * TICK_S, vz / math.exp(drag * TICK_S) - GRAVITY * TICK_S
+    return z - vz * TICK_S, (vz - GRAVITY * TICK_S) / math.exp(drag * TICK_S)
 
 
 def state_at(z, vz, j_from, j_to, drag):

@@ -43,9 +43,8 @@ def episode(vz0, push_fraction, slop, restitution=0.6, margin=0.0, rows=400):
     for _ in range(ticks):
         tick_states.append(state.copy())
         x, v = state[:3].copy(), state[3:].copy()
-        v1 = v.copy()
+        v1 = v * e
         v1[2] += fb.GRAVITY * fb.TICK_S
-        v1 *= e
         push = 0.0
         depth = RADIUS - x[2]
         if depth > -margin and v1[2] < 0.0:
