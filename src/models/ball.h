@@ -815,44 +815,55 @@ inline constexpr double kBallFreeFlightUuS = 5.0;
 // tick past the tick before the bounce; each such bounce gives the origin
 // (f - clock rows to k * ticks_per_clock_row) mod 1 tick, and the circular mean over them is
 // returned. Fast bounces (over kMinBounceUuS) are used where the episode has any; else the
-// slower ones (kMinSlowBounceUuS to kMinBounceUuS). Measured: in the 106 visible episodes with
-// two or more fast bounces they agree to 0.0011 tick (median over 239 bounces; p90 0.0023);
-// the slow ones of the 155 episodes that have both agree with the fast ones' phase to 0.0029
-// tick (per episode median; p90 0.0051, max 0.082), and place 47 of the 57 episodes without a
-// fast one (NOTES, issue 12, phase31). NaN when the episode has none (no bounce straddles a
-// row; about half of all bounces fall between rows and give no phase).
+// slower ones (kMinSlowBounceUuS to kMinBounceUuS); else the slowest (kMinSlowestBounceUuS to
+// kMinSlowBounceUuS) with the rows either side free to kStrictFreeFlightUuS. Measured: in the
+// 106 visible episodes with two or more fast bounces they agree to 0.0011 tick (median over
+// 239 bounces; p90 0.0023); the slow ones of the 155 episodes that have both agree with the
+// fast ones' phase to 0.0029 tick (per episode median; p90 0.0051, max 0.082), and place 47 of
+// the 57 episodes without a fast one (NOTES, issue 12, phase31); the slowest ones of 151
+// phased episodes to 0.0038 tick (median; p90 0.0062, max 0.213), and place 9 of the last 10
+// (NOTES, issue 12, half32). NaN when the episode has none (no bounce straddles a row; about
+// half of all bounces fall between rows and give no phase).
 inline double EstimateBallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
                                       const Integration& integ) {
   constexpr double kMinBounceUuS = 800.0;  // a fast bounce, not rolling or a graze
   // Slower straddled bounces agree with the fast ones down to here; below it, 7 of 438 are
   // off by over 0.05 tick (rolling contacts, grazes; NOTES, issue 12, phase31).
   constexpr double kMinSlowBounceUuS = 200.0;
+  // The slowest tier, used only where an episode has no bounce above kMinSlowBounceUuS: with
+  // the rows either side free to 2 uu/s (5 lets through 9 more bounces, 8 of them off by over
+  // 0.05 tick, one episode by 0.44) they agree with the fast ones to 0.0038 tick (median over
+  // 303 bounces, 5 over 0.05: NOTES, issue 12, half32).
+  constexpr double kMinSlowestBounceUuS = 50.0;
+  constexpr double kStrictFreeFlightUuS = 2.0;
   constexpr double kMinFraction = 0.03;    // the bounce really straddles the row
   const int n = ep.size();
   if (n < 5) return std::numeric_limits<double>::quiet_NaN();
   std::vector<Eigen::Vector3d> jump(static_cast<std::size_t>(n - 1));
   for (int k = 0; k + 1 < n; ++k) jump[k] = BallFreeFlightResidual(ep, c, k);
-  // Sums of the fast bounces' phases [0] and of the slow ones' [1].
-  double sum_cos[2] = {0.0, 0.0}, sum_sin[2] = {0.0, 0.0};
-  int count[2] = {0, 0};
+  // Sums of the fast bounces' phases [0], of the slow ones' [1] and of the slowest ones' [2].
+  double sum_cos[3] = {0.0, 0.0, 0.0}, sum_sin[3] = {0.0, 0.0, 0.0};
+  int count[3] = {0, 0, 0};
   long clock_rows = BallClockRowsTo(ep, 2);
   for (int k = 2; k + 2 < n; ++k) {
     if (k > 2) clock_rows += BallClockRowsOf(ep, k - 1);
     const Eigen::Vector3d whole = jump[k - 1] + jump[k];
     const double whole2 = whole.squaredNorm();
-    if (whole2 < kMinSlowBounceUuS * kMinSlowBounceUuS) continue;
-    if (jump[k - 2].norm() > kBallFreeFlightUuS || jump[k + 1].norm() > kBallFreeFlightUuS)
-      continue;
+    if (whole2 < kMinSlowestBounceUuS * kMinSlowestBounceUuS) continue;
+    const int tier = whole2 >= kMinBounceUuS * kMinBounceUuS           ? 0
+                     : whole2 >= kMinSlowBounceUuS * kMinSlowBounceUuS ? 1
+                                                                       : 2;
+    const double free_uu_s = tier == 2 ? kStrictFreeFlightUuS : kBallFreeFlightUuS;
+    if (jump[k - 2].norm() > free_uu_s || jump[k + 1].norm() > free_uu_s) continue;
     const double f = jump[k - 1].dot(whole) / whole2;
     if (!(f > kMinFraction && f < 1.0 - kMinFraction)) continue;
     const double phase =
         2.0 * M_PI * (f - static_cast<double>(clock_rows) * integ.ticks_per_clock_row);
-    const int tier = whole2 < kMinBounceUuS * kMinBounceUuS ? 1 : 0;
     sum_cos[tier] += std::cos(phase);
     sum_sin[tier] += std::sin(phase);
     ++count[tier];
   }
-  const int tier = count[0] > 0 ? 0 : 1;
+  const int tier = count[0] > 0 ? 0 : count[1] > 0 ? 1 : 2;
   if (count[tier] == 0) return std::numeric_limits<double>::quiet_NaN();
   double p0 = std::atan2(sum_sin[tier], sum_cos[tier]) / (2.0 * M_PI);
   p0 -= std::floor(p0);
@@ -861,8 +872,8 @@ inline double EstimateBallClockOrigin(const Episode& ep, const BallCoeffs<double
 
 // The clock origin a ball rollout of `ep` uses: Episode::clock_origin_rows when known, else
 // EstimateBallClockOrigin, else half a tick (without a straddled bounce nothing places the
-// rows on the tick clock; half a tick is off by at most half a tick: 10 of the 258 recorded
-// episodes, NOTES "The tick clock" and phase31).
+// rows on the tick clock; half a tick is off by at most half a tick: 1 of the 258 recorded
+// episodes, NOTES "The tick clock", phase31 and half32).
 inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
                               const Integration& integ) {
   if (!std::isnan(ep.clock_origin_rows)) return ep.clock_origin_rows;
