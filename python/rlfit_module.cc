@@ -382,9 +382,8 @@ class PyModel {
   // The ball's contact with its arena at a centre, as a tick of StepBall sees it: Collide's
   // answer over the contact radius plus margin, the normal and depth the step bounces off
   // (BallContactNormal), and the manifold's contacts one by one (Arena::CollideEach, at most
-  // Arena::kMaxContacts per mesh piece, deepest first) with their adjusted normals
-  // (InternalEdgeNormal), the triangle (leaf entry, vertices) and its edge neighbours (-1: a
-  // boundary edge).
+  // Arena::kMaxContacts, deepest first) with their adjusted normals (InternalEdgeNormal), the
+  // triangle (leaf entry, vertices) and its edge neighbours (-1: a boundary edge).
   py::dict BallContact(const Array& center_in) const {
     const Arena* arena = nullptr;
     const BallCoeffs<double> c = BallCoefficients("ball_contact", &arena);
@@ -406,7 +405,7 @@ class PyModel {
       const Eigen::Vector3d n = BallContactNormal(*arena, center, radius, contact, &depth);
       d["normal"] = Array(3, n.data());
       d["depth"] = depth;
-      TriangleContact contacts[Arena::kMaxManifoldContacts];
+      TriangleContact contacts[Arena::kMaxContacts];
       const int count = arena->CollideEach(center, radius, contacts);
       for (int i = 0; i < count; ++i) {
         const TriangleContact& tc = contacts[i];

@@ -19,7 +19,6 @@
 #include "src/common/error.h"
 #include "src/io/recording.h"
 #include "src/models/arena.h"
-#include "src/models/ball.h"
 #include "tests/test_util.h"
 
 namespace rlfit {
@@ -888,7 +887,7 @@ TEST_CASE("the contact manifold at a crease: one contact per facet, edge contact
   // (penetration r - 50), B's the nearest point of the shared edge, the origin (penetration
   // r - |(0, -70, 50)|), whose direction points from the edge to the centre.
   const Vector3d center(0, -70, 50);
-  TriangleContact contacts[Arena::kMaxManifoldContacts];
+  TriangleContact contacts[Arena::kMaxContacts];
   const int count = arena.CollideEach(center, r, contacts);
   REQUIRE(count == 2);
   CHECK(std::abs(contacts[0].penetration - (r - 50.0)) < kHandTolerance);
@@ -915,12 +914,12 @@ TEST_CASE("the contact manifold at a crease: one contact per facet, edge contact
   CHECK(arena.InternalEdgeNormal(contacts[1], on_seam) == Vector3d::UnitZ());
 }
 
-TEST_CASE("the contact manifolds hold every touching triangle up to kMaxManifoldContacts") {
-  // kMaxManifoldContacts + 4 separate small triangles (each its own mesh piece) around the
-  // origin, each facing it at its own distance (directions on a Fibonacci sphere, distances
-  // from 40 uu in steps of 0.5 in a scrambled order), all within the radius: the manifolds keep
-  // the kMaxManifoldContacts deepest, sorted, and drop the 4 shallowest.
-  constexpr int n = Arena::kMaxManifoldContacts + 4;
+TEST_CASE("the contact manifold holds every touching triangle up to kMaxContacts, deepest first") {
+  // kMaxContacts + 4 separate small triangles around the origin, each facing it at its own
+  // distance (directions on a Fibonacci sphere, distances from 40 uu in steps of 0.5 in a
+  // scrambled order), all within the radius: the manifold keeps the kMaxContacts deepest,
+  // sorted, and drops the 4 shallowest.
+  constexpr int n = Arena::kMaxContacts + 4;
   static_assert(n % 7 != 0, "the distances below step by 7 modulo n");
   const double r = 93.0;
   std::vector<Triangle> t(n);
@@ -940,93 +939,14 @@ TEST_CASE("the contact manifolds hold every touching triangle up to kMaxManifold
     depths.push_back(r - d);
   }
   const Arena arena(t);
-  REQUIRE(arena.piece_count() == n);
   REQUIRE(arena.Collide(Vector3d::Zero(), r).triangles == n);
   std::sort(depths.rbegin(), depths.rend());
-  TriangleContact contacts[Arena::kMaxManifoldContacts];
-  REQUIRE(arena.CollideEach(Vector3d::Zero(), r, contacts) == Arena::kMaxManifoldContacts);
+  TriangleContact contacts[Arena::kMaxContacts];
+  REQUIRE(arena.CollideEach(Vector3d::Zero(), r, contacts) == Arena::kMaxContacts);
   // The vertices are floats: a contact's distance is its plane's to float rounding.
   constexpr double kFloatPlane = 1e-4;
-  for (int i = 0; i < Arena::kMaxManifoldContacts; ++i)
+  for (int i = 0; i < Arena::kMaxContacts; ++i)
     CHECK(std::abs(contacts[i].penetration - depths[i]) < kFloatPlane);
-}
-
-// A bowl: kBowlFacets facets fanned around a vertex at the origin, their far vertices on a
-// circle of 300 uu at 20 degrees above it (one mesh piece, every edge shared but the rim).
-constexpr int kBowlFacets = 6;
-std::vector<Triangle> BowlMesh() {
-  std::vector<Triangle> t;
-  const double rim = 300.0, rise = 300.0 * std::tan(20.0 * kPi / 180.0);
-  for (int k = 0; k < kBowlFacets; ++k) {
-    const double a0 = 2.0 * kPi * k / kBowlFacets, a1 = 2.0 * kPi * (k + 1) / kBowlFacets;
-    t.push_back(MakeTriangle({0, 0, 0}, {rim * std::cos(a0), rim * std::sin(a0), rise},
-                             {rim * std::cos(a1), rim * std::sin(a1), rise}));
-  }
-  return t;
-}
-
-TEST_CASE("mesh pieces: triangles linked by shared edges, numbered by their lowest entry") {
-  std::vector<Triangle> t = BowlMesh();
-  t.push_back(MakeTriangle({-80, -100, 50}, {-80, 100, 50}, {-80, 0, 300}));  // a wall apart
-  const Arena arena(t);
-  REQUIRE(arena.piece_count() == 2);
-  const int wall = EntryWith(arena, {-80, 0, 300});
-  REQUIRE(wall >= 0);
-  const int wall_piece = arena.Piece(wall);
-  CHECK(wall_piece == (wall == 0 ? 0 : 1));
-  for (int e = 0; e < arena.triangle_count(); ++e)
-    if (e != wall) CHECK(arena.Piece(e) == 1 - wall_piece);
-  CHECK(Arena(CreaseMesh()).piece_count() == 1);
-}
-
-TEST_CASE("the pitch's mesh pieces: the floor, walls, ceiling, corners, strips, ramps, goals") {
-  // pitch.dat's 14 blocks of consecutive lines (NOTES piece32): floor, side walls and ceiling
-  // of 2 triangles, four corner meshes of 880, two ceiling-edge strips of 32, two side ramps of
-  // 252, two goal/back meshes of 1966.
-  const Arena& arena = Pitch();
-  REQUIRE(arena.piece_count() == 14);
-  std::vector<int> sizes(arena.piece_count(), 0);
-  for (int e = 0; e < arena.triangle_count(); ++e) ++sizes[arena.Piece(e)];
-  std::sort(sizes.begin(), sizes.end());
-  CHECK(sizes == std::vector<int>{2, 2, 2, 2, 32, 32, 252, 252, 880, 880, 880, 880, 1966, 1966});
-}
-
-TEST_CASE("the contact manifold keeps kMaxContacts per mesh piece, not in all") {
-  // A ball in the bowl, 10 uu off its axis, touches all six facets inside their faces (depths
-  // 15-23 uu), and a separate wall 3 uu deep, the shallowest: the bowl's manifold keeps its 4
-  // deepest (as the bowl alone does) and the wall's manifold its one contact (a cap of 4 in
-  // all would drop it).
-  const double r = 93.0;
-  const Vector3d center(10, 0, 80);
-  const Arena bowl(BowlMesh());
-  TriangleContact alone[Arena::kMaxManifoldContacts];
-  REQUIRE(bowl.Collide(center, r).triangles == kBowlFacets);
-  REQUIRE(bowl.CollideEach(center, r, alone) == Arena::kMaxContacts);
-  std::vector<Triangle> t = BowlMesh();
-  t.push_back(MakeTriangle({-80, -100, 50}, {-80, 100, 50}, {-80, 0, 300}));
-  const Arena arena(t);
-  const Contact contact = arena.Collide(center, r);
-  REQUIRE(contact.triangles == kBowlFacets + 1);
-  TriangleContact both[Arena::kMaxManifoldContacts];
-  REQUIRE(arena.CollideEach(center, r, both) == Arena::kMaxContacts + 1);
-  // Deepest first; the wall's contact last, 3 uu deep along +x.
-  CHECK(std::abs(both[Arena::kMaxContacts].penetration - 3.0) < kHandTolerance);
-  CHECK(both[Arena::kMaxContacts].normal == Vector3d::UnitX());
-  for (int i = 0; i < Arena::kMaxContacts; ++i) {
-    CHECK(both[i].penetration == alone[i].penetration);
-    CHECK(both[i].point == alone[i].point);
-    CHECK(both[i].penetration > 3.0);
-  }
-  // The ball's normal averages all five: the wall leans it toward +x.
-  Eigen::Vector3d n_bowl, n_both;
-  double p_bowl = 0.0, p_both = 0.0;
-  REQUIRE(ManifoldContactNormal(bowl, center, r, bowl.Collide(center, r), &n_bowl, &p_bowl));
-  REQUIRE(ManifoldContactNormal(arena, center, r, contact, &n_both, &p_both));
-  Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-  for (int i = 0; i < Arena::kMaxContacts; ++i) sum += bowl.InternalEdgeNormal(alone[i], center);
-  CHECK((n_both - (sum + Vector3d::UnitX()).normalized()).norm() < kHandTolerance);
-  CHECK(n_both.x() > n_bowl.x() + 0.1);
-  CHECK(p_both == p_bowl);
 }
 
 }  // namespace

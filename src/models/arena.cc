@@ -859,7 +859,6 @@ Arena::Arena(std::vector<Triangle> triangles) : triangles_(std::move(triangles))
     }
   Build();
   BuildEdgeNeighbours();
-  BuildPieces();
   BuildGrid();
   BuildFloor();
 }
@@ -1031,13 +1030,12 @@ Contact Arena::CollideList(const Vector3d& center, double radius, const std::uin
 
 namespace {
 
-// Keeps the deepest Arena::kMaxContacts distinct contacts of each mesh piece of one query, at
-// most Arena::kMaxManifoldContacts in all, deepest first (see Arena::CollideEach).
+// Keeps the deepest Arena::kMaxContacts distinct contacts of one query, deepest first (see
+// Arena::CollideEach).
 class ContactKeeper {
  public:
-  ContactKeeper(const Vector3d& center, double radius, const std::int32_t* piece_of_entry,
-                TriangleContact* out)
-      : center_(center), radius_(radius), piece_of_entry_(piece_of_entry), out_(out) {}
+  ContactKeeper(const Vector3d& center, double radius, TriangleContact* out)
+      : center_(center), radius_(radius), out_(out) {}
 
   void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
            const double* unit_normal = nullptr) {
@@ -1055,40 +1053,24 @@ class ContactKeeper {
     for (int i = 0; i < count_; ++i) {
       if ((out_[i].point - q).squaredNorm() > Arena::kMergeUu * Arena::kMergeUu) continue;
       if (contact.penetration <= out_[i].penetration) return;
-      Remove(i);
+      for (int j = i; j + 1 < count_; ++j) out_[j] = out_[j + 1];
+      --count_;
       break;
     }
     int at = count_;
     while (at > 0 && out_[at - 1].penetration < contact.penetration) --at;
-    // The piece's manifold is full: the new contact replaces its shallowest (the last kept on a
-    // tie) if it is deeper, else it is dropped.
-    const int piece = PieceOf(contact.entry);
-    int of_piece = 0, shallowest = -1;
-    for (int i = 0; i < count_; ++i)
-      if (PieceOf(out_[i].entry) == piece) ++of_piece, shallowest = i;
-    if (of_piece >= Arena::kMaxContacts) {
-      if (at > shallowest) return;
-      Remove(shallowest);
-    }
-    if (at >= Arena::kMaxManifoldContacts) return;
-    const int last = std::min(count_, Arena::kMaxManifoldContacts - 1);
+    if (at >= Arena::kMaxContacts) return;
+    const int last = std::min(count_, Arena::kMaxContacts - 1);
     for (int j = last; j > at; --j) out_[j] = out_[j - 1];
     out_[at] = contact;
-    count_ = std::min(count_ + 1, Arena::kMaxManifoldContacts);
+    count_ = std::min(count_ + 1, Arena::kMaxContacts);
   }
   int count() const { return count_; }
   void SetEntry(int entry) { entry_ = entry; }
 
  private:
-  int PieceOf(int entry) const { return entry < 0 ? -1 : piece_of_entry_[entry]; }
-  void Remove(int i) {
-    for (int j = i; j + 1 < count_; ++j) out_[j] = out_[j + 1];
-    --count_;
-  }
-
   Vector3d center_;
   double radius_;
-  const std::int32_t* piece_of_entry_;
   TriangleContact* out_;
   int entry_ = -1;
   int count_ = 0;
@@ -1098,7 +1080,7 @@ class ContactKeeper {
 
 int Arena::CollideEach(const Vector3d& center, double radius, TriangleContact* out) const {
   if (!ValidQuery(QueryExtent(center, radius), radius)) return 0;
-  ContactKeeper keeper(center, radius, piece_of_entry_.data(), out);
+  ContactKeeper keeper(center, radius, out);
   const std::int64_t cell = GridCell(center, radius);
   if (cell < 0) {
     for (std::size_t e = 0; e < leaf_vertices_.size(); ++e) {
@@ -1157,31 +1139,6 @@ void Arena::BuildEdgeNeighbours() {
       edge_neighbours_[t][k] = it->second.first;
       edge_neighbours_[it->second.first][it->second.second] = t;
     }
-}
-
-void Arena::BuildPieces() {
-  // Union-find over the edge links (an edge of more than two triangles links each later one to
-  // the first only, so the links are followed from both ends).
-  const int n = static_cast<int>(edge_neighbours_.size());
-  std::vector<std::int32_t> parent(n);
-  for (int t = 0; t < n; ++t) parent[t] = t;
-  const auto root = [&parent](std::int32_t t) {
-    while (parent[t] != t) t = parent[t] = parent[parent[t]];
-    return t;
-  };
-  for (int t = 0; t < n; ++t)
-    for (const std::int32_t u : edge_neighbours_[t]) {
-      if (u < 0) continue;
-      const std::int32_t a = root(t), b = root(u);
-      if (a != b) parent[std::max(a, b)] = std::min(a, b);
-    }
-  // Numbered in the order of their lowest entry (each root is its piece's lowest entry).
-  piece_of_entry_.assign(n, -1);
-  piece_count_ = 0;
-  for (int t = 0; t < n; ++t) {
-    const std::int32_t r = root(t);
-    piece_of_entry_[t] = r == t ? piece_count_++ : piece_of_entry_[r];
-  }
 }
 
 Vector3d Arena::InternalEdgeNormal(const TriangleContact& contact, const Vector3d& center) const {

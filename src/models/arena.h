@@ -193,22 +193,16 @@ class Arena {
   double PenetrationEntries(const Eigen::Vector3d& center, double radius,
                             const std::uint32_t* begin, const std::uint32_t* end) const;
   // The contacts of a sphere with the mesh one triangle at a time, as a physics engine's contact
-  // manifolds hold them: every touching triangle (as Collide finds them) gives its own closest
+  // manifold holds them: every touching triangle (as Collide finds them) gives its own closest
   // point, direction and penetration; contacts whose points lie within kMergeUu of a deeper
-  // one's (the triangles around a shared edge or vertex under the ball) are one contact; of
-  // each mesh piece (Piece) the deepest kMaxContacts are kept, as Bullet keeps one manifold of
-  // at most 4 points per pair of bodies and a game loads each piece of its arena as its own
-  // body; the kept contacts of all pieces, at most kMaxManifoldContacts (beyond it the
-  // shallowest are dropped), are written to out[0..n), deepest first, and n returned. Through
-  // the grid's cell list; where the grid does not answer (no grid, centre outside it, radius
-  // above kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
+  // one's (the triangles around a shared edge or vertex under the ball) are one contact; the
+  // deepest kMaxContacts are written to out[0..n), deepest first, and n returned. Through the
+  // grid's cell list; where the grid does not answer (no grid, centre outside it, radius above
+  // kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
   // 4 is Bullet's manifold size. Every touching triangle (64; the ball replays reach 44) was
   // measured in the ball's seam normal and lost held out (NOTES.md, issue 12, "Every touching
-  // triangle in the seam normal", cap31); the cap per piece: NOTES piece32.
+  // triangle in the seam normal", cap31).
   static constexpr int kMaxContacts = 4;
-  // Room for four pieces' full manifolds: the ball replays reach 3 pieces and 8 contacts (NOTES
-  // piece32); past it the shallowest contacts are dropped, whatever their piece.
-  static constexpr int kMaxManifoldContacts = 4 * kMaxContacts;
   static constexpr double kMergeUu = 0.01;
   int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const;
   // Bullet's btAdjustInternalEdgeContacts for one contact of CollideEach (sphere centre
@@ -230,13 +224,6 @@ class Arena {
   // entry with the same two vertices (bit for bit), or -1 on the mesh's boundary. An edge
   // listed by more than two triangles (none on the pitch) links each later one to the first.
   std::array<std::int32_t, 3> EdgeNeighbours(int entry) const { return edge_neighbours_[entry]; }
-  // The mesh piece of leaf entry `entry`: the connected component of triangles linked by shared
-  // edges (EdgeNeighbours), numbered 0 .. piece_count() - 1 in the order of their lowest leaf
-  // entry. The pitch has 14: the floor, the side walls and the ceiling (two triangles each, the
-  // planes of a Bullet game), four corner meshes, two ceiling-edge strips, two side ramps and two
-  // goal/back meshes (NOTES piece32); linking by shared vertices gives the same 14.
-  int Piece(int entry) const { return piece_of_entry_[entry]; }
-  int piece_count() const { return piece_count_; }
   // The vertices of leaf entry `entry` (0 <= entry < triangle_count()), uu.
   Triangle LeafTriangle(int entry) const;
   // Number of triangles the grid lists for this query, or -1 if the grid does not answer it
@@ -299,8 +286,6 @@ class Arena {
   void Build();
   // edge_neighbours_ from leaf_vertices_ (after Build).
   void BuildEdgeNeighbours();
-  // piece_of_entry_ and piece_count_ from edge_neighbours_ (after BuildEdgeNeighbours).
-  void BuildPieces();
   void BuildGrid();
   // The floor's columns for FloorHeight, from the grid's lists (after BuildGrid).
   void BuildFloor();
@@ -339,9 +324,6 @@ class Arena {
   // Per leaf entry, edge k (vertex k to k + 1): the leaf entry sharing it (same two vertices),
   // or -1 (see EdgeNeighbours).
   std::vector<std::array<std::int32_t, 3>> edge_neighbours_;
-  // Per leaf entry, its mesh piece (see Piece), and the number of pieces.
-  std::vector<std::int32_t> piece_of_entry_;
-  int piece_count_ = 0;
 
   // Grid: cell (i, j, k) (x fastest) lists the leaf entries grid_candidates_[grid_cells_[c]]
   // up to grid_cells_[c + 1], in BVH visit order. Empty without a grid.

@@ -185,9 +185,9 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
 // The ball's contact normal where several facets touch it at once, as the game's engine
 // (Bullet) resolves a sphere against a triangle mesh: every touching triangle is a contact of
 // the manifold (Arena::CollideEach: its own closest point, direction and penetration; at most
-// Arena::kMaxContacts per mesh piece, the deepest), each contact's normal adjusted for internal
-// edges (Arena::InternalEdgeNormal: near an edge shared with a coplanar or concave neighbour the
-// face normal, near a convex one at most the neighbour's), and the ball bounces off the plain
+// Arena::kMaxContacts, the deepest), each contact's normal adjusted for internal edges
+// (Arena::InternalEdgeNormal: near an edge shared with a coplanar or concave neighbour the face
+// normal, near a convex one at most the neighbour's), and the ball bounces off the plain
 // average of those normals, n = normalize(sum_i n_i), every contact weighted alike, with the
 // deepest contact's penetration as depth. Returns false (the caller takes the closest feature,
 // ClosestFeatureNormal) where the manifold holds one contact: one triangle, or several meeting at
@@ -211,7 +211,7 @@ bool ManifoldContactNormal(const Mesh& arena, const Eigen::Vector3d& center, dou
                            const Contact& contact, Eigen::Vector3d* normal, double* penetration,
                            bool always_build = false) {
   if (contact.triangles <= 1 && !always_build) return false;
-  TriangleContact contacts[Arena::kMaxManifoldContacts];
+  TriangleContact contacts[Arena::kMaxContacts];
   const int count = arena.CollideEach(center, radius, contacts);
   if (count <= 1) return false;
   Eigen::Vector3d sum = Eigen::Vector3d::Zero();
