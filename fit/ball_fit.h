@@ -119,9 +119,8 @@ class BallTickMeshes {
 };
 
 // Rollout over rows start..start+rows of an episode on the tick clock (src/models/ball.h) from
-// the tick pair the replay starts a rollout at row `start` from (BallStartTicksAtRow, at the
-// row's place on the episode's clock: EpisodePlan::clock_origin_rows): for each row j in
-// 1..rows the 9 residuals
+// the tick pair around the recorded row `start` (BallTicksAroundRow, at the row's place on the
+// episode's clock: EpisodePlan::clock_origin_rows): for each row j in 1..rows the 9 residuals
 //   (x_pred - x_rec) / s_x, (v_pred - v_rec) / s_v, (omega_pred - omega_rec) / s_omega,
 // x_pred etc. the blend of the two ticks around row j, units uu, uu/s, rad/s divided by the
 // scales; 0 for the rows in `skip_rows` (episode row indices): rows in the middle of a bounce,
@@ -171,10 +170,7 @@ class BallRolloutResidual {
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
         scales_(scales), plan_(std::move(plan)),
         start_a_(BallTickFraction(plan_->clock_origin_rows, plan_->first_clock_row[start],
-                                  integ)),
-        before_a_(start > 0 ? BallTickFraction(plan_->clock_origin_rows,
-                                               plan_->first_clock_row[start - 1], integ)
-                            : start_a_) {}
+                                  integ)) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
@@ -231,39 +227,33 @@ class BallRolloutResidual {
     }
   }
 
-  // The tick pair at the window's first row with coefficients `c`: the replay's start
-  // (BallStartTicksAtRow: BallStartTicks' pair at the row's place on the episode's clock, or
-  // the row before's advanced over its step where the row's own contradicts the record). For
-  // double, `touched` (if given) is set when one of its ticks, or the choice of row, touched
-  // the mesh: then the pair depends on every contact coefficient.
+  // The tick pair around the window's first row with coefficients `c` (BallTicksAroundRow). For
+  // double, `touched` (if given) is set when one of its ticks touched the mesh: then the pair
+  // depends on every contact coefficient.
   template <typename T>
   BallTicks<T> StartTicks(const BallCoeffs<T>& c, bool* touched = nullptr) const {
+    const BallState<T> row = BallState<T>::FromSample(episode_->rows[start_]);
     if constexpr (std::is_same_v<T, double>) {
+      const double tick_s = 1.0 / integ_.tick_rate_hz;
       bool any = false;
-      const BallTicks<double> t = BallStartTicksAtRow(c, *episode_, start_,
-                                                      plan_->clock_origin_rows, integ_, *arena_,
-                                                      &any);
+      const BallTicks<double> t = BallTicksAroundRowBy(row, start_a_, [&](const BallState<T>& s) {
+        BallClearance clearance;  // StepBall's state bit for bit, and whether it touched
+        const BallState<double> next = StepBall(c, s, tick_s, *arena_, &clearance);
+        any = any || clearance.touched;
+        return next;
+      });
       if (touched != nullptr) *touched = any;
       return t;
     } else {
-      return BallStartTicksAtRow(c, *episode_, start_, plan_->clock_origin_rows, integ_,
-                                 *arena_);
+      return BallTicksAroundRow(c, row, start_a_, integ_, *arena_);
     }
   }
 
   // Ticks a rollout of the window steps from (the size of a BallTickMeshes for Roll: the step
   // from tick i looks the mesh up as tick i, 1 <= i <= the last row's tick0).
-  // Counted from the row before's tick0 when there is one: the start may take that row's pair
-  // (StartTicks), and then the ticks count from there.
   int ticks() const {
     const long rows = plan_->first_clock_row[start_ + rows_] - plan_->first_clock_row[start_];
-    long last = BallWholeTicks(start_a_, rows, integ_);
-    if (start_ > 0) {
-      const long before = plan_->first_clock_row[start_ + rows_] -
-                          plan_->first_clock_row[start_ - 1];
-      last = std::max(last, BallWholeTicks(before_a_, before, integ_));
-    }
-    return static_cast<int>(last) + 1;
+    return static_cast<int>(BallWholeTicks(start_a_, rows, integ_)) + 1;
   }
 
   // Number of leading steps of the window along `states` (a rollout's tick pairs, from Roll) in
@@ -312,7 +302,6 @@ class BallRolloutResidual {
   BallResidualScales scales_;
   std::shared_ptr<const EpisodePlan> plan_;
   double start_a_;  // the first row's place between its two ticks (BallTickFraction)
-  double before_a_;  // the row before's (start_a_ at row 0), where StartTicks may start
 };
 
 // The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central

@@ -6,12 +6,8 @@
 #include "fit/ball_fit.h"
 #include "fit/fit_common.h"
 #include "fit/fit.h"
-#include "src/io/recording.h"
-#include "src/replay/coeff_choice.h"
 #include "src/replay/metrics.h"
-#include "src/replay/predictor.h"
 #include "tests/fit_test_util.h"
-#include "tests/test_util.h"
 
 namespace rlfit {
 namespace {
@@ -410,82 +406,6 @@ TEST_CASE("synthetic round trip (floor and wall): perturbed coefficients are rec
     INFO(layout.names[i] << " fitted " << params[i] << " truth " << truth[i]);
     CHECK(std::abs(params[i] - truth[i]) < kRecoveryRelative * std::abs(truth[i]));
   }
-}
-
-
-// The fit starts its windows as the replay starts a rollout (BallStartTicksAtRow): at a row
-// whose own tick pair contradicts the record (episode 82, row 244: free flight from row 243,
-// but its pair at the guessed clock place bounces between its ticks, NOTES issue 12 tail31)
-// the window's rollout is the replay's from that row, bit for bit (with the row's own pair it
-// was 556 uu off at row 274, the replay 1.07); the Jets' values agree, and sharing the
-// derivative's prefix still changes no bit there.
-TEST_CASE("ball fit window at a contradicting start row rolls out as the replay does") {
-  const std::string root = testing::DataRoot();
-  if (root.empty()) {
-    MESSAGE("skipped: no datasets root (recordings)");
-    return;
-  }
-  // Jets against double: the same template arithmetic but for the double StepBall's own free
-  // flight and contact paths (bit for bit in value, tested in ball_test); 1e-9 of a residual
-  // leaves room for rounding only.
-  constexpr double kJetTolerance = 1e-9;
-  const ModelInfo& model = FindModel("ball");
-  const CoeffFile coeffs = LoadCoefficients(model, "");
-  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, root);
-  const std::vector<Episode> eps = ReadRecordings({root + "/ball_trajectories/episode_000082.csv"});
-  REQUIRE(eps.size() == 1);
-  const Episode& ep = eps[0];
-  const Arena& arena = BallArena(root);
-  const Integration& integ = coeffs.integration;
-  const BallCoeffs<double> c = BallCoeffs<double>::FromArray(coeffs.values.data());
-  const int start = 244, rows = 30;
-  REQUIRE(ep.size() > start + rows);
-  const BallResidualScales scales;
-  const auto plan = std::make_shared<const BallRolloutResidual::EpisodePlan>(
-      ep, std::vector<int>{}, BallClockOrigin(ep, c, integ));
-  BallRolloutResidual residual(plan, &ep, start, rows, integ, &arena, scales);
-  std::vector<BallTicks<double>> states;
-  std::vector<double> r(9 * rows);
-  residual.Roll(c, 0, residual.StartTicks(c), r.data(), &states);
-  const std::vector<PredictedState> replay = predictor->Rollout(ep, start, start + rows);
-  for (int j = 1; j <= rows; ++j) {
-    const BallState<double> s = states[j].Row(integ);
-    CHECK(s.x == replay[j].x);
-    CHECK(s.v == replay[j].v);
-    CHECK(s.omega == replay[j].omega);
-  }
-  CHECK((states[rows].Row(integ).x - ep.rows[start + rows].x).norm() < 10.0);
-
-  // The Jets' rollout (the autodiff functor) has the same values.
-  std::vector<double> params(coeffs.values.begin(), coeffs.values.end());
-  const double* blocks[] = {params.data(), params.data() + 3, params.data() + 4,
-                            params.data() + 5};
-  std::unique_ptr<ceres::CostFunction> autodiff(
-      new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 2>(
-          new BallRolloutResidual(plan, &ep, start, rows, integ, &arena, scales), 9 * rows));
-  std::vector<double> r_jet(9 * rows);
-  std::vector<double> j_bounce(9 * rows * 3), j_spin(9 * rows), j_drag(9 * rows),
-      j_geometry(9 * rows * 2);
-  double* jacobians[] = {j_bounce.data(), j_spin.data(), j_drag.data(), j_geometry.data()};
-  REQUIRE(autodiff->Evaluate(blocks, r_jet.data(), jacobians));
-  for (int i = 0; i < 9 * rows; ++i) CHECK(r_jet[i] == doctest::Approx(r[i]).epsilon(kJetTolerance));
-
-  // The smoothed derivative with and without the shared prefix: the same bits.
-  std::vector<std::vector<double>> rs(2, std::vector<double>(9 * rows));
-  std::vector<std::vector<std::vector<double>>> jac(2);
-  for (int share = 0; share < 2; ++share) {
-    SmoothedBallRolloutCost cost(new BallRolloutResidual(plan, &ep, start, rows, integ, &arena,
-                                                         scales),
-                                 rows, BallSmoothingSteps(), share == 1);
-    jac[share] = {std::vector<double>(9 * rows * 3), std::vector<double>(9 * rows),
-                  std::vector<double>(9 * rows), std::vector<double>(9 * rows * 2)};
-    double* jp[] = {jac[share][0].data(), jac[share][1].data(), jac[share][2].data(),
-                    jac[share][3].data()};
-    REQUIRE(cost.Evaluate(blocks, rs[share].data(), jp));
-  }
-  CHECK(rs[0] == r);
-  CHECK(rs[0] == rs[1]);
-  for (int b = 0; b < 4; ++b) CHECK(jac[0][b] == jac[1][b]);
 }
 
 }  // namespace

@@ -882,12 +882,9 @@ inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
 // find one exactly (NOTES, issue 12, tail31: episode 82, row 244, z 85.97 below the contact
 // radius and vz -966.8 straight off free flight from row 243: tick0 vz -2,850, tick1 +1,710
 // after the model's bounce, 556 uu off 0.5 s on; from row 243's pair 1.07 uu).
-// `touched`, if given, is set when a tick pair it worked out touched the mesh (BallClearance):
-// then the pair, or the choice of row, depends on the contact coefficients.
 inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episode& ep, int start,
                                         double origin_rows, const Integration& integ,
-                                        const Arena& arena, int* from_row,
-                                        bool* touched_out = nullptr) {
+                                        const Arena& arena, int* from_row) {
   const double tick_s = 1.0 / integ.tick_rate_hz;
   const auto pair_at = [&](int row, bool* touched) {
     bool any = false;
@@ -905,9 +902,7 @@ inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episo
   };
   *from_row = start;
   bool touched = false;
-  if (touched_out != nullptr) *touched_out = false;
   const BallTicks<double> at_start = pair_at(start, &touched);
-  if (touched_out != nullptr) *touched_out = touched;
   if (!touched || start == 0) return at_start;
   if (BallFreeFlightResidual(ep, c, start - 1).norm() > kBallFreeFlightUuS) return at_start;
   bool touched_before = false;
@@ -915,58 +910,6 @@ inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episo
   if (touched_before) return at_start;
   *from_row = start - 1;
   return before;
-}
-
-// The coefficients' value parts (ScalarPart of each fitted one; the fixed ones as they are).
-template <typename T>
-BallCoeffs<double> ScalarPart(const BallCoeffs<T>& c) {
-  BallCoeffs<double> d;
-  d.restitution = ScalarPart(c.restitution);
-  d.mu = ScalarPart(c.mu);
-  d.y = ScalarPart(c.y);
-  d.spin_factor = ScalarPart(c.spin_factor);
-  d.drag = ScalarPart(c.drag);
-  d.contact_radius = ScalarPart(c.contact_radius);
-  d.recovery = ScalarPart(c.recovery);
-  d.max_speed = c.max_speed;
-  d.max_omega = c.max_omega;
-  d.gravity_z = c.gravity_z;
-  d.restitution_threshold = c.restitution_threshold;
-  d.penetration_slop = c.penetration_slop;
-  d.roll_radius = c.roll_radius;
-  return d;
-}
-
-// The tick pair at row `start` of a rollout restarted there, for any scalar (the fit's Jets
-// too): BallStartTicks' pair, advanced (AdvanceBallTicks) over the steps from its row to
-// `start` when it took the row before; its first_a, clock_rows and ticks count from that row,
-// as the replay's rollout does (BallPredictor::Rollout), so the rows after are the replay's
-// bit for bit. The row is chosen in double, on c's value part; for Jets the pair is built at it
-// with the same templates (BallTicksAroundRow, AdvanceBallTicks). `touched` (double only), if
-// given, is set when BallStartTicks' pairs or the advance touched the mesh.
-template <typename T>
-BallTicks<T> BallStartTicksAtRow(const BallCoeffs<T>& c, const Episode& ep, int start,
-                                 double origin_rows, const Integration& integ,
-                                 const Arena& arena, bool* touched = nullptr) {
-  int from = start;
-  if constexpr (std::is_same_v<T, double>) {
-    BallTicks<double> t =
-        BallStartTicks(c, ep, start, origin_rows, integ, arena, &from, touched);
-    BallClearance clearance;
-    for (int k = from; k < start; ++k)
-      AdvanceBallTicks(c, &t, ep, k, integ, [&](long) -> const Arena& { return arena; },
-                       &clearance);
-    if (touched != nullptr) *touched = *touched || clearance.touched;
-    return t;
-  } else {
-    BallStartTicks(ScalarPart(c), ep, start, origin_rows, integ, arena, &from);
-    BallTicks<T> t =
-        BallTicksAroundRow(c, BallState<T>::FromSample(ep.rows[from]),
-                           BallTickFraction(origin_rows, BallClockRowsTo(ep, from), integ),
-                           integ, arena);
-    for (int k = from; k < start; ++k) AdvanceBallTicks(c, &t, ep, k, integ, arena);
-    return t;
-  }
 }
 
 }  // namespace rlfit
