@@ -358,13 +358,20 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 // constant in the derivative (exact on a flat face; near a seam or on a curved wall the true
 // normal turns with the position); p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to
 // first order for a face contact, so the contact radius is seen through the resting height.
+// Step 1 of StepBall, the tick's forces, for every path of a ball tick (the template, the double
+// paths, the skipped ticks and the free runs): the drag factor e = exp(drag dt) damps the
+// velocity the tick starts with, then gravity's change g_dt is added (the order above).
+template <typename T>
+RLFIT_BALL_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, const T& g_dt) {
+  return Vec3<T>(v(0) * e, v(1) * e, v(2) * e + g_dt);
+}
+
 template <typename T>
 RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
                                         double dt_s, const Arena& arena) {
   const T dt(dt_s);
-  Vec3<T> v = s.v;
-  v *= RepeatedExp<2>(T(c.drag * dt));
-  v(2) += T(c.gravity_z) * dt;
+  const Vec3<T> v =
+      BallForcedVelocity<T>(s.v, RepeatedExp<2>(T(c.drag * dt)), T(c.gravity_z) * dt);
   const Eigen::Vector3d x0 = ScalarPart(s.x);
   const double r0 = ScalarPart(c.contact_radius);
   // Where the grid shows no triangle near the centre's cell, Collide would report no hit: free
@@ -409,11 +416,11 @@ RLFIT_BALL_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
 RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const BallState<double>& s, double dt_s,
                                              const Arena& arena) {
-  const double e = RepeatedExp<2>(c.drag * dt_s);
-  const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = s.v(2) * e + c.gravity_z * dt_s;
+  const Vec3<double> v =
+      BallForcedVelocity(s.v, RepeatedExp<2>(c.drag * dt_s), c.gravity_z * dt_s);
   if (!arena.GridSaysFree(s.x, c.contact_radius))
-    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2));
-  return BallFreeFlight(c, s, dt_s, v0, v1, v2);
+    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, v);
+  return BallFreeFlight(c, s, dt_s, v(0), v(1), v(2));
 }
 
 // What a chain of StepBall calls (a prediction) may carry from tick to tick: the number of
@@ -474,10 +481,9 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
                                                     const BallState<double>& s, double dt_s,
                                                     BallClearance* clearance) {
   --clearance->ticks;
-  const double e = clearance->drag_factor;
   BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
-  next.v = Vec3<double>(s.v(0) * e, s.v(1) * e, s.v(2) * e + c.gravity_z * dt_s);
+  next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s);
   if (clearance->omega_settled) {
     next.omega = s.omega;  // omega passed the cap's test unchanged last tick
   } else {
@@ -520,7 +526,8 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   if (clearance->ticks > 0 && clearance->dt_s == dt_s)
     return BallSkippedTick(c, s, dt_s, clearance);
   const double e = RepeatedExp<2>(c.drag * dt_s);
-  const double v0 = s.v(0) * e, v1 = s.v(1) * e, v2 = s.v(2) * e + c.gravity_z * dt_s;
+  const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s);
+  const double v0 = v(0), v1 = v(1), v2 = v(2);
   const double radius = c.contact_radius;
   // Over the flat floor: the floor's contact (Collide's answer bit for bit, Arena::FloorHeight)
   // without the grid, or the free ticks from its distance bound.
@@ -538,7 +545,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       // exactly (a face contact's, or adjusted at the flat seam it lies on) and the deepest is
       // the floor's, so ManifoldContactNormal's answer is this contact's (tested).
       floor.triangles = 1;
-      return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
+      return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, v,
                              &clearance->touched, &floor);
     }
     return BallFreeStep(c, s, dt_s, e, v0, v1, v2, floor_free_uu - radius, clearance);
@@ -551,7 +558,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
     // without StepBallContact's call; a hit goes there as the contact already found.
     const Contact contact = arena.Collide(s.x, radius);
     if (!contact.hit) return BallFreeFlight(c, s, dt_s, v0, v1, v2);
-    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, Vec3<double>(v0, v1, v2),
+    return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, v,
                            &clearance->touched, &contact);
   }
   return BallFreeStep(c, s, dt_s, e, v0, v1, v2, free_uu - radius, clearance);
@@ -577,7 +584,7 @@ RLFIT_BALL_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int
   const double g_dt = c.gravity_z * dt_s;
   BallState<double> b = *s;
   for (int k = 1; k < ticks; ++k) {
-    b.v = Vec3<double>(b.v(0) * e, b.v(1) * e, b.v(2) * e + g_dt);
+    b.v = BallForcedVelocity(b.v, e, g_dt);
     for (int i = 0; i < 3; ++i) b.x(i) = b.x(i) + b.v(i) * dt_s;
     out[k] = b;
   }
