@@ -711,5 +711,37 @@ TEST_CASE("ball restart at a row whose tick pair contradicts the record takes th
   CHECK((from_245.back().x - ep.rows[274].x).norm() < 1.0);
 }
 
+
+// A restart at a recorded row that holds a fraction of a bounce (the recorded steps into and out
+// of it both off free flight) starts from the previous row's free pair too (BallStartTicks):
+// the fixed point at such a row finds a pair the game never had. Episode 237, row 152 (a
+// 1,776 uu/s side-ramp bounce, 1,593 uu/s of it in the step before the row, 619 after): the
+// pair through the row is a free parabola, 230.9 uu off 0.5 s on, row 151's pair 0.07 uu;
+// episode 89, row 396 (629 / 391 uu/s): the pair bounces between its ticks, 88.6 uu off, row
+// 395's pair 0.02 (NOTES, issue 12, new34).
+TEST_CASE("ball restart at a row inside a straddled bounce takes the row before's pair") {
+  const std::string root = testing::DataRoot();
+  if (root.empty()) {
+    MESSAGE("skipped: no datasets root (recordings)");
+    return;
+  }
+  // 5 uu: both restarts are 0.02-0.07 uu off from the row before's pair, 88.6-230.9 without.
+  constexpr double kToleranceUu = 5.0;
+  const ModelInfo& model = FindModel("ball");
+  const CoeffFile coeffs = LoadCoefficients(model, "");
+  const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, root);
+  for (const auto& [file, start] :
+       {std::pair<std::string, int>{"episode_000237.csv", 152}, {"episode_000089.csv", 396}}) {
+    CAPTURE(file);
+    const std::vector<Episode> eps = ReadRecordings({root + "/ball_trajectories/" + file});
+    REQUIRE(eps.size() == 1);
+    const Episode& ep = eps[0];
+    REQUIRE(ep.size() > start + 31);
+    const std::vector<PredictedState> pred = predictor->Rollout(ep, start, start + 30);
+    CHECK((pred.back().x - ep.rows[start + 30].x).norm() < kToleranceUu);
+    CHECK(pred.front().x == ep.rows[start].x);  // the first row is still the recorded one
+  }
+}
+
 }  // namespace
 }  // namespace rlfit

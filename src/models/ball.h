@@ -891,15 +891,21 @@ inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
 
 // The tick pair a rollout restarted at row `start` of `ep` begins from, and the row it belongs
 // to (*from_row): BallTicksAroundRow at `start`'s place on the clock (clock origin
-// `origin_rows`), unless that pair's step touches the mesh while the recorded step
-// start - 1 -> start is free flight (BallFreeFlightResidual below kBallFreeFlightUuS) and the
-// previous row's own pair is free: then that pair, at row start - 1, which the rollout advances
-// over the step as any other. Such a row holds no fraction of a bounce, so a pair that bounces
-// between its ticks blends to it only as a state the game never had; with a wrong clock phase
-// (an episode without a straddled bounce, BallClockOrigin's half tick) the fixed point can
-// find one exactly (NOTES, issue 12, tail31: episode 82, row 244, z 85.97 below the contact
-// radius and vz -966.8 straight off free flight from row 243: tick0 vz -2,850, tick1 +1,710
-// after the model's bounce, 556 uu off 0.5 s on; from row 243's pair 1.07 uu).
+// `origin_rows`), unless that pair's step touches the mesh while the previous row's own pair is
+// free: then that pair, at row start - 1, which the rollout advances over the step as any other
+// (its first row is still the recorded one). A pair that bounces between its ticks blends to
+// the row only as a state the game never had, whether the row holds no fraction of the bounce
+// (the recorded step into it free flight; with a wrong clock phase the fixed point can find one
+// exactly: NOTES, issue 12, tail31: episode 82, row 244, z 85.97 below the contact radius and
+// vz -966.8 straight off free flight from row 243: tick0 vz -2,850, tick1 +1,710 after the
+// model's bounce, 556 uu off 0.5 s on; from row 243's pair 1.07 uu) or a fraction of it (a
+// straddled bounce: the fixed point does not reach the game's pair; NOTES, issue 12, new34:
+// episode 89, row 396, 88.6 uu off 0.5 s on, from row 395's pair 0.02). The same holds where
+// the row's pair is free but the recorded steps into and out of the row are both off free flight
+// (kBallFreeFlightUuS): the fixed point then finds a free parabola through a row that holds part
+// of a bounce, and the rest of the bounce is lost (new34: episode 237, row 152, a 1,776 uu/s
+// side-ramp bounce, 230.9 uu off 0.5 s on, from row 151's pair 0.07). From a free pair the
+// rollout meets the contact at its own tick.
 inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episode& ep, int start,
                                         double origin_rows, const Integration& integ,
                                         const Arena& arena, int* from_row) {
@@ -921,8 +927,13 @@ inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episo
   *from_row = start;
   bool touched = false;
   const BallTicks<double> at_start = pair_at(start, &touched);
-  if (!touched || start == 0) return at_start;
-  if (BallFreeFlightResidual(ep, c, start - 1).norm() > kBallFreeFlightUuS) return at_start;
+  if (start == 0) return at_start;
+  // The row holds a fraction of a contact: the recorded steps into and out of it both off free
+  // flight (a free pair through it is the fixed point's, not the game's).
+  const bool straddled = start + 1 < ep.size() &&
+                         BallFreeFlightResidual(ep, c, start - 1).norm() > kBallFreeFlightUuS &&
+                         BallFreeFlightResidual(ep, c, start).norm() > kBallFreeFlightUuS;
+  if (!touched && !straddled) return at_start;
   bool touched_before = false;
   const BallTicks<double> before = pair_at(start - 1, &touched_before);
   if (touched_before) return at_start;

@@ -89,7 +89,8 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
 
 // The ball runs on the tick clock (src/models/ball.h): the tick pair around the start row
 // (BallStartTicks: BallTicksAroundRow at the row's place on the episode's clock,
-// BallClockOrigin, or the previous row's pair where the start row's contradicts the record),
+// BallClockOrigin, or the previous row's free pair where the start row's bounces between its
+// ticks or the row holds part of a straddled bounce),
 // then all the ticks the rollout needs in one PredictBall (so the free ticks run in its
 // register loop, BallFreeRun, as BM_Prediction6s measures), each row the blend of
 // the two ticks around it. The same rows as chained AdvanceBallTicks calls, bit for bit
