@@ -802,6 +802,9 @@ BallState<double> AdvanceBallTicks(const BallCoeffs<double>& c, BallTicks<double
 
 // The recorded velocity change of row k -> k+1 of `ep` beyond gravity and drag under `c`,
 // uu/s: zero in free flight, a contact's impulse otherwise (BallVelocityJump is its norm).
+// Gravity first, then drag, over the whole row: not the tick's order (BallForcedVelocity), a
+// difference of about 0.005 uu/s a row; the model's order here lost crossval's quick four
+// (NOTES, issue 12, order34), so the thresholds below keep the order they were set with.
 inline Eigen::Vector3d BallFreeFlightResidual(const Episode& ep, const BallCoeffs<double>& c,
                                               int k) {
   const double dt = ep.step_dt_s[k];
