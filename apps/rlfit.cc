@@ -57,8 +57,9 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_option("--free", o->selection.freed,
-                  "fit what the model holds by default: the ball's drag, held at the measured "
-                  "ln(0.97) /s (comma-separated or repeated)")
+                  "fit what the model holds by default, from the start's value: the ball's drag, "
+                  "contact_radius and recovery, held at the measured ln(0.97) /s, 93.1504 uu and "
+                  "0.797 whatever the start (comma-separated or repeated)")
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_option("--loss", o->solver.loss,

@@ -25,6 +25,7 @@
 #include "fit/powerslide_fit.h"
 #include "fit/car_fit.h"
 #include "fit/fit_common.h"
+#include "src/common/constants.h"
 #include "src/common/error.h"
 #include "src/common/number_text.h"
 #include "src/common/progress.h"
@@ -66,12 +67,22 @@ const std::vector<FitterInfo>& Fitters() {
       // finds the trend, the second over steps 10x smaller to settle (ball_fit.h).
       // The ball's arena (BallArena: read and its grid built, ~0.5 s of one core) beside the
       // recordings.
-      // Drag held at its seed value, ln(0.97) /s (game::kBallDrag: the free-flight decay
-      // measured on the recordings, -0.03045 /s, and Bullet's linear damping of 0.03): fitted,
-      // it settles 0.3% stronger (-0.03055) to trade against the rolling and the contacts, and
-      // held it predicts better held out over eight crossval protocols (NOTES, "Drag held").
+      // Held by default at their measured values (`--free NAME` fits one anyway):
+      //  - drag at ln(0.97) /s (game::kBallDrag: the free-flight decay measured on the
+      //    recordings, -0.03045 /s, and Bullet's linear damping of 0.03): fitted, it settles
+      //    0.3% stronger (-0.03055) to trade against the rolling and the contacts, and held it
+      //    predicts better held out over eight crossval protocols (NOTES, "Drag held");
+      //  - contact_radius at 93.1504 uu and recovery at 0.797 (game::kBallContactRadiusMeasured,
+      //    game::kBallPenetrationRecoveryMeasured: the contact boundary and the push-out's slope
+      //    measured per floor bounce, NOTES push30): fitted, every fold moves them a little
+      //    (42 folds: 93.155-93.178 uu, 0.761-0.802) and the tail reshuffles with them; held,
+      //    five of the six crossval figures win over the nine protocols and none loses, the
+      //    last-row p90 by -4.5 uu (NOTES, hold34).
       {"ball", AddBallResiduals, DefaultLoss("cauchy", 0.3), {1.0, 0.1},
-       [](const FitOptions& options) { BallArena(options.data_root); }, {"drag"}},
+       [](const FitOptions& options) { BallArena(options.data_root); },
+       {{"drag", game::kBallDrag},
+        {"contact_radius", game::kBallContactRadiusMeasured},
+        {"recovery", game::kBallPenetrationRecoveryMeasured}}},
       // The car: the aerial and ground sub-models through the switch, Huber as both of them.
       {"car", AddCarResiduals, DefaultLoss("huber", 3.0)},
   };
@@ -393,22 +404,49 @@ FitOptions WithModelDefaults(const FitOptions& options) {
   const SolverOptions& d = fitter.defaults;
   if (out.solver.loss.empty()) out.solver.loss = d.loss;
   if (out.solver.loss_scale == 0.0) out.solver.loss_scale = d.loss_scale;
-  const std::vector<std::string>& by_default = fitter.held_by_default;
+  const std::vector<FitSelection::HeldValue>& by_default = fitter.held_by_default;
   auto named = [](const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
   for (const std::string& name : out.selection.freed)
-    if (!named(by_default, name)) {
+    if (std::none_of(by_default.begin(), by_default.end(),
+                     [&](const FitSelection::HeldValue& h) { return h.name == name; })) {
       std::string list;
-      for (const std::string& n : by_default) list += (list.empty() ? "" : ", ") + n;
+      for (const FitSelection::HeldValue& h : by_default)
+        list += (list.empty() ? "" : ", ") + h.name;
       throw InputError("(options)", 0, 0,
                        "--free " + name + ": the " + options.model +
                            " fit does not hold it by default (held by default: " +
                            (list.empty() ? "none" : list) + ")");
     }
-  for (const std::string& name : by_default)
-    if (!named(out.selection.freed, name) && !named(out.selection.held, name))
-      out.selection.held.push_back(name);
+  // A name whose coefficients --hold already holds (by their own names or their block's, as
+  // `--hold geometry`) stays at the start's value.
+  const CoeffLayout& layout = *FindModel(options.model).layout;
+  const std::vector<bool> held = out.selection.HeldMask(layout);
+  for (const FitSelection::HeldValue& h : by_default) {
+    FitSelection one;
+    one.held = {h.name};
+    const std::vector<bool> mask = one.HeldMask(layout);
+    bool already = true;
+    for (std::size_t i = 0; i < mask.size(); ++i) already = already && (!mask[i] || held[i]);
+    if (!named(out.selection.freed, h.name) && !already) {
+      out.selection.held.push_back(h.name);
+      out.selection.held_at.push_back(h);
+    }
+  }
+  return out;
+}
+
+CoeffFile WithHeldValues(const CoeffFile& start, const FitSelection& selection,
+                         const CoeffLayout& layout) {
+  CoeffFile out = start;
+  for (const FitSelection::HeldValue& h : selection.held_at) {
+    FitSelection one;
+    one.held = {h.name};
+    const std::vector<bool> mask = one.HeldMask(layout);
+    for (std::size_t i = 0; i < mask.size() && i < out.values.size(); ++i)
+      if (mask[i]) out.values[i] = h.value;
+  }
   return out;
 }
 
@@ -444,13 +482,14 @@ void CheckSelection(const FitOptions& options, const CoeffLayout& layout) {
 }
 
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
-                      const CoeffFile& init, const FitOptions& requested) {
+                      const CoeffFile& requested_init, const FitOptions& requested) {
   QuietCeresLogging();
   const FitOptions options = WithModelDefaults(requested);
   const auto t0 = std::chrono::steady_clock::now();
   const ModelInfo& model = FindModel(options.model);
   const CoeffLayout& layout = *model.layout;
   CheckSelection(options, layout);
+  const CoeffFile init = WithHeldValues(requested_init, options.selection, layout);
   const std::vector<bool> held = options.selection.HeldMask(layout);
 
   // Who the errors name: the fit and where it started.
@@ -722,11 +761,13 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   return result;
 }
 
-// The starting coefficients: --init, else the seed notes' values.
+// The starting coefficients: --init, else the seed notes' values, with the held-by-default ones
+// at their measured values (`options` after WithModelDefaults).
 CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
-  return options.init_coeffs.empty()
-             ? DefaultCoeffs(model.name, *model.layout)
-             : ReadCoeffFile(options.init_coeffs, model.name, *model.layout);
+  return WithHeldValues(options.init_coeffs.empty()
+                            ? DefaultCoeffs(model.name, *model.layout)
+                            : ReadCoeffFile(options.init_coeffs, model.name, *model.layout),
+                        options.selection, *model.layout);
 }
 
 FitResult RunFit(const FitOptions& requested, std::ostream& out) {

@@ -26,6 +26,14 @@ struct FitSelection {
   std::vector<std::string> held;
   // Names the model holds by default (FitterInfo::held_by_default) that are fitted anyway.
   std::vector<std::string> freed;
+  // Held names whose starting value is replaced by `value` (every coefficient of a block):
+  // the model's held-by-default ones, at their measured values (WithModelDefaults adds them).
+  // A name held by `held` alone stays at its starting value (the seed's or --init's).
+  struct HeldValue {
+    std::string name;
+    double value;
+  };
+  std::vector<HeldValue> held_at;
   // false with `why` listing the model's blocks and coefficients when a name is neither, or
   // when a name is both held and freed.
   bool Check(const CoeffLayout& layout, std::string* why) const;
@@ -106,18 +114,26 @@ struct FitterInfo {
   // run beside their reading (RunFit, RunCrossValidation); may be empty. A warm-up only: an
   // error in it is not reported there, the residuals' own call meets it again in its turn.
   std::function<void(const FitOptions& options)> prepare = nullptr;
-  // Blocks or coefficients held at their starting values unless FitSelection::freed names
-  // them: quantities measured directly, which the fit would otherwise trade against others
-  // (the ball's drag, see fit.cc).
-  std::vector<std::string> held_by_default = {};
+  // Blocks or coefficients held at a measured value unless FitSelection::freed names them:
+  // quantities measured directly, which the fit would otherwise trade against others (the
+  // ball's drag, contact_radius and recovery, see fit.cc). Whatever the start (the seed or
+  // --init), the fit holds them at this value; freed, it fits them from the start's value.
+  std::vector<FitSelection::HeldValue> held_by_default = {};
 };
 const FitterInfo& FindFitter(const std::string& model);
 
 // `options` with the model's default loss wherever it leaves them open ("" / 0), and its
-// held_by_default names added to selection.held unless selection.freed names them (once:
-// applying it again changes nothing). InputError when freed names something the model does not
-// hold by default.
+// held_by_default names added to selection.held and (with their values) selection.held_at
+// unless selection.freed or selection.held already names them (once: applying it again
+// changes nothing; a name held by --hold stays at its starting value). InputError when freed
+// names something the model does not hold by default.
 FitOptions WithModelDefaults(const FitOptions& options);
+
+// `start` with selection.held_at's values in place of its own (a block's name sets each of its
+// coefficients); the starting point of every fit (FitEpisodes, and the start that RunFit prints
+// and crossval records). Unknown names are ignored (FitSelection::Check refuses them).
+CoeffFile WithHeldValues(const CoeffFile& start, const FitSelection& selection,
+                         const CoeffLayout& layout);
 
 struct FitResult {
   CoeffFile coeffs;                 // fitted values, standard errors, provenance, report

@@ -5,8 +5,10 @@
 #include "fit/aerial_fit.h"
 #include "fit/fit.h"
 #include "fit/state_residuals.h"
+#include "src/common/constants.h"
 #include "src/common/error.h"
 #include "src/io/files.h"
+#include "src/models/ball.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"
@@ -209,22 +211,41 @@ TEST_CASE("--hold's names: blocks and coefficients, a block's name first; unknow
                   InputError);
 }
 
-TEST_CASE("a model's held-by-default names: the ball's drag held unless --free names it") {
+TEST_CASE("a model's held-by-default names: the ball's drag, contact_radius and recovery") {
+  using Names = std::vector<std::string>;
   FitOptions options;
   options.model = "ball";
   FitOptions with = WithModelDefaults(options);
-  CHECK(with.selection.held == std::vector<std::string>{"drag"});
+  CHECK(with.selection.held == Names{"drag", "contact_radius", "recovery"});
+  REQUIRE(with.selection.held_at.size() == 3);
+  CHECK(with.selection.held_at[0].value == game::kBallDrag);
+  CHECK(with.selection.held_at[1].value == 93.1504);  // push30's contact boundary
+  CHECK(with.selection.held_at[2].value == 0.797);    // push30's push-out slope
   CHECK(WithModelDefaults(with).selection.held == with.selection.held);  // once only
+  CHECK(WithModelDefaults(with).selection.held_at.size() == 3);
+  // Held by --hold: at the start's value (no held_at entry), the others as by default.
   options.selection.held = {"recovery"};
-  CHECK(WithModelDefaults(options).selection.held ==
-        std::vector<std::string>{"recovery", "drag"});
-  options.selection.freed = {"drag"};
-  CHECK(WithModelDefaults(options).selection.held == std::vector<std::string>{"recovery"});
+  with = WithModelDefaults(options);
+  CHECK(with.selection.held == Names{"recovery", "drag", "contact_radius"});
+  REQUIRE(with.selection.held_at.size() == 2);
+  CHECK(with.selection.held_at[0].name == "drag");
+  CHECK(with.selection.held_at[1].name == "contact_radius");
+  options.selection.freed = {"drag", "contact_radius"};
+  with = WithModelDefaults(options);
+  CHECK(with.selection.held == Names{"recovery"});
+  CHECK(with.selection.held_at.empty());
+  // A block named by --hold holds its coefficients at the start's values.
+  options.selection.freed = {};
+  options.selection.held = {"geometry"};
+  with = WithModelDefaults(options);
+  CHECK(with.selection.held == Names{"geometry", "drag"});
+  REQUIRE(with.selection.held_at.size() == 1);
+  CHECK(with.selection.held_at[0].name == "drag");
   // Freeing what the model does not hold by default, or holding and freeing one name: refused.
   options.selection.freed = {"mu"};
   CHECK_THROWS_WITH_AS(WithModelDefaults(options),
                        "(options): --free mu: the ball fit does not hold it by default (held by "
-                       "default: drag)",
+                       "default: drag, contact_radius, recovery)",
                        InputError);
   options.selection.freed = {"drag"};
   options.selection.held = {"drag"};
@@ -234,8 +255,35 @@ TEST_CASE("a model's held-by-default names: the ball's drag held unless --free n
   // The aerial fit holds nothing by default.
   FitOptions aerial;
   CHECK(WithModelDefaults(aerial).selection.held.empty());
+  CHECK(WithModelDefaults(aerial).selection.held_at.empty());
   aerial.selection.freed = {"D_r"};
   CHECK_THROWS_AS(WithModelDefaults(aerial), InputError);
+}
+
+TEST_CASE("the ball's held-by-default coefficients start at their measured values, any start") {
+  const CoeffLayout& ball = *FindModel("ball").layout;
+  CoeffFile start = DefaultCoeffs("ball", ball);
+  // A start elsewhere, as results/ball/coeffs.json is (contact_radius 93.1672, recovery 0.780).
+  start.values[BallCoeffs<double>::kContactRadius] = 93.1672;
+  start.values[BallCoeffs<double>::kRecovery] = 0.780;
+  start.values[BallCoeffs<double>::kDrag] = -0.0305;
+  start.values[BallCoeffs<double>::kMu] = 0.29;
+  FitOptions options;
+  options.model = "ball";
+  const CoeffFile held = WithHeldValues(start, WithModelDefaults(options).selection, ball);
+  CHECK(held.values[BallCoeffs<double>::kContactRadius] == 93.1504);
+  CHECK(held.values[BallCoeffs<double>::kRecovery] == 0.797);
+  CHECK(held.values[BallCoeffs<double>::kDrag] == game::kBallDrag);
+  CHECK(held.values[BallCoeffs<double>::kMu] == 0.29);  // fitted: the start's
+  // --free recovery and --hold contact_radius: both from the start's values.
+  options.selection.freed = {"recovery"};
+  options.selection.held = {"contact_radius"};
+  const CoeffFile mixed = WithHeldValues(start, WithModelDefaults(options).selection, ball);
+  CHECK(mixed.values[BallCoeffs<double>::kContactRadius] == 93.1672);
+  CHECK(mixed.values[BallCoeffs<double>::kRecovery] == 0.780);
+  CHECK(mixed.values[BallCoeffs<double>::kDrag] == game::kBallDrag);
+  // Selections that hold nothing by value leave the start as it is.
+  CHECK(WithHeldValues(start, FitSelection{}, ball).values == start.values);
 }
 
 TEST_CASE("the fit keeps every coefficient within its bounds and writes a file replay reads") {

@@ -1,13 +1,17 @@
 // Tests of the ball fit: derivatives of the rollout residual, the car-hit screen, and a
 // synthetic round trip.
 #include <random>
+#include <sstream>
 
 
 #include "fit/ball_fit.h"
 #include "fit/fit_common.h"
 #include "fit/fit.h"
 #include "src/replay/metrics.h"
+#include "src/io/coeff_file.h"
+#include "src/models/ball.h"
 #include "tests/fit_test_util.h"
+#include "tests/test_util.h"
 
 namespace rlfit {
 namespace {
@@ -406,6 +410,42 @@ TEST_CASE("synthetic round trip (floor and wall): perturbed coefficients are rec
     INFO(layout.names[i] << " fitted " << params[i] << " truth " << truth[i]);
     CHECK(std::abs(params[i] - truth[i]) < kRecoveryRelative * std::abs(truth[i]));
   }
+}
+
+// `rlfit fit ball` from a start whose contact_radius and recovery are elsewhere (93.2, 0.5):
+// held by default, both end at the measured values; --free contact_radius with --hold recovery
+// fits the first from the start and keeps the second at the start's value. Two iterations on
+// one synthetic episode (the arena mesh comes from the datasets root).
+TEST_CASE("rlfit fit ball holds contact_radius and recovery at the measured values by default") {
+  if (testing::DataRoot().empty()) {
+    MESSAGE("datasets not found: skipped");
+    return;
+  }
+  const CoeffLayout& layout = BallLayout();
+  testing::TempDir dir;
+  CoeffFile start = DefaultCoeffs("ball", layout);
+  start.values[BallCoeffs<double>::kContactRadius] = 93.2;
+  start.values[BallCoeffs<double>::kRecovery] = 0.5;
+  const std::string init = dir.path() + "/start.json";
+  WriteCoeffFile(init, start, layout);
+  FitOptions options;
+  options.model = "ball";
+  options.paths = {testing::RepoDatasets() + "/synthetic/ball/episode_900001.csv"};
+  options.data_root = testing::DataRoot();
+  options.init_coeffs = init;
+  options.holdout_every = 0;
+  options.solver.max_iterations = 2;
+  options.standard_errors = false;
+  options.quiet = true;
+  std::ostringstream out;
+  const FitResult held = RunFit(options, out);
+  CHECK(held.coeffs.values[BallCoeffs<double>::kContactRadius] == 93.1504);
+  CHECK(held.coeffs.values[BallCoeffs<double>::kRecovery] == 0.797);
+  options.selection.freed = {"contact_radius"};
+  options.selection.held = {"recovery"};
+  const FitResult freed = RunFit(options, out);
+  CHECK(freed.coeffs.values[BallCoeffs<double>::kContactRadius] != 93.1504);
+  CHECK(freed.coeffs.values[BallCoeffs<double>::kRecovery] == 0.5);
 }
 
 }  // namespace

@@ -65,6 +65,14 @@ inline constexpr double kBallRestitutionThreshold = 15.0;
 // erp2 (0.8).
 inline constexpr double kBallPenetrationSlop = 1.9;
 inline constexpr double kBallPenetrationRecovery = 0.0;
+// Where the ball's fit holds contact_radius and recovery unless told --free (fit/fit.cc; the
+// seed's 93.15 and 0 above stay the seed notes' values). Measured per floor bounce (NOTES push30):
+// the contact starts below R = 93.1504 uu (the closest tick that did not touch was 0.002 uu
+// above, the shallowest that touched 0.001 below); the push-out is 0.797 (d - 1.900) (hinge fit
+// over 741 bounces: knee 1.900 uu, slope 0.797, |residual| median 0.007 uu; Bullet's
+// split-impulse erp2 is 0.8).
+inline constexpr double kBallContactRadiusMeasured = 93.1504;
+inline constexpr double kBallPenetrationRecoveryMeasured = 0.797;
 // Height of the arena's flat ceiling for the ball, uu. meshes/pitch.dat's two ceiling triangles
 // lie at z 2044.0, but the recorded balls bounce off 2048: slow ceiling contacts turn at centre
 // z 1954.7-1955.1 (2048 - 93.15 = 1954.85), and the one-row mean |dv| of the 1,262 steps above
