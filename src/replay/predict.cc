@@ -500,6 +500,8 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const bool car = model.kind == EpisodeKind::kCar;
   const double dt = options.dt_s == 0.0 ? DefaultPredictDt(model) : options.dt_s;
   const int steps = PredictSteps(options.duration_s, dt);
+  // A states file that cannot be read is named before the mesh is looked for.
+  if (!options.states_path.empty()) RequireReadableFile(options.states_path);
   const Arena::VertexBox* box = PredictArenaBox(model, options.data_root);
   std::vector<InitialState> states;
   if (options.states_path.empty()) {
