@@ -533,9 +533,23 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     block_episodes.clear();
     result.residual_blocks = fitter.add_residuals(problem.get(), params.data(), train,
                                                   pass_options, &block_episodes);
-    if (result.residual_blocks == 0)
-      throw InputError("(training data)", 0, 0,
-                       "no usable rollout windows for model " + model.name);
+    if (result.residual_blocks == 0) {
+      // Why, for a stranger: most often every episode is shorter than one window.
+      const auto span = [](const Episode& e) {
+        return e.rows.empty() ? 0.0 : e.rows.back().t_s - e.rows.front().t_s;
+      };
+      const Episode* longest = nullptr;
+      for (const Episode& e : train)
+        if (longest == nullptr || span(e) > span(*longest)) longest = &e;
+      std::string why = "no usable rollout windows for model " + model.name + " in " +
+                        std::to_string(train.size()) + " training episode" +
+                        (train.size() == 1 ? "" : "s");
+      if (longest != nullptr)
+        why += " (the longest, " + longest->name + ", " + Num(span(*longest)) +
+               " s; a window needs --window " + Num(options.window_s) +
+               " s of rows the model covers)";
+      throw InputError("(training data)", 0, 0, why);
+    }
     // Held: a whole block constant, some of a block's coefficients through a SubsetManifold
     // (the problem owns it).
     for (const ParamBlock& b : layout.blocks) {
@@ -849,7 +863,21 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
       (static_cast<int>(i % folds) == f ? test : train).push_back(all[i]);
     FitOptions fold_options = options;
     fold_options.quiet = true;  // the folds show progress, not each fit
-    const FitResult r = FitEpisodes(train, test, init, fold_options);
+    FitResult r;
+    try {
+      r = FitEpisodes(train, test, init, fold_options);
+    } catch (const InputError& e) {
+      // Name the fold: its training episodes are not the whole input. The message is what()
+      // past its "file: row r, column c: " (InputError's own text for the same place).
+      const std::size_t place =
+          std::string(InputError(e.file(), e.row(), e.column(), "").what()).size();
+      throw InputError(e.file(), e.row(), e.column(),
+                       "fold " + std::to_string(f + 1) + " of " + std::to_string(folds) +
+                           " (held out: " + test.front().name +
+                           (test.size() > 1 ? " and " + std::to_string(test.size() - 1) + " more"
+                                            : std::string()) +
+                           "): " + std::string(e.what()).substr(place));
+    }
     seconds += r.seconds;
     values.push_back(r.coeffs.values);
     fold_coeffs.push_back(CoeffFileToJson(r.coeffs, layout)["coefficients"]);

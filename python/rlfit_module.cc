@@ -17,6 +17,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/parallel.h"
 #include "src/common/resources.h"
 #include "src/io/coeff_file.h"
@@ -150,7 +151,8 @@ Rows AsRows(const Array& a, const std::string& what, const std::vector<int>& all
 // checked as `rlsim predict` checks --states (InitialStateProblem); errors name the array,
 // the 1-based row and the first column of the bad group.
 std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
-                                     const std::string& what) {
+                                     const std::string& what,
+                                     const Arena::VertexBox* box = nullptr) {
   const std::vector<int> widths = car ? std::vector<int>{6, 9, 12} : std::vector<int>{6, 9};
   const Rows r = AsRows(a, what, widths, allow_1d);
   std::vector<InitialState> states(r.n);
@@ -162,7 +164,7 @@ std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
     if (r.width >= 9) s.omega = {v[6], v[7], v[8]};
     if (r.width == 12) s.euler = {v[9], v[10], v[11]};
     int part = -1;
-    const std::string why = InitialStateProblem(s, car, &part);
+    const std::string why = InitialStateProblem(s, car, &part, box);
     if (!why.empty())
       throw InputError(what, allow_1d && a.ndim() == 1 ? 0 : i + 1, 3 * part + 1, why);
   }
@@ -298,7 +300,8 @@ class PyModel {
                            " rows is more than " + std::to_string(kMaxPredictRows) +
                            " rows: split the batch");
     const std::vector<InitialState> states =
-        StatesFrom(states_in, car(), !batch, batch ? "states" : "state");
+        StatesFrom(states_in, car(), !batch, batch ? "states" : "state",
+                   PredictArenaBox(*model_, ResolveDataRoot(data_root_)));
     const std::vector<TimedInput> inputs = Controls(controls, dt_s);
     const py::ssize_t n = static_cast<py::ssize_t>(states.size());
     const py::ssize_t rows = steps + 1;
@@ -361,6 +364,16 @@ class PyModel {
       s.v(i) = state.data()[3 + i];
       s.omega(i) = state.data()[6 + i];
     }
+    // Outside the box of the arena's vertices no wall or floor holds the ball (a replay leaves
+    // such rows out, predict refuses such a state): refused as predict refuses it.
+    const Arena::VertexBox& box = arena->Box();
+    for (int i = 0; i < 3; ++i)
+      if (s.x(i) < box.lo(i) || s.x(i) > box.hi(i))
+        throw InputError("state", 0, i + 1,
+                         std::string("position ") + "xyz"[i] + " = " +
+                             MessageNumber(s.x(i), 6) + " uu is outside the arena mesh (" +
+                             "xyz"[i] + " in [" + MessageNumber(box.lo(i), 6) + ", " +
+                             MessageNumber(box.hi(i), 6) + "] uu)");
     const double tick_s = 1.0 / file_.integration.tick_rate_hz;
     Array out(std::vector<py::ssize_t>{static_cast<py::ssize_t>(ticks + 1), 9});
     double* d = out.mutable_data();

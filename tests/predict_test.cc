@@ -30,12 +30,15 @@ using testing::TempDir;
 // |drag| g tau^3 / 6; the slack covers rounding.
 constexpr double kFreeFallSlackUu = 1e-6;
 
-// Writes a datasets root whose arena is two triangles: the floor z = 0, 16000 uu square.
+// Writes a datasets root whose arena is the floor z = 0, 16000 uu square (two triangles), and a
+// small triangle 1800 uu up in a far corner, out of the ball's reach, so that the box of the
+// mesh's vertices holds the drops (predict refuses a state outside it, as replay does).
 std::string WriteFloorRoot(const TempDir& dir) {
   std::filesystem::create_directories(dir.path() + "/floor/meshes");
   std::ofstream(dir.path() + "/floor/meshes/pitch.dat")
       << "-8000\t-8000\t0\t8000\t-8000\t0\t8000\t8000\t0\n"
-      << "-8000\t-8000\t0\t8000\t8000\t0\t-8000\t8000\t0\n";
+      << "-8000\t-8000\t0\t8000\t8000\t0\t-8000\t8000\t0\n"
+      << "7900\t7900\t1800\t8000\t7900\t1800\t8000\t8000\t1800\n";
   return dir.path() + "/floor";
 }
 

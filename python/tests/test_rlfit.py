@@ -560,6 +560,23 @@ def test_ball_step_ticks_is_the_replays_tick_and_bounces_at_c_r():
 
 
 @needs_data
+def test_ball_state_outside_the_arena_is_refused():
+    # Under the floor or above the ceiling (outside the box of the arena mesh's vertices) no
+    # surface holds the ball: a replay leaves such rows out, and predict, step and step_ticks
+    # refuse such a state (they used to let it fall for ever), naming the coordinate.
+    m = rlfit.Model("ball")
+    under = np.array([0.0, 0.0, -500.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    above = np.array([0.0, 0.0, 3000.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    for call in (lambda s: m.predict(s, 1.0), lambda s: m.step(s), lambda s: m.step_ticks(s, 5)):
+        for s in (under, above):
+            with pytest.raises(rlfit.InputError, match="outside the arena mesh"):
+                call(s)
+    with pytest.raises(rlfit.InputError, match=r"states: row 2, column 1: position z = 3000"):
+        m.predict_batch(np.stack([under * 0 + [0, 0, 500, 0, 0, 0, 0, 0, 0], above]), 1.0)
+    assert m.predict(np.array([0.0, 0.0, 500.0, 0.0, 0.0, 0.0]), 1.0).shape[0] == 61
+
+
+@needs_data
 def test_ball_contact_reports_the_normal_the_step_bounces_off():
     m = rlfit.Model("ball")
     floor = m.ball_contact(np.array([100.0, 200.0, 90.0]))

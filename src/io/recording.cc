@@ -502,6 +502,8 @@ std::vector<Episode> ParseBall(const std::string& name, const char* data, std::s
   Track track;
   track.Reserve(data, size, kBallColumns);
   double last_t = 0.0;
+  // How far each step is from a whole number of rows (in rows), and its line.
+  std::vector<std::pair<double, int>> off_rows;
   ForEachRow<kBallColumns>(name, data, size, [&](int line, const std::array<double, 13>& r) {
     const double* c = r.data() + 1;
     if (std::abs(c[7]) > kMaxRotationUnits)
@@ -529,6 +531,7 @@ std::vector<Episode> ParseBall(const std::string& name, const char* data, std::s
                                              " s, under half a row of 1/61 s");
       }
       const double rows = std::round(periods);  // 1 .. kMaxBallStepRows
+      off_rows.emplace_back(std::abs(periods - rows), line);
       track.dt_s.push_back(rows * row_s);
       track.ticks.push_back(static_cast<int>(std::lround(rows * row_s * game::kTickRateHz)));
     }
@@ -538,6 +541,24 @@ std::vector<Episode> ParseBall(const std::string& name, const char* data, std::s
   if (track.rows.size() < 2)
     throw InputError(name, 0, 0,
                      "empty episode (" + std::to_string(track.rows.size()) + " rows)");
+  // A recording at another rate (120 Hz: 0.51 row a step; 40 Hz: 1.52) is read as one or two
+  // rows a step and replayed at the wrong speed (a ball's own 120 Hz ticks were 105 uu off at
+  // 0.5 s). The recordings' steps are within 0.012 row of whole rows but for 2 of 155,367
+  // (episodes 270 and 332: 1.49 and 1.16 rows), so the median decides, not each step.
+  if (!off_rows.empty()) {
+    std::vector<std::pair<double, int>> sorted = off_rows;
+    const std::size_t mid = sorted.size() / 2;
+    std::nth_element(sorted.begin(), sorted.begin() + mid, sorted.end());
+    if (sorted[mid].first > kMaxBallMedianOffRows) {
+      const auto first = std::find_if(off_rows.begin(), off_rows.end(), [](const auto& o) {
+        return o.first > kMaxBallMedianOffRows;
+      });
+      throw InputError(name, first->second, 1,
+                       "time steps are not whole rows of 1/60.96 s (the median step is " +
+                           Fmt(sorted[mid].first) +
+                           " row off one): the ball model reads recordings of ~61 rows a second");
+    }
+  }
   std::vector<Episode> out;
   EmitSegments(name, EpisodeKind::kBall, std::move(track), layout, options, false, &out);
   return out;

@@ -24,6 +24,8 @@
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"
 #include "src/io/plausible.h"
+#include "src/io/recording.h"
+#include "src/models/ball.h"
 #include "src/models/model.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/regime.h"
@@ -48,7 +50,9 @@ std::string ParseDouble(const char* text, double* value) {
   errno = 0;
   *value = std::strtod(cell.c_str(), &end);
   if (end == cell.c_str() || *end != '\0') return "'" + cell + "' is not a number";
-  if (!std::isfinite(*value) || errno == ERANGE) return "'" + cell + "' is not a finite number";
+  // ERANGE also flags an underflow (a denormal, 1e-400 read as 0), which the recording reader
+  // accepts; an overflow is infinite.
+  if (!std::isfinite(*value)) return "'" + cell + "' is not a finite number";
   return "";
 }
 
@@ -102,7 +106,8 @@ struct StateProblem {
 // A number in a message: 6 significant digits, as %g.
 std::string Num(double v) { return MessageNumber(v, 6); }
 
-StateProblem FindStateProblem(const InitialState& s, bool car) {
+StateProblem FindStateProblem(const InitialState& s, bool car,
+                              const Arena::VertexBox* box = nullptr) {
   // The recording reader's limits (src/io/plausible.h).
   const double max_speed = plausible::MaxSpeedUuS(car);
   const double max_omega = plausible::MaxOmegaRadS(car);
@@ -114,15 +119,23 @@ StateProblem FindStateProblem(const InitialState& s, bool car) {
       return {0, std::string("position ") + "xyz"[i] + " = " + Num(s.x(i)) +
                      " uu is outside the arena (|" + "xyz"[i] +
                      "| <= " + Num(plausible::MaxAbsPositionUu(i)) + " accepted)"};
-  if (s.v.norm() > max_speed)
-    return {1, "speed " + Num(s.v.norm()) + " uu/s is implausible (limit " + Num(max_speed) + ")"};
-  if (s.omega.norm() > max_omega)
-    return {2, "angular speed " + Num(s.omega.norm()) + " rad/s is implausible (limit " +
+  // stableNorm: (1e300, 0, 0) is 1e300 uu/s, not inf.
+  if (s.v.stableNorm() > max_speed)
+    return {1, "speed " + Num(s.v.stableNorm()) + " uu/s is implausible (limit " +
+                   Num(max_speed) + ")"};
+  if (s.omega.stableNorm() > max_omega)
+    return {2, "angular speed " + Num(s.omega.stableNorm()) + " rad/s is implausible (limit " +
                    Num(max_omega) + ")"};
   if (s.euler.cwiseAbs().maxCoeff() > kMaxAngleRad)
     return {3, "Euler angle " + Num(s.euler.cwiseAbs().maxCoeff()) +
                    " is not in radians (|angle| <= 2 pi)"};
   if (!car && !s.euler.isZero()) return {3, "the ball model has no orientation"};
+  if (box != nullptr)
+    for (int i = 0; i < 3; ++i)
+      if (s.x(i) < box->lo(i) || s.x(i) > box->hi(i))
+        return {0, std::string("position ") + "xyz"[i] + " = " + Num(s.x(i)) +
+                       " uu is outside the arena mesh (" + "xyz"[i] + " in [" + Num(box->lo(i)) +
+                       ", " + Num(box->hi(i)) + "] uu): no wall or floor holds the ball there"};
   return {};
 }
 
@@ -211,7 +224,8 @@ void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& nam
   }
 }
 
-std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car) {
+std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car,
+                                        const Arena::VertexBox* box) {
   static constexpr std::array<const char*, 12> kNames = {"x",  "y",  "z",  "vx",    "vy",  "vz",
                                                          "wx", "wy", "wz", "pitch", "yaw", "roll"};
   std::vector<InitialState> states;
@@ -243,7 +257,7 @@ std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car) {
         s.v = {v[3], v[4], v[5]};
         s.omega = {v[6], v[7], v[8]};
         s.euler = {v[9], v[10], v[11]};
-        const StateProblem p = FindStateProblem(s, car);
+        const StateProblem p = FindStateProblem(s, car, box);
         if (!p.message.empty()) {
           static constexpr const char* kFirst[] = {"x", "vx", "wx", "pitch"};
           throw InputError(path, line, ColumnOf(header, kFirst[p.part]), p.message);
@@ -272,7 +286,8 @@ Eigen::Vector3d JsonVec3(const nlohmann::json& object, const char* key, bool req
   return out;
 }
 
-std::vector<InitialState> ReadStatesJson(const std::string& path, bool car) {
+std::vector<InitialState> ReadStatesJson(const std::string& path, bool car,
+                                         const Arena::VertexBox* box) {
   const nlohmann::json j = ReadJsonFile(path);
   std::vector<const nlohmann::json*> objects;
   if (j.is_object()) {
@@ -300,7 +315,7 @@ std::vector<InitialState> ReadStatesJson(const std::string& path, bool car) {
     s.euler = JsonVec3(o, "euler", false, path, where);
     if (!car && o.contains("euler"))
       throw InputError(path, 0, 0, where + ": the ball model has no orientation ('euler')");
-    const StateProblem p = FindStateProblem(s, car);
+    const StateProblem p = FindStateProblem(s, car, box);
     if (!p.message.empty()) throw InputError(path, 0, 0, where + ": " + p.message);
     states.push_back(s);
   }
@@ -344,8 +359,14 @@ int PredictSteps(double duration_s, double dt_s) {
   return static_cast<int>(std::floor(duration_s / dt_s + 1e-9));
 }
 
-std::string InitialStateProblem(const InitialState& state, bool car, int* part) {
-  const StateProblem p = FindStateProblem(state, car);
+const Arena::VertexBox* PredictArenaBox(const ModelInfo& model, const std::string& data_root) {
+  if (model.kind != EpisodeKind::kBall) return nullptr;
+  return &BallArena(data_root.empty() ? ResolveDataRoot("") : data_root).Box();
+}
+
+std::string InitialStateProblem(const InitialState& state, bool car, int* part,
+                                const Arena::VertexBox* box) {
+  const StateProblem p = FindStateProblem(state, car, box);
   *part = p.part;
   return p.message;
 }
@@ -374,11 +395,12 @@ bool PredictOptions::Check(std::string* why) const {
   return true;
 }
 
-std::vector<InitialState> ReadStates(const std::string& path, bool car) {
+std::vector<InitialState> ReadStates(const std::string& path, bool car,
+                                     const Arena::VertexBox* box) {
   const std::string ext = fs::path(path).extension().string();
   RequireReadableFile(path);
-  if (ext == ".json") return ReadStatesJson(path, car);
-  if (ext == ".csv") return ReadStatesCsv(path, car);
+  if (ext == ".json") return ReadStatesJson(path, car, box);
+  if (ext == ".csv") return ReadStatesCsv(path, car, box);
   throw InputError(path, 0, 0, "states file must be .json or .csv");
 }
 
@@ -478,11 +500,18 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const bool car = model.kind == EpisodeKind::kCar;
   const double dt = options.dt_s == 0.0 ? DefaultPredictDt(model) : options.dt_s;
   const int steps = PredictSteps(options.duration_s, dt);
+  // A states file that cannot be read is named before the mesh is looked for.
+  if (!options.states_path.empty()) RequireReadableFile(options.states_path);
+  const Arena::VertexBox* box = PredictArenaBox(model, options.data_root);
   std::vector<InitialState> states;
-  if (options.states_path.empty())
+  if (options.states_path.empty()) {
     states.push_back(StateFromOptions(options, &why));
-  else
-    states = ReadStates(options.states_path, car);
+    int part = -1;
+    why = InitialStateProblem(states.back(), car, &part, box);
+    if (!why.empty()) throw InputError("(options)", 0, 0, "--state: " + why);
+  } else {
+    states = ReadStates(options.states_path, car, box);
+  }
   if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
     throw InputError("(options)", 0, 0,
                      std::to_string(states.size()) + " states x " + std::to_string(steps + 1) +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/io/episode.h"
+#include "src/models/arena.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -76,8 +77,10 @@ double DefaultPredictDt(const ModelInfo& model);
 // Reads initial states: .json (one object or a list of objects {"x": [3], "v": [3], optional
 // "omega": [3], "euler": [3] pitch/yaw/roll rad}) or .csv (header naming x,y,z,vx,vy,vz and
 // optionally wx,wy,wz and pitch,yaw,roll; one state per row). InputError (file, row, column)
-// on anything malformed or implausible.
-std::vector<InitialState> ReadStates(const std::string& path, bool car);
+// on anything malformed or implausible, or (`box` given) centred outside the box of the
+// arena mesh's vertices (see InitialStateProblem).
+std::vector<InitialState> ReadStates(const std::string& path, bool car,
+                                     const Arena::VertexBox* box = nullptr);
 
 // Reads a controls CSV: a header naming any of throttle, steer, pitch, yaw, roll (in [-1, 1]),
 // jump, boost, handbrake (0 or 1) and optionally t_s (s, >= 0, increasing); a missing column
@@ -87,7 +90,15 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 // What is implausible about an initial state, with the recording reader's limits
 // (src/io/plausible.h); "" when nothing. *part: 0 position, 1 velocity, 2 angular velocity,
 // 3 Euler angles (also "the ball model has no orientation" when !car and euler is not zero).
-std::string InitialStateProblem(const InitialState& state, bool car, int* part);
+// With `box` (the box of the arena mesh's vertices, Arena::Box), a position outside it is
+// refused too: a replay leaves such rows out as `outside the arena` (no wall or floor holds
+// the ball there: under the floor it falls for ever).
+std::string InitialStateProblem(const InitialState& state, bool car, int* part,
+                                const Arena::VertexBox* box = nullptr);
+
+// The box of the ball's arena (BallArena) under `data_root` ("" = the default lookup) for
+// `model`'s states, or null for a model whose prediction does not run on the mesh.
+const Arena::VertexBox* PredictArenaBox(const ModelInfo& model, const std::string& data_root);
 
 // Why a duration and output row spacing cannot be predicted with `model` ("" when they can):
 // duration in (0, kMaxPredictDurationS], dt in (0, kMaxPredictDtS] (0 = DefaultPredictDt) and
