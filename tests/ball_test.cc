@@ -32,11 +32,20 @@ Arena Floor() {
 
 BallCoeffs<double> Defaults() { return BallCoeffs<double>::FromArray(BallLayout().defaults.data()); }
 
+// Defaults() without the game's rounding of the velocity to 0.01 uu/s a tick: the continuous
+// tick whose laws the hand-worked and closed-form tests below check (the rounding moves each
+// velocity component by under 0.005 uu/s a tick; tested on its own).
+BallCoeffs<double> Continuous() {
+  BallCoeffs<double> c = Defaults();
+  c.velocity_quantum = 0.0;
+  return c;
+}
+
 // The seed's coefficients with drag -0.0305 /s (RLUtilities'), the value the hand-worked
 // steps below were computed with (the seed's drag is ln(0.97) since; the laws they check do
 // not depend on which).
 BallCoeffs<double> HandCoeffs() {
-  BallCoeffs<double> c = Defaults();
+  BallCoeffs<double> c = Continuous();
   c.drag = -0.0305;
   return c;
 }
@@ -105,7 +114,7 @@ TEST_CASE("free flight: the tick's drag damps the velocity it starts with, then 
   // gravity's change too, (v + g dt) e, leaves vz 0.164 uu/s higher after a second (NOTES,
   // issue 12, phase32), which this test tells apart by three orders of magnitude.
   const Arena arena = Floor();
-  const BallCoeffs<double> c = Defaults();
+  const BallCoeffs<double> c = Continuous();
   const BallState<double> start = State({100, -200, 1000}, {300, -400, 500}, {0, 0, 0});
   BallState<double> s = start;
   for (int k = 0; k < 120; ++k) s = StepBall(c, s, kTick, arena);
@@ -121,11 +130,49 @@ TEST_CASE("free flight: the tick's drag damps the velocity it starts with, then 
   CHECK(std::abs(out.back().x.z() - s.x.z()) < kHandTolerance);
 }
 
+TEST_CASE("the tick rounds the ball's velocity to 0.01 uu/s, as the recordings' free flight does") {
+  // The game rounds each velocity component to a multiple of 0.01 uu/s every tick (NOTES,
+  // issue 12, vel35): the recorded free flights' velocity steps carry the rounding of the
+  // drag's decrement, a sawtooth of +-0.0095 uu/s a row, and the open loop without it drifts by
+  // up to 0.2 uu/s in 2 s. One tick by hand: the first test's velocity rounded, x1 = x + v1 dt.
+  const Arena arena = Floor();
+  BallCoeffs<double> c = HandCoeffs();
+  c.velocity_quantum = 0.01;
+  const BallState<double> s = State({0, 0, 1000}, {100, -50, 200}, {1, 2, 3});
+  const BallState<double> n = StepBall(c, s, kTick, arena);
+  CheckNear(n.v, {99.97, -49.99, 194.53});
+  CheckNear(n.x, {99.97 * kTick, -49.99 * kTick, 1000.0 + 194.53 * kTick});
+  // 120 ticks: every tick's velocity is the rounded v e + g dt (a plain loop), through StepBall
+  // and through the prediction's counted free ticks (BallFreeRun); the continuous tick ends
+  // farther than half a quantum from it in vx (0.0081 uu/s measured: the decrement's rounding
+  // does not average out over a second, where vx moves by 30 uu/s, under a 39.4 uu/s period).
+  const BallCoeffs<double> d = Defaults();
+  REQUIRE(d.velocity_quantum == 0.01);
+  const BallState<double> start = State({100, -200, 1000}, {1021.73, -1113.12, 494.29}, {0, 0, 0});
+  const double e = RepeatedExp<2>(d.drag * kTick);
+  Eigen::Vector3d v = start.v, x = start.x;
+  BallState<double> chain = start, smooth = start;
+  std::vector<BallState<double>> out(120);
+  PredictBall(d, start, kTick, 120, arena, out.data());
+  for (int k = 0; k < 120; ++k) {
+    v = Eigen::Vector3d(std::round(v.x() * e * 100.0) / 100.0, std::round(v.y() * e * 100.0) / 100.0,
+                        std::round((v.z() * e + d.gravity_z * kTick) * 100.0) / 100.0);
+    x += v * kTick;
+    chain = StepBall(d, chain, kTick, arena);
+    smooth = StepBall(Continuous(), smooth, kTick, arena);
+  }
+  CHECK((chain.v - v).cwiseAbs().maxCoeff() < kHandTolerance);
+  CHECK((chain.x - x).cwiseAbs().maxCoeff() < kHandTolerance);
+  CHECK((out.back().v - v).cwiseAbs().maxCoeff() < kHandTolerance);
+  CHECK((out.back().x - x).cwiseAbs().maxCoeff() < kHandTolerance);
+  CHECK(std::abs(smooth.v.x() - v.x()) > 0.005);
+}
+
 TEST_CASE("a floor contact within the slop is not pushed out; a ball above the floor not touched") {
   // The game's push-out acts on the depth beyond 1.9 uu only (game::kBallPenetrationSlop,
   // measured per recorded floor bounce, NOTES push30): 1 uu deep, x1 = x + v2 dt exactly.
   const Arena arena = Floor();
-  BallCoeffs<double> c = Defaults();
+  BallCoeffs<double> c = Continuous();
   c.recovery = 0.8;
   const BallState<double> deep1 = State({0, 0, c.contact_radius - 1.0}, {0, 0, -500}, {0, 0, 0});
   const BallState<double> n1 = StepBall(c, deep1, kTick, arena);
@@ -227,7 +274,7 @@ TEST_CASE("BallTicksAroundRow: in free flight the tick pair's blend is the row, 
   // High above the floor: StepBall is affine in the state, so 3 fixed-point rounds solve
   // (1 - a) tick0 + a StepBall(tick0) = row to rounding; tick1 is StepBall(tick0).
   const Arena arena = Floor();
-  const BallCoeffs<double> c = Defaults();
+  const BallCoeffs<double> c = Continuous();
   const BallState<double> row = State({100, -200, 1000}, {1500, -700, 900}, {1, -2, 3});
   for (const double a : {0.0, 0.25, 0.59, 0.97}) {
     INFO("a = " << a);
@@ -257,7 +304,7 @@ TEST_CASE("AdvanceBallTicks: rows 120/61 ticks apart, each the blend of the two 
   //   v_n = v_0 + n g dt,  x_n = x_0 + n v_0 dt + g dt^2 n (n + 1) / 2,
   // and row k lies at tick a_0 + 120/61 k: between ticks n = floor of it and n + 1.
   const Arena arena = Floor();
-  BallCoeffs<double> c = Defaults();
+  BallCoeffs<double> c = Continuous();
   c.drag = 0.0;
   const Integration integ;
   const BallState<double> tick0 = State({0, 0, 1500}, {1000, 0, 600}, {0, 0, 0});
@@ -442,7 +489,7 @@ Arena Crease() {
 
 TEST_CASE("at a crease the ball bounces off the plain average of adjusted normals") {
   const Arena arena = Crease();
-  BallCoeffs<double> c = Defaults();
+  BallCoeffs<double> c = Continuous();
   c.gravity_z = 0.0;  // so the velocity before the contact is the state's
   c.drag = 0.0;
   const double r = c.contact_radius;

@@ -32,6 +32,12 @@ inline constexpr double kBallRadius = 91.25;          // nominal radius, uu
 inline constexpr double kBallContactRadius = 93.15;   // resting height in the arena, uu
 inline constexpr double kBallMaxSpeed = 6000.0;       // uu/s (ball.md MaxLinearSpeed)
 inline constexpr double kBallMaxOmega = 6.0;          // rad/s (ball.md MaxAngularSpeed)
+// The game rounds the ball's velocity to 0.01 uu/s every tick, uu/s (RocketSim's Ball rounds
+// its linear velocity so). Measured (NOTES issue 12, vel35): the recordings' free-flight
+// velocity steps carry a sawtooth of +-0.0095 uu/s a row that wraps where |v| crosses an odd
+// multiple of 19.7 uu/s (= 0.01 / (1 - exp(drag / 120)) / 2), the rounding of the drag's
+// decrement; with the rounding the open loop's horizontal velocity follows the record to the digit.
+inline constexpr double kBallVelocityQuantum = 0.01;
 inline constexpr double kBallRestitution = 0.6;       // note 003
 inline constexpr double kBallFrictionMu = 0.285;      // RLUtilities ball.cc
 inline constexpr double kBallFrictionY = 2.0;         // RLUtilities ball.cc

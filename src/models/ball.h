@@ -71,6 +71,9 @@ struct BallCoeffs {
   double max_speed = game::kBallMaxSpeed;  // uu/s (game cap, not fitted)
   double max_omega = game::kBallMaxOmega;  // rad/s (game cap, not fitted)
   double gravity_z = game::kGravityZ;      // uu/s^2 (not fitted)
+  // The game rounds each velocity component to a multiple of this every tick, uu/s (not
+  // fitted; measured, see game::kBallVelocityQuantum). 0 switches the rounding off.
+  double velocity_quantum = game::kBallVelocityQuantum;
   // Impacts slower than this along the normal do not bounce (restitution 0), uu/s (not fitted:
   // a threshold has no useful derivative; measured, see game::kBallRestitutionThreshold).
   double restitution_threshold = game::kBallRestitutionThreshold;
@@ -358,12 +361,27 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 // constant in the derivative (exact on a flat face; near a seam or on a curved wall the true
 // normal turns with the position); p is re-linearised as p0 + (R - R0) - n.(x - x0), exact to
 // first order for a face contact, so the contact radius is seen through the resting height.
+// x rounded to the nearest multiple of q (q > 0; q = 0 leaves x as it is). A ceres::Jet keeps
+// its derivatives: only its value moves, by less than q / 2 (a rounding has no useful slope).
+inline double RoundToQuantum(double x, double q) { return q > 0.0 ? std::round(x / q) * q : x; }
+template <typename J>
+J RoundToQuantum(const J& x, double q) {
+  const double a = ScalarPart(x);
+  return x + J(RoundToQuantum(a, q) - a);
+}
+
 // Step 1 of StepBall, the tick's forces, for every path of a ball tick (the template, the double
 // paths, the skipped ticks and the free runs): the drag factor e = exp(drag dt) damps the
-// velocity the tick starts with, then gravity's change g_dt is added (the order above).
+// velocity the tick starts with, then gravity's change g_dt is added (the order above), and each
+// component is rounded to a multiple of q (BallCoeffs::velocity_quantum). The game rounds at the
+// end of its tick, after the position update and any contact; here the rounding comes before
+// both, which moves a tick's position by under q dt / 2 (4e-5 uu) and a contact's outgoing
+// velocity by under q / 2 until the next tick rounds it again.
 template <typename T>
-RLFIT_BALL_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, const T& g_dt) {
-  return Vec3<T>(v(0) * e, v(1) * e, v(2) * e + g_dt);
+RLFIT_BALL_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, const T& g_dt,
+                                             double q) {
+  return Vec3<T>(RoundToQuantum(v(0) * e, q), RoundToQuantum(v(1) * e, q),
+                 RoundToQuantum(v(2) * e + g_dt, q));
 }
 
 template <typename T>
@@ -371,7 +389,8 @@ RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<
                                         double dt_s, const Arena& arena) {
   const T dt(dt_s);
   const Vec3<T> v =
-      BallForcedVelocity<T>(s.v, RepeatedExp<2>(T(c.drag * dt)), T(c.gravity_z) * dt);
+      BallForcedVelocity<T>(s.v, RepeatedExp<2>(T(c.drag * dt)), T(c.gravity_z) * dt,
+                                c.velocity_quantum);
   const Eigen::Vector3d x0 = ScalarPart(s.x);
   const double r0 = ScalarPart(c.contact_radius);
   // Where the grid shows no triangle near the centre's cell, Collide would report no hit: free
@@ -417,7 +436,8 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const BallState<double>& s, double dt_s,
                                              const Arena& arena) {
   const Vec3<double> v =
-      BallForcedVelocity(s.v, RepeatedExp<2>(c.drag * dt_s), c.gravity_z * dt_s);
+      BallForcedVelocity(s.v, RepeatedExp<2>(c.drag * dt_s), c.gravity_z * dt_s,
+                         c.velocity_quantum);
   if (!arena.GridSaysFree(s.x, c.contact_radius))
     return StepBallContact(c, s, dt_s, arena, s.x, c.contact_radius, v);
   return BallFreeFlight(c, s, dt_s, v(0), v(1), v(2));
@@ -442,8 +462,9 @@ struct BallClearance {
 
 // Ticks after the current one in which a ball in free flight from speed |v| (speed2_uu2_s2 =
 // |v|^2) can neither move farther than free_uu nor reach the speed cap: the largest n with
-// dt (n |v| + |g| dt n (n + 1) / 2) <= free_uu and |v| + (n + 1) |g| dt <= max_speed, as |v|
-// grows by at most |g| dt a tick (drag <= 0 only slows the ball). 0 when drag > 0 (or NaN) or
+// dt (n |v| + dv n (n + 1) / 2) <= free_uu and |v| + (n + 1) dv <= max_speed, as |v| grows by
+// at most dv = |g| dt + velocity_quantum a tick (drag <= 0 only slows the ball; the rounding
+// moves each component by under half the quantum). 0 when drag > 0 (or NaN) or
 // the ball could go that far within one tick (checked first, without a square root: near the
 // mesh that is most lookups). At most kMaxTicks.
 inline int BallFreeTicks(const BallCoeffs<double>& c, double speed2_uu2_s2, double dt_s,
@@ -454,7 +475,9 @@ inline int BallFreeTicks(const BallCoeffs<double>& c, double speed2_uu2_s2, doub
   constexpr double kSlackUu = 0.01;
   constexpr double kSpeedFactor = 1.0 + 1e-9;
   const double f = free_uu - kSlackUu;
-  const double dv = std::abs(c.gravity_z) * dt_s;  // largest speed gain in a tick
+  // Largest speed gain in a tick: gravity's, and the velocity's rounding (under q / 2 a
+  // component, so under q for the vector).
+  const double dv = std::abs(c.gravity_z) * dt_s + c.velocity_quantum;
   const double a = 0.5 * dv * dt_s;
   // n >= 1 needs dt |v| + 2 a <= f.
   const double one_tick = f - 2.0 * a;
@@ -483,7 +506,8 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
   --clearance->ticks;
   BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
-  next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s);
+  next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s,
+                              c.velocity_quantum);
   if (clearance->omega_settled) {
     next.omega = s.omega;  // omega passed the cap's test unchanged last tick
   } else {
@@ -526,7 +550,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   if (clearance->ticks > 0 && clearance->dt_s == dt_s)
     return BallSkippedTick(c, s, dt_s, clearance);
   const double e = RepeatedExp<2>(c.drag * dt_s);
-  const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s);
+  const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
   const double v0 = v(0), v1 = v(1), v2 = v(2);
   const double radius = c.contact_radius;
   // Over the flat floor: the floor's contact (Collide's answer bit for bit, Arena::FloorHeight)
@@ -582,9 +606,10 @@ RLFIT_BALL_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int
   // would leave every value as it is.
   const double e = clearance->drag_factor;
   const double g_dt = c.gravity_z * dt_s;
+  const double q = c.velocity_quantum;
   BallState<double> b = *s;
   for (int k = 1; k < ticks; ++k) {
-    b.v = BallForcedVelocity(b.v, e, g_dt);
+    b.v = BallForcedVelocity(b.v, e, g_dt, q);
     for (int i = 0; i < 3; ++i) b.x(i) = b.x(i) + b.v(i) * dt_s;
     out[k] = b;
   }
