@@ -155,22 +155,26 @@ class BallRolloutResidual {
     double clock_origin_rows;
   };
 
-  // The plan from `c` (BallClockOrigin(*episode, c, integ)).
+  // The plan from `c` (BallClockOrigin(*episode, c, integ)); the rollouts round the velocity
+  // to c.velocity_quantum (the game's 0.01 uu/s; 0 for the continuous tick, whose derivatives a
+  // numeric check can follow: a rounding has steps and no slope).
   BallRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
                       const Arena* arena, const BallResidualScales& scales,
                       const std::vector<int>& skip_rows,
                       const BallCoeffs<double>& c = BallCoeffs<double>::FromArray(
                           BallLayout().defaults.data()))
       : BallRolloutResidual(std::make_shared<const EpisodePlan>(*episode, integ, skip_rows, c),
-                            episode, start, rows, integ, arena, scales) {}
+                            episode, start, rows, integ, arena, scales, c.velocity_quantum) {}
   // `plan`: the episode's, for this integ and skip_rows (shared by its windows).
   BallRolloutResidual(std::shared_ptr<const EpisodePlan> plan, const Episode* episode, int start,
                       int rows, const Integration& integ, const Arena* arena,
-                      const BallResidualScales& scales)
+                      const BallResidualScales& scales,
+                      double velocity_quantum = game::kBallVelocityQuantum)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), arena_(arena),
         scales_(scales), plan_(std::move(plan)),
         start_a_(BallTickFraction(plan_->clock_origin_rows, plan_->first_clock_row[start],
-                                  integ)) {}
+                                  integ)),
+        velocity_quantum_(velocity_quantum) {}
 
   template <typename T>
   bool operator()(const T* bounce, const T* spin, const T* drag, const T* geometry,
@@ -187,9 +191,10 @@ class BallRolloutResidual {
   // reset for ticks()), and `first_touch`, if given, receives the first step j (row j -> j + 1)
   // in which the ball touched the mesh (BallClearance::touched), rows if none.
   template <typename T>
-  void Roll(const BallCoeffs<T>& c, int j0, BallTicks<T> t, T* residuals,
+  void Roll(const BallCoeffs<T>& coeffs, int j0, BallTicks<T> t, T* residuals,
             typename StatesOf<T>::type* states, BallTickMeshes* meshes = nullptr,
             int* first_touch = nullptr) const {
+    const BallCoeffs<T> c = WithQuantum(coeffs);
     if (states != nullptr) {
       states->resize(rows_ + 1);
       (*states)[j0] = t;
@@ -231,7 +236,8 @@ class BallRolloutResidual {
   // double, `touched` (if given) is set when one of its ticks touched the mesh: then the pair
   // depends on every contact coefficient.
   template <typename T>
-  BallTicks<T> StartTicks(const BallCoeffs<T>& c, bool* touched = nullptr) const {
+  BallTicks<T> StartTicks(const BallCoeffs<T>& coeffs, bool* touched = nullptr) const {
+    const BallCoeffs<T> c = WithQuantum(coeffs);
     const BallState<T> row = BallState<T>::FromSample(episode_->rows[start_]);
     if constexpr (std::is_same_v<T, double>) {
       const double tick_s = 1.0 / integ_.tick_rate_hz;
@@ -287,13 +293,21 @@ class BallRolloutResidual {
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const Integration& integ, const Arena* arena,
                                      const BallResidualScales& scales = {},
-                                     const std::vector<int>& skip_rows = {}) {
+                                     const std::vector<int>& skip_rows = {},
+                                     const BallCoeffs<double>& c = BallCoeffs<double>::FromArray(
+                                         BallLayout().defaults.data())) {
     return new ceres::AutoDiffCostFunction<BallRolloutResidual, ceres::DYNAMIC, 3, 1, 1, 2>(
-        new BallRolloutResidual(episode, start, rows, integ, arena, scales, skip_rows),
+        new BallRolloutResidual(episode, start, rows, integ, arena, scales, skip_rows, c),
         9 * rows);
   }
 
  private:
+  template <typename T>
+  BallCoeffs<T> WithQuantum(BallCoeffs<T> c) const {
+    c.velocity_quantum = velocity_quantum_;
+    return c;
+  }
+
   const Episode* episode_;
   int start_;
   int rows_;
@@ -302,6 +316,7 @@ class BallRolloutResidual {
   BallResidualScales scales_;
   std::shared_ptr<const EpisodePlan> plan_;
   double start_a_;  // the first row's place between its two ticks (BallTickFraction)
+  double velocity_quantum_;  // uu/s, BallCoeffs::velocity_quantum of every rollout
 };
 
 // The fit's cost function: the residuals of a BallRolloutResidual, differentiated by central

@@ -39,7 +39,8 @@ constexpr double kSimulatedOriginRows = 0.3;
 // around `first` (BallTicksAroundRow at kSimulatedOriginRows): each later row the blend of the
 // two ticks around it (AdvanceBallTicks).
 Episode Simulate(const std::vector<double>& coeffs, const Arena& arena, const Sample& first,
-                 int rows, const std::string& name) {
+                 int rows, const std::string& name,
+                 double velocity_quantum = game::kBallVelocityQuantum) {
   Episode ep;
   ep.kind = EpisodeKind::kBall;
   ep.name = name;
@@ -49,7 +50,8 @@ Episode Simulate(const std::vector<double>& coeffs, const Arena& arena, const Sa
   ep.step_ticks.assign(rows - 1, 2);
   ep.clock_origin_rows = kSimulatedOriginRows;
   const Integration integ;
-  const BallCoeffs<double> c = BallCoeffs<double>::FromArray(coeffs.data());
+  BallCoeffs<double> c = BallCoeffs<double>::FromArray(coeffs.data());
+  c.velocity_quantum = velocity_quantum;
   BallTicks<double> t =
       BallTicksAroundRow(c, BallState<double>::FromSample(first),
                          BallTickFraction(kSimulatedOriginRows, 0, integ), integ, arena);
@@ -80,8 +82,12 @@ TEST_CASE("GradientChecker: autodiff of the rollout residual through bounces") {
   // in a corner the contact normal turns with the position, which the derivative ignores).
   const Episode ep = Simulate(params, arena, Start({2500, 0, 300}, {900, 200, 200}, {2, -3, 1}),
                               120, "gradient.csv");
+  // The continuous tick (velocity_quantum 0): the game's rounding to 0.01 uu/s has steps that
+  // numeric differences at these small steps would read as slopes, and no derivative.
+  BallCoeffs<double> continuous = BallCoeffs<double>::FromArray(params.data());
+  continuous.velocity_quantum = 0.0;
   std::unique_ptr<ceres::CostFunction> cost(
-      BallRolloutResidual::Create(&ep, 0, 100, Integration{}, &arena));
+      BallRolloutResidual::Create(&ep, 0, 100, Integration{}, &arena, {}, {}, continuous));
   // Away from the optimum so that every residual is non-zero.
   std::vector<double> probe = params;
   probe[BallCoeffs<double>::kRestitution] = 0.55;
@@ -236,11 +242,14 @@ TEST_CASE("smoothed derivative: the trend of the cost across contact-tick jumps"
   // Free flight, no contact: the smoothed derivative is a central difference of a smooth
   // function, so it matches autodiff (drag is the only coefficient that matters).
   const Episode flight = Simulate(params, arena, Start({0, 0, 900}, {800, 300, 400}, {1, 2, 3}),
-                                  60, "flight.csv");
+                                  60, "flight.csv", 0.0);
+  // The continuous tick (velocity_quantum 0), whose free flight is smooth in drag.
+  BallCoeffs<double> continuous = BallCoeffs<double>::FromArray(params.data());
+  continuous.velocity_quantum = 0.0;
   std::unique_ptr<ceres::CostFunction> exact(
-      BallRolloutResidual::Create(&flight, 0, 50, Integration{}, &arena));
+      BallRolloutResidual::Create(&flight, 0, 50, Integration{}, &arena, {}, {}, continuous));
   SmoothedBallRolloutCost smoothed(
-      new BallRolloutResidual(&flight, 0, 50, Integration{}, &arena, {}, {}), 50,
+      new BallRolloutResidual(&flight, 0, 50, Integration{}, &arena, {}, {}, continuous), 50,
       BallSmoothingSteps());
   const int m = 9 * 50;
   std::vector<double> r1(m), r2(m), j_exact(m), j_smooth(m);

@@ -366,6 +366,7 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 inline double RoundToQuantum(double x, double q) { return q > 0.0 ? std::round(x / q) * q : x; }
 template <typename J>
 J RoundToQuantum(const J& x, double q) {
+  if (!(q > 0.0)) return x;
   const double a = ScalarPart(x);
   return x + J(RoundToQuantum(a, q) - a);
 }
