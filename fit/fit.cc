@@ -398,6 +398,15 @@ bool FitOptions::Check(std::string* why) const {
   return solver.Check(why) && replay.Check(why);
 }
 
+namespace {
+// The coefficients one --hold name covers (a block's, or one coefficient), as HeldMask reads it.
+std::vector<bool> NameMask(const std::string& name, const CoeffLayout& layout) {
+  FitSelection one;
+  one.held = {name};
+  return one.HeldMask(layout);
+}
+}  // namespace
+
 FitOptions WithModelDefaults(const FitOptions& options) {
   FitOptions out = options;
   const FitterInfo& fitter = FindFitter(options.model);
@@ -424,9 +433,7 @@ FitOptions WithModelDefaults(const FitOptions& options) {
   const CoeffLayout& layout = *FindModel(options.model).layout;
   const std::vector<bool> held = out.selection.HeldMask(layout);
   for (const FitSelection::HeldValue& h : by_default) {
-    FitSelection one;
-    one.held = {h.name};
-    const std::vector<bool> mask = one.HeldMask(layout);
+    const std::vector<bool> mask = NameMask(h.name, layout);
     bool already = true;
     for (std::size_t i = 0; i < mask.size(); ++i) already = already && (!mask[i] || held[i]);
     if (!named(out.selection.freed, h.name) && !already) {
@@ -441,9 +448,7 @@ CoeffFile WithHeldValues(const CoeffFile& start, const FitSelection& selection,
                          const CoeffLayout& layout) {
   CoeffFile out = start;
   for (const FitSelection::HeldValue& h : selection.held_at) {
-    FitSelection one;
-    one.held = {h.name};
-    const std::vector<bool> mask = one.HeldMask(layout);
+    const std::vector<bool> mask = NameMask(h.name, layout);
     for (std::size_t i = 0; i < mask.size() && i < out.values.size(); ++i)
       if (mask[i]) out.values[i] = h.value;
   }
@@ -867,16 +872,13 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
     try {
       r = FitEpisodes(train, test, init, fold_options);
     } catch (const InputError& e) {
-      // Name the fold: its training episodes are not the whole input. The message is what()
-      // past its "file: row r, column c: " (InputError's own text for the same place).
-      const std::size_t place =
-          std::string(InputError(e.file(), e.row(), e.column(), "").what()).size();
+      // Name the fold: its training episodes are not the whole input.
       throw InputError(e.file(), e.row(), e.column(),
                        "fold " + std::to_string(f + 1) + " of " + std::to_string(folds) +
                            " (held out: " + test.front().name +
                            (test.size() > 1 ? " and " + std::to_string(test.size() - 1) + " more"
                                             : std::string()) +
-                           "): " + std::string(e.what()).substr(place));
+                           "): " + e.message());
     }
     seconds += r.seconds;
     values.push_back(r.coeffs.values);

@@ -17,7 +17,6 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
-#include "src/common/number_text.h"
 #include "src/common/parallel.h"
 #include "src/common/resources.h"
 #include "src/io/coeff_file.h"
@@ -366,14 +365,9 @@ class PyModel {
     }
     // Outside the box of the arena's vertices no wall or floor holds the ball (a replay leaves
     // such rows out, predict refuses such a state): refused as predict refuses it.
-    const Arena::VertexBox& box = arena->Box();
-    for (int i = 0; i < 3; ++i)
-      if (s.x(i) < box.lo(i) || s.x(i) > box.hi(i))
-        throw InputError("state", 0, i + 1,
-                         std::string("position ") + "xyz"[i] + " = " +
-                             MessageNumber(s.x(i), 6) + " uu is outside the arena mesh (" +
-                             "xyz"[i] + " in [" + MessageNumber(box.lo(i), 6) + ", " +
-                             MessageNumber(box.hi(i), 6) + "] uu)");
+    int axis = -1;
+    const std::string outside = OutsideArenaProblem(s.x, arena->Box(), &axis);
+    if (!outside.empty()) throw InputError("state", 0, axis + 1, outside);
     const double tick_s = 1.0 / file_.integration.tick_rate_hz;
     Array out(std::vector<py::ssize_t>{static_cast<py::ssize_t>(ticks + 1), 9});
     double* d = out.mutable_data();

@@ -13,11 +13,13 @@ class InputError : public std::runtime_error {
  public:
   InputError(const std::string& file, int row, int column, const std::string& message)
       : std::runtime_error(Format(file, row, column, message)),
-        file_(file), row_(row), column_(column) {}
+        file_(file), row_(row), column_(column), message_(message) {}
 
   const std::string& file() const { return file_; }
   int row() const { return row_; }
   int column() const { return column_; }
+  // The message without its place (what() is "file: row r, column c: " and this).
+  const std::string& message() const { return message_; }
 
  private:
   static std::string Format(const std::string& file, int row, int column,
@@ -30,6 +32,7 @@ class InputError : public std::runtime_error {
   std::string file_;
   int row_;
   int column_;
+  std::string message_;
 };
 
 // A broken internal invariant (a bug, not bad input).

@@ -130,12 +130,11 @@ StateProblem FindStateProblem(const InitialState& s, bool car,
     return {3, "Euler angle " + Num(s.euler.cwiseAbs().maxCoeff()) +
                    " is not in radians (|angle| <= 2 pi)"};
   if (!car && !s.euler.isZero()) return {3, "the ball model has no orientation"};
-  if (box != nullptr)
-    for (int i = 0; i < 3; ++i)
-      if (s.x(i) < box->lo(i) || s.x(i) > box->hi(i))
-        return {0, std::string("position ") + "xyz"[i] + " = " + Num(s.x(i)) +
-                       " uu is outside the arena mesh (" + "xyz"[i] + " in [" + Num(box->lo(i)) +
-                       ", " + Num(box->hi(i)) + "] uu): no wall or floor holds the ball there"};
+  if (box != nullptr) {
+    int axis = -1;
+    std::string outside = OutsideArenaProblem(s.x, *box, &axis);
+    if (!outside.empty()) return {0, std::move(outside)};
+  }
   return {};
 }
 
@@ -359,6 +358,18 @@ int PredictSteps(double duration_s, double dt_s) {
   return static_cast<int>(std::floor(duration_s / dt_s + 1e-9));
 }
 
+std::string OutsideArenaProblem(const Eigen::Vector3d& x, const Arena::VertexBox& box,
+                                int* axis) {
+  for (int i = 0; i < 3; ++i)
+    if (x(i) < box.lo(i) || x(i) > box.hi(i)) {
+      *axis = i;
+      return std::string("position ") + "xyz"[i] + " = " + Num(x(i)) +
+             " uu is outside the arena mesh (" + "xyz"[i] + " in [" + Num(box.lo(i)) + ", " +
+             Num(box.hi(i)) + "] uu): no wall or floor holds the ball there";
+    }
+  return "";
+}
+
 const Arena::VertexBox* PredictArenaBox(const ModelInfo& model, const std::string& data_root) {
   if (model.kind != EpisodeKind::kBall) return nullptr;
   return &BallArena(data_root.empty() ? ResolveDataRoot("") : data_root).Box();
@@ -505,9 +516,10 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const Arena::VertexBox* box = PredictArenaBox(model, options.data_root);
   std::vector<InitialState> states;
   if (options.states_path.empty()) {
+    // options.Check has parsed and checked it but for the arena's box (read here).
     states.push_back(StateFromOptions(options, &why));
-    int part = -1;
-    why = InitialStateProblem(states.back(), car, &part, box);
+    int axis = -1;
+    if (box != nullptr) why = OutsideArenaProblem(states.back().x, *box, &axis);
     if (!why.empty()) throw InputError("(options)", 0, 0, "--state: " + why);
   } else {
     states = ReadStates(options.states_path, car, box);

@@ -96,6 +96,13 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 std::string InitialStateProblem(const InitialState& state, bool car, int* part,
                                 const Arena::VertexBox* box = nullptr);
 
+// "" when `x` lies within `box` (the box of the arena mesh's vertices, Arena::Box), else why,
+// naming the first coordinate outside it (*axis 0, 1 or 2): no wall or floor holds the ball
+// there. The one test behind InitialStateProblem's box, `rlsim predict --state` and Python's
+// step_ticks.
+std::string OutsideArenaProblem(const Eigen::Vector3d& x, const Arena::VertexBox& box,
+                                int* axis);
+
 // The box of the ball's arena (BallArena) under `data_root` ("" = the default lookup) for
 // `model`'s states, or null for a model whose prediction does not run on the mesh.
 const Arena::VertexBox* PredictArenaBox(const ModelInfo& model, const std::string& data_root);
