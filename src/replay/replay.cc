@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "src/common/error.h"
@@ -284,14 +285,23 @@ bool Listed(const nlohmann::json& list, const std::string& full, const std::stri
   return false;
 }
 
-// Output names: the episode's own name, prefixed by its folder when two would collide.
+// Output names: the episode's own name, prefixed by its folder when two would collide, and
+// numbered when that still collides (a/x/episode_1.csv and b/x/episode_1.csv: x__episode_1.csv
+// twice, one trajectory written over the other) or names a file of the folder itself.
 std::vector<std::string> OutputNames(const std::vector<EpisodeReport>& episodes) {
   std::map<std::string, int> count;
   for (const EpisodeReport& e : episodes) ++count[e.name];
+  std::set<std::string> used = {"replay_summary.json", "summary.txt", "index.html", "plots",
+                                ".rlfit-files"};
   std::vector<std::string> names;
   for (const EpisodeReport& e : episodes) {
-    if (count[e.name] == 1) names.push_back(e.name);
-    else names.push_back(fs::path(e.path).parent_path().filename().string() + "__" + e.name);
+    const std::string name =
+        count[e.name] == 1 ? e.name
+                           : fs::path(e.path).parent_path().filename().string() + "__" + e.name;
+    std::string unique = name;
+    for (int n = 2; used.count(unique) != 0; ++n) unique = std::to_string(n) + "__" + name;
+    used.insert(unique);
+    names.push_back(unique);
   }
   return names;
 }
