@@ -414,7 +414,7 @@ TEST_CASE("a file that is not plain text is named for what it is") {
   ExpectParseError("episode_00.csv", text + std::string(3, '\0'), 0, 0,
                    "is a binary file, not a text recording (a NUL byte at byte " +
                        std::to_string(text.size() + 1) + ")");
-  ExpectParseError("episode_00.csv", binary, 0, 0, "control bytes in its first 4000");
+  ExpectParseError("episode_00.csv", binary, 0, 0, "control bytes, the first 0x01 at byte 1)");
   // A UTF-8 byte-order mark and CRLF are text; one stray control byte is a bad cell (below).
   std::string crlf;
   for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);

@@ -627,7 +627,10 @@ void RefuseNonText(const std::string& name, const char* head, std::size_t size) 
   if (starts("\xff\xfe", 2) || starts("\xfe\xff", 2))
     refuse("is UTF-16 text (byte-order mark): recordings are UTF-8 or ASCII; convert it "
            "(iconv -f UTF-16 -t UTF-8)");
-  const std::size_t n = std::min(size, kSniffBytes);
+  std::size_t n = std::min(size, kSniffBytes);
+  // The line breaks that end a whole file are no content: with or without them, the same answer.
+  if (n == size)
+    while (n > 0 && (head[n - 1] == '\n' || head[n - 1] == '\r')) --n;
   const void* nul = std::memchr(head, '\0', n);
   if (nul != nullptr) {
     const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nul) - head);
@@ -662,8 +665,8 @@ void RefuseNonText(const std::string& name, const char* head, std::size_t size) 
     std::snprintf(hex, sizeof(hex), "0x%02x",
                   static_cast<unsigned char>(head[first_control]));
     refuse("is a binary file, not a text recording (" + std::to_string(controls) +
-           " control bytes in its first " + std::to_string(n) + ", the first " + hex +
-           " at byte " + std::to_string(first_control + 1) + ")");
+           " control bytes, the first " + hex + " at byte " + std::to_string(first_control + 1) +
+           ")");
   }
   if (std::memchr(head, '\r', n) != nullptr && std::memchr(head, '\n', n) == nullptr)
     refuse("ends its lines with CR alone (old Mac text): recordings end them with LF or CRLF; "
