@@ -197,7 +197,8 @@ void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Pred
   const double longest = grid.horizons_s.empty() ? 0.0 : grid.horizons_s.back();
   r->windowed.assign(grid.horizons_s.size(), {});
   r->curve_windowed.assign(grid.curve_s.size(), {});
-  const std::vector<std::pair<int, int>> windows = RestartWindows(ep, stretch_end, window_s, longest);
+  const std::vector<std::pair<int, int>> windows =
+      RestartWindows(ep, stretch_end, window_s, longest);
   predictor.RolloutEach(ep, windows, [&](std::size_t i, std::vector<PredictedState> pred) {
     const auto [start, end] = windows[i];
     const int diverged = FirstDiverged(pred);
