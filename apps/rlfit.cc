@@ -22,8 +22,10 @@ namespace {
 void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
   rlfit::AddModelArgument(cmd, &o->model, "model to fit");
   rlfit::AddPathsArgument(cmd, &o->paths);
-  cmd->add_option("--init", o->init_coeffs, "starting coefficients JSON (default: seed notes)")
-      ->check(rlfit::ExistingFileOf("starting coefficients file"));
+  cmd->add_option("--init", o->init_coeffs,
+                  "starting coefficients JSON, or 'seed' for the seed notes' values (the "
+                  "default)")
+      ->check(rlfit::CoeffsSpec());
   cmd->add_option("--window", o->window_s, "length of each rollout residual, s")
       ->capture_default_str()
       ->check(rlfit::Positive());
@@ -104,6 +106,7 @@ std::vector<std::string> FitInputs(const rlfit::FitOptions& o) {
 void CheckFitOptions(rlfit::FitOptions* o) {
   std::string why;
   if (!o->Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
+  if (o->init_coeffs == rlfit::kSeedCoeffs) o->init_coeffs.clear();  // as --coeffs seed
   o->data_root = rlfit::ResolveDataRoot(o->data_root);
 }
 
@@ -138,6 +141,7 @@ Command AddFit(CLI::App* app) {
           const std::vector<std::string> inputs = FitInputs(o);
           rlfit::CheckOutputTarget(o.out_path, rlfit::OutputKind::kCoeffsFile, inputs,
                                    args->force);
+          rlfit::CheckCoeffsTarget(o.out_path, o.model, args->force);
           if (!args->plots.empty()) {
             namespace fs = std::filesystem;
             const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
@@ -216,6 +220,7 @@ Command AddBaseline(CLI::App* app) {
               std::string why;
               if (!r.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
               r.data_root = rlfit::ResolveDataRoot(r.data_root);
+              rlfit::CheckResultsFolder(r.results_dir);
               // results/MODEL/, or the results folder itself when it is still to be made.
               namespace fs = std::filesystem;
               std::error_code ec;
@@ -296,6 +301,7 @@ Command AddCheck(CLI::App* app) {
 int main(int argc, char** argv) {
   rlfit::GuardStandardDescriptors();
   rlfit::InstallCleanupHandlers();
+  rlfit::InstallTerminateHandler(kTool, rlfit::kExitInternal);
   CLI::App app{"rlfit: refit rlfit's model coefficients on Rocket League recordings"};
   app.require_subcommand(1);
   rlfit::AddVersionFlag(&app, kTool);

@@ -188,6 +188,7 @@ Command AddPredict(CLI::App* app) {
 int main(int argc, char** argv) {
   rlfit::GuardStandardDescriptors();
   rlfit::InstallCleanupHandlers();
+  rlfit::InstallTerminateHandler(kTool, rlfit::kExitInternal);
   CLI::App app{"rlsim: replay Rocket League recordings through rlfit's models"};
   app.require_subcommand(1);
   rlfit::AddVersionFlag(&app, kTool);

@@ -380,6 +380,9 @@ bool SolverOptions::Check(std::string* why) const {
   if (!loss.empty() && loss != "huber" && loss != "cauchy" && loss != "none")
     return *why = "--loss must be huber, cauchy or none", false;
   if (!(loss_scale >= 0.0)) return *why = "--loss-scale must be positive", false;
+  // Plain squares have no threshold: a scale given with them would be dropped without a word.
+  if (loss == "none" && loss_scale > 0.0)
+    return *why = "--loss-scale has no meaning with --loss none (plain squares): drop one", false;
   if (max_iterations < 1) return *why = "--max-iterations must be at least 1", false;
   if (threads < 1) return *why = "--threads must be at least 1", false;
   if (!(step_sigmas >= 0.0)) return *why = "--step-sigmas must be >= 0", false;

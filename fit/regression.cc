@@ -168,6 +168,34 @@ nlohmann::json GuardedMetrics(const ReplayReport& report) {
   return m;
 }
 
+namespace {
+
+// Refuses, naming the file and the key, a baseline the check could not compare against: another
+// schema, another model's baseline, no metric at all (a check over nothing passes), or a metric
+// that is not a finite number (null, "0.5").
+void CheckBaselineJson(const nlohmann::json& baseline, const std::string& path,
+                       const std::string& model) {
+  const nlohmann::json& version = RequireKey(baseline, "schema_version", path);
+  if (!version.is_number_integer() || version.get<long long>() != kBaselineSchemaVersion)
+    throw InputError(path, 0, 0,
+                     "unsupported schema_version " + version.dump() + " (this check reads " +
+                         std::to_string(kBaselineSchemaVersion) + ")");
+  const nlohmann::json& of = RequireKey(baseline, "model", path);
+  if (!of.is_string() || of.get<std::string>() != model)
+    throw InputError(path, 0, 0,
+                     "\"model\" is " + of.dump() + ": the baseline of another model, checked as " +
+                         model + "'s");
+  const nlohmann::json& metrics = RequireKey(baseline, "metrics", path);
+  if (!metrics.is_object() || metrics.empty())
+    throw InputError(path, 0, 0, "\"metrics\" must be a non-empty object of error metrics");
+  for (const auto& [key, value] : metrics.items())
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      throw InputError(path, 0, 0,
+                       "metrics.\"" + key + "\" is " + value.dump() + ", not a finite number");
+}
+
+}  // namespace
+
 void RecordBaseline(const std::string& model_name, const RegressionOptions& options,
                     std::ostream& out) {
   const ModelInfo& model = FindModel(model_name);
@@ -225,9 +253,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     const std::string dir = ModelDir(options, name);
     const std::string baseline_path = dir + "/baseline.json";
     baselines.push_back(ReadJsonFile(baseline_path));
-    if (RequireKey(baselines.back(), "schema_version", baseline_path).get<int>() !=
-        kBaselineSchemaVersion)
-      throw InputError(baseline_path, 0, 0, "unsupported schema_version");
+    CheckBaselineJson(baselines.back(), baseline_path, name);
     committed.push_back(ReadCoeffFile(dir + "/coeffs.json", name, *model.layout));
   }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) into build-fuzz/ and runs each
-# for SECONDS (default 30) on a temporary copy of its seed corpus fuzz/corpus/<target>/.
+# for SECONDS (default 30) on a temporary copy of its seed corpus fuzz/corpus/<target>/, then
+# the report page's Python target fuzz/report_page_fuzz.py as long (its corpus: one name a file).
 # Prints per target the executions, exec/s and time. Exits non-zero on a crash, leak or
 # timeout; the reproducer and the log stay in build-fuzz/artifacts/<target>/.
 # Usage: scripts/fuzz.sh [SECONDS]
@@ -47,4 +48,25 @@ while IFS= read -r target; do
   printf '%-16s %12s %10s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$elapsed" "$result"
   rm -rf "$corpus"
 done < "$build/fuzz_targets.txt"
+
+# The report page is drawn by Python (scripts/plot_replay.py), so its target is Python too
+# (fuzz/report_page_fuzz.py: a seeded mutation fuzzer whose pages Python's HTML parser checks).
+"$src/scripts/install_deps.sh" python3-numpy python3-jinja2
+target=report_page_fuzz
+artifacts="$build/artifacts/$target"
+mkdir -p "$artifacts"
+log="$artifacts/fuzz.log"
+start=$(date +%s)
+rc=0
+/usr/bin/python3 "$src/fuzz/$target.py" --seconds "$seconds" --seed "$(date +%s)" \
+  --artifacts "$artifacts" > "$log" 2>&1 || rc=$?
+elapsed=$(( $(date +%s) - start ))
+execs=$(sed -n 's/^report_page_fuzz: \([0-9]*\) executions.*/\1/p' "$log" | tail -1)
+rate=$(sed -n 's/.* executions, \([0-9]*\) exec\/s$/\1/p' "$log" | tail -1)
+result=ok
+if [ "$rc" -ne 0 ]; then
+  result="FAILED (exit $rc): $(grep -m1 -E 'FUZZ_CHECK|Error|error' "$log" || echo 'see log'); log and names in $artifacts/"
+  status=1
+fi
+printf '%-16s %12s %10s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$elapsed" "$result"
 exit "$status"

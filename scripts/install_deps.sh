@@ -4,7 +4,7 @@
 # Usage: scripts/install_deps.sh [PACKAGE ...]   (the packages given instead of rlfit's list)
 set -euo pipefail
 PKGS=(cmake g++ make git libceres-dev libeigen3-dev libcli11-dev libfccp-dev nlohmann-json3-dev
-      doctest-dev libbenchmark-dev python3-matplotlib python3-numpy
+      doctest-dev libbenchmark-dev python3-matplotlib python3-numpy python3-jinja2
       clang libclang-rt-14-dev chromium
       pybind11-dev python3-dev python3-pytest)
 [ "$#" -gt 0 ] && PKGS=("$@")

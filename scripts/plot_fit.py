@@ -15,6 +15,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_common as rc  # noqa: E402
 
+H = rc.html  # HTML from a template whose {} fields are escaped (markupsafe)
+
 TOOL = "plot_fit.py"
 PANEL_COLUMNS = 4
 
@@ -111,18 +113,16 @@ def draw_coefficients(plt, entries, title, path, value_label="fitted"):
 
 def coefficients_table_html(entries, value_label="fitted"):
     with_se = has_std_errors(entries)
-    head = (f"<tr><th class=\"l\">coefficient</th><th>{rc.esc(value_label)}</th>"
-            + ("<th>std error</th>" if with_se else "")
-            + "<th>default</th><th>change</th><th class=\"l\">unit</th></tr>\n")
-    body = ""
+    head = H("<tr><th class=\"l\">coefficient</th><th>{}</th>{}"
+             "<th>default</th><th>change</th><th class=\"l\">unit</th></tr>\n",
+             value_label, H("<th>std error</th>") if with_se else H(""))
+    body = H("")
     for e in entries:
-        body += (f"<tr><td class=\"l\"><code>{rc.esc(e['name'])}</code></td>"
-                 f"<td>{rc.fmt_coeff(e['value'])}</td>"
-                 + (f"<td>{rc.fmt_coeff(e['std_error'])}</td>" if with_se else "")
-                 + f"<td>{rc.fmt_coeff(e['default'])}</td>"
-                 f"<td>{rc.esc(change_text(e)) or '-'}</td>"
-                 f"<td class=\"l\">{rc.esc(e['unit'])}</td></tr>\n")
-    return f"<table>\n{head}{body}</table>\n"
+        se = H("<td>{}</td>", rc.fmt_coeff(e["std_error"])) if with_se else H("")
+        body += H("<tr><td class=\"l\"><code>{}</code></td><td>{}</td>{}<td>{}</td><td>{}</td>"
+                  "<td class=\"l\">{}</td></tr>\n", e["name"], rc.fmt_coeff(e["value"]), se,
+                  rc.fmt_coeff(e["default"]), change_text(e) or "-", e["unit"])
+    return H("<table>\n{}{}</table>\n", head, body)
 
 
 def horizon_order(label):
@@ -144,28 +144,28 @@ def heldout_table_html(before, after, block, caption):
     """Quantity x horizon table of held-out medians, starting -> fitted, with the ratio."""
     keys = [k for k in rc.QUANTITIES if k in after.get(block, {}) and k in before.get(block, {})]
     if not keys:
-        return ""
+        return H("")
     labels = sorted(after[block][keys[0]], key=horizon_order)
     counts = [(after[block][keys[0]].get(lb) or {}).get("n", 0) for lb in labels]
-    head = "<tr><th class=\"l\">quantity</th>" + "".join(
-        f"<th>{rc.esc(lb)} <span class=\"note\">(n={n})</span></th>"
-        for lb, n in zip(labels, counts)) + "</tr>\n"
-    rows = ""
+    head = H("<tr><th class=\"l\">quantity</th>{}</tr>\n", H("").join(
+        H("<th>{} <span class=\"note\">(n={})</span></th>", lb, n)
+        for lb, n in zip(labels, counts)))
+    rows = H("")
     for k in keys:
         label, unit = rc.QUANTITIES[k]
-        cells = ""
+        cells = H("")
         for lb in labels:
             b = (before[block][k].get(lb) or {}).get("median")
             a = (after[block][k].get(lb) or {}).get("median")
             n = (after[block][k].get(lb) or {}).get("n", 0)
             if not n or not rc.finite(a) or not rc.finite(b):
-                cells += "<td>-</td>"
+                cells += H("<td>-</td>")
                 continue
             cls = "good" if a < b else "bad" if a > b else ""
             ratio = f" (×{a / b:.2f})" if b > 0 else ""
-            cells += f"<td class=\"{cls}\">{rc.fmt(b)} → {rc.fmt(a)}{ratio}</td>"
-        rows += f"<tr><td class=\"l\">{rc.esc(label)} ({rc.esc(unit)})</td>{cells}</tr>\n"
-    return f"<h3>{rc.esc(caption)}</h3>\n<table>\n{head}{rows}</table>\n"
+            cells += H("<td class=\"{}\">{} → {}{}</td>", cls, rc.fmt(b), rc.fmt(a), ratio)
+        rows += H("<tr><td class=\"l\">{} ({})</td>{}</tr>\n", label, unit, cells)
+    return H("<h3>{}</h3>\n<table>\n{}{}</table>\n", caption, head, rows)
 
 
 def draw_heldout(plt, before, after, model, path):
@@ -188,8 +188,8 @@ def report_rows(report):
             continue
         text = json.dumps(v, indent=1, sort_keys=True)
         if isinstance(v, (dict, list)) and len(text) > 300:
-            rows.append((k, f"<details><summary>{len(text)} characters of JSON</summary>"
-                            f"<pre>{rc.esc(text)}</pre></details>"))
+            rows.append((k, H("<details><summary>{} characters of JSON</summary>"
+                              "<pre>{}</pre></details>", len(text), text)))
         else:
             rows.append((k, rc.json_cell(v)))
     return rows
@@ -210,44 +210,45 @@ def build(coeffs_path, out_dir, shown_dir=None):
     draw_coefficients(plt, entries, f"{model}: coefficients", os.path.join(out_dir, image))
 
     prov = coeffs.get("provenance") or {}
-    run_rows = [("model", rc.esc(model)),
-                ("coefficients file", f"<a href=\"{rc.href(copy_name)}\">{rc.esc(copy_name)}</a>"
-                 f" <span class=\"note\">(copy of {rc.esc(os.path.abspath(coeffs_path))})</span>"),
+    run_rows = [("model", model),
+                ("coefficients file", H("<a href=\"{}\">{}</a> <span class=\"note\">(copy of "
+                                        "{})</span>", rc.href(copy_name), copy_name,
+                                        os.path.abspath(coeffs_path))),
                 ("schema version", rc.json_cell(coeffs.get("schema_version")))]
     if "integration" in coeffs:
         run_rows.append(("integration", rc.json_cell(coeffs["integration"])))
-    body = [f"<h1>Coefficients of model {rc.esc(model)}</h1>",
-            "<p class=\"lead\">Drawn by <code>scripts/plot_fit.py</code> from a coefficients "
-            "JSON written by <code>rlfit fit</code>.</p>",
-            "<h2>Run</h2>", rc.kv_table(run_rows)]
+    body = [H("<h1>Coefficients of model {}</h1>", model),
+            H("<p class=\"lead\">Drawn by <code>scripts/plot_fit.py</code> from a coefficients "
+              "JSON written by <code>rlfit fit</code>.</p>"),
+            H("<h2>Run</h2>"), rc.kv_table(run_rows)]
     if prov:
-        body += ["<h3>Provenance</h3>",
+        body += [H("<h3>Provenance</h3>"),
                  rc.kv_table([(k, rc.json_cell(v)) for k, v in prov.items()])]
-    body += ["<h2>Coefficients</h2>"]
+    body += [H("<h2>Coefficients</h2>")]
     if not has_std_errors(entries):
-        body.append("<p class=\"note\">The file carries no standard errors.</p>")
+        body.append(H("<p class=\"note\">The file carries no standard errors.</p>"))
     elif isinstance((coeffs.get("fit_report") or {}).get("std_errors"), str):
-        body.append(f"<p class=\"note\">Standard errors: "
-                    f"{rc.esc(coeffs['fit_report']['std_errors'])}.</p>")
+        body.append(H("<p class=\"note\">Standard errors: {}.</p>",
+                      coeffs["fit_report"]["std_errors"]))
     body += [coefficients_table_html(entries),
-             f"<img src=\"{rc.href(image)}\" alt=\"coefficients against defaults\">"]
+             H("<img src=\"{}\" alt=\"coefficients against defaults\">", rc.href(image))]
     report = coeffs.get("fit_report") or {}
     held = heldout_aggregates(report)
     if held:
         before, after = held
         heldout_image = "heldout.png"
         draw_heldout(plt, before, after, model, os.path.join(out_dir, heldout_image))
-        body += ["<h2>Held-out episodes: starting → fitted coefficients</h2>",
-                 "<p class=\"note\">Medians of prediction error on the episodes the fit did "
-                 "not see (green: the fit helped).</p>",
+        body += [H("<h2>Held-out episodes: starting → fitted coefficients</h2>"),
+                 H("<p class=\"note\">Medians of prediction error on the episodes the fit did "
+                   "not see (green: the fit helped).</p>"),
                  heldout_table_html(before, after, "open_loop", "Open loop from row 0"),
                  heldout_table_html(before, after, "windowed", "Windowed restarts"),
-                 f"<img src=\"{rc.href(heldout_image)}\" alt=\"held-out errors\">"]
+                 H("<img src=\"{}\" alt=\"held-out errors\">", rc.href(heldout_image))]
     rows = report_rows(report)
     if rows:
-        body += ["<h2>Fit report</h2>", rc.kv_table(rows)]
+        body += [H("<h2>Fit report</h2>"), rc.kv_table(rows)]
     rc.write_atomic(os.path.join(out_dir, "index.html"),
-                    rc.page(f"rlfit coefficients: {model}", "\n".join(body)))
+                    rc.page(f"rlfit coefficients: {model}", H("\n").join(body)))
     print(f"{TOOL}: wrote {os.path.join(shown_dir or out_dir, 'index.html')}")
 
 

@@ -8,6 +8,7 @@ Reads OUT_DIR/replay_summary.json (schema_version 2) and the trajectory CSVs it 
 PNGs into OUT_DIR/plots/ and a self-contained OUT_DIR/index.html (relative links, no
 JavaScript). The verdict uses the held-out episodes (else the unseen ones, else all)."""
 import argparse
+import collections
 import csv
 import glob
 import math
@@ -17,6 +18,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_common as rc  # noqa: E402
 import plot_fit  # noqa: E402
+from urllib.parse import quote  # noqa: E402
+
+H = rc.html  # HTML from a template whose {} fields are escaped (markupsafe)
 
 TOOL = "plot_replay.py"
 SCHEMA_VERSION = 2
@@ -72,6 +76,20 @@ class Summary:
         for i, e in enumerate(self.episodes):
             for k in ("name", "output", "split"):
                 rc.require(e, k, f"{path}: episodes[{i}]")
+        # The stem names an episode's figure and anchor: its output file's name without the
+        # extension, or the whole name where two outputs share a stem (a.csv, a.txt), made
+        # unique with a number if need be.
+        stems = [os.path.splitext(e["output"])[0] for e in self.episodes]
+        shared = collections.Counter(stems)
+        used = set()
+        for e, s in zip(self.episodes, stems):
+            s = s if shared[s] == 1 else e["output"]
+            unique, n = s, 1
+            while unique in used:
+                n += 1
+                unique = f"{s}-{n}"
+            used.add(unique)
+            e["stem"] = unique
 
     def stat(self, episode, split, mode, quantity, horizon, field="median"):
         """A statistic of one record, or None when absent, null or n = 0."""
@@ -197,7 +215,7 @@ def select_figures(summary, count):
 
 
 def stem(e):
-    return os.path.splitext(e["output"])[0]
+    return e["stem"]  # set by Summary: unique among the episodes
 
 
 def image_name(e):
@@ -205,7 +223,9 @@ def image_name(e):
 
 
 def anchor(e):
-    return f"fig-{stem(e)}"
+    """The id of an episode's figure: its stem percent-encoded (quote), so that the id and the
+    fragment linking to it are the same plain ASCII text whatever the file is called."""
+    return "fig-" + quote(stem(e), safe="")
 
 
 # ---- figures ----------------------------------------------------------------------------
@@ -449,18 +469,19 @@ def paired(summary, split, quantity, horizon, field):
 
 def ratio_cell(model, ref, with_ref):
     if not with_ref:
-        return f"<td>{na(model)}</td>"
+        return H("<td>{}</td>", na(model))
     if model is None and ref is None:
-        return "<td>n/a</td>"
+        return H("<td>n/a</td>")
     ratio = model / ref if rc.finite(model) and rc.finite(ref) and ref > 0 else None
     cls = ""
     ratio_text = "×n/a"
     if ratio is not None:
-        cls = (" class=\"good\"" if ratio < 1 - SAME_RATIO_BAND else
-               " class=\"bad\"" if ratio > 1 + SAME_RATIO_BAND else "")
+        cls = ("good" if ratio < 1 - SAME_RATIO_BAND else
+               "bad" if ratio > 1 + SAME_RATIO_BAND else "")
         ratio_text = f"×{ratio:.2f}"
-    return (f"<td{cls}>{na(model)} <span class=\"vs\">/ {na(ref)}</span> "
-            f"<b>{ratio_text}</b></td>")
+    cls_attr = H(" class=\"{}\"", cls) if cls else H("")
+    return H("<td{}>{} <span class=\"vs\">/ {}</span> <b>{}</b></td>", cls_attr, na(model),
+             na(ref), ratio_text)
 
 
 def verdict_sentence(summary, split, ratios):
@@ -505,12 +526,12 @@ def verdict_html(summary, split):
     keys = [q for q in ("dx", "domega", "angle_deg") if q in summary.quantities]
     with_ref = summary.has_reference
     members = summary.split_episodes(split)
-    head1 = "<tr><th class=\"l\" rowspan=\"2\">horizon</th><th rowspan=\"2\">episodes</th>"
-    head2 = "<tr>"
+    head1 = H("<tr><th class=\"l\" rowspan=\"2\">horizon</th><th rowspan=\"2\">episodes</th>")
+    head2 = H("<tr>")
     for q in keys:
-        head1 += f"<th colspan=\"2\">{rc.esc(qlabel(q))} ({rc.esc(unit_of(summary, q))})</th>"
-        head2 += "<th>median</th><th>p90</th>"
-    rows = ""
+        head1 += H("<th colspan=\"2\">{} ({})</th>", qlabel(q), unit_of(summary, q))
+        head2 += H("<th>median</th><th>p90</th>")
+    rows = H("")
     ratios = []
     any_subset = False
     # Quantities the earlier model has no value of at all (e.g. no orientation in the
@@ -518,7 +539,7 @@ def verdict_html(summary, split):
     q_ref = {q: with_ref and any(k[2] == "reference" and k[3] == q and k[0] is None
                                  for k in summary.index) for q in keys}
     for h in summary.horizons:
-        cells = ""
+        cells = H("")
         n_shown = None
         for q in keys:
             for field in ("median", "p90"):
@@ -529,8 +550,8 @@ def verdict_html(summary, split):
                     ratios.append((h, m / r if rc.finite(m) and rc.finite(r) and r > 0
                                    else None))
                 cells += ratio_cell(m, r, q_ref[q])
-        rows += (f"<tr><td class=\"l\">{rc.esc(hlabel(h))}</td><td>{n_shown or 0}</td>"
-                 f"{cells}</tr>\n")
+        rows += H("<tr><td class=\"l\">{}</td><td>{}</td>{}</tr>\n", hlabel(h), n_shown or 0,
+                  cells)
     which = {"heldout": f"the {len(members)} held-out episodes (not used by the fit)",
              "unseen": f"the {len(members)} unseen episodes",
              "all": f"all {len(members)} episodes: none is held out, so these errors are "
@@ -538,46 +559,48 @@ def verdict_html(summary, split):
     if not members:
         which = "no episode: nothing was scored"
     sentence = verdict_sentence(summary, split, ratios)
-    cell_note = ("Each cell: this model <span class=\"vs\">/ earlier model</span> "
-                 "<b>×ratio</b> (green: this model better by more than "
-                 f"{SAME_RATIO_BAND:.0%}; red: worse). " if with_ref else "")
+    cell_note = (H("Each cell: this model <span class=\"vs\">/ earlier model</span> "
+                   "<b>×ratio</b> (green: this model better by more than {:.0%}; red: worse). ",
+                   SAME_RATIO_BAND) if with_ref else H(""))
     if any_subset:
         cell_note += ("Where the two models have values on different episodes, both "
                       "columns are over the episodes that have both. ")
     ref_label = summary.reference.get("label") or summary.reference.get("kind")
-    return (f"<div id=\"verdict\">\n<h2>Verdict on {rc.esc(which)}</h2>\n"
-            f"<p class=\"sentence\">{rc.esc(sentence)}</p>\n"
-            f"<table class=\"verdict\">\n{head1}</tr>\n{head2}</tr>\n{rows}</table>\n"
-            f"<p class=\"note\">Open-loop error from the first covered row. {cell_note}"
-            f"Reference: {rc.esc(ref_label if with_ref else 'none')}.</p>\n</div>\n")
+    return H("<div id=\"verdict\">\n<h2>Verdict on {}</h2>\n"
+             "<p class=\"sentence\">{}</p>\n"
+             "<table class=\"verdict\">\n{}</tr>\n{}</tr>\n{}</table>\n"
+             "<p class=\"note\">Open-loop error from the first covered row. {}"
+             "Reference: {}.</p>\n</div>\n",
+             which, sentence, head1, head2, rows, cell_note,
+             ref_label if with_ref else "none")
 
 
 def worst_html(summary, drawn):
     worst = worst_episodes(summary, WORST_COUNT)
     if not worst:
-        return ("<div id=\"worst\"><h2>Worst episodes</h2><p>n/a: no episode has a scored "
-                "row.</p></div>\n")
+        return H("<div id=\"worst\"><h2>Worst episodes</h2><p>n/a: no episode has a scored "
+                 "row.</p></div>\n")
     with_ref = summary.has_reference
-    head = ("<tr><th class=\"l\">episode</th><th class=\"l\">split</th><th>duration s</th>"
-            "<th>|dx| last row, uu</th>" + ("<th>earlier model</th>" if with_ref else "")
-            + "<th class=\"l\">note</th><th class=\"l\">files</th></tr>\n")
-    rows = ""
+    head = H("<tr><th class=\"l\">episode</th><th class=\"l\">split</th><th>duration s</th>"
+             "<th>|dx| last row, uu</th>{}<th class=\"l\">note</th><th class=\"l\">files</th>"
+             "</tr>\n", H("<th>earlier model</th>") if with_ref else H(""))
+    rows = H("")
     for e in worst:
-        name = rc.esc(e["name"])
-        link = f"<a href=\"#{anchor(e)}\">{name}</a>" if e["name"] in drawn else name
+        name = e["name"]
+        link = H("<a href=\"#{}\">{}</a>", anchor(e), name) if name in drawn else name
         note = (f"diverged at {e['diverged_at_s']:g} s" if e.get("diverged_at_s") is not None
                 else "")
-        rows += (f"<tr><td class=\"l\">{link}</td>"
-                 f"<td class=\"l\">{SPLIT_NAMES.get(e['split'], rc.esc(e['split']))}</td>"
-                 f"<td>{na(e.get('duration_s'))}</td>"
-                 f"<td>{na(summary.episode_value(e, 'open_loop', 'dx', None))}</td>"
-                 + (f"<td>{na(summary.episode_value(e, 'reference', 'dx', None))}</td>"
-                    if with_ref else "")
-                 + f"<td class=\"l\">{rc.esc(note)}</td>"
-                 f"<td class=\"l\"><a href=\"{rc.href(e['output'])}\">CSV</a></td></tr>\n")
-    return (f"<div id=\"worst\">\n<h2>Worst {len(worst)} episodes (open-loop |dx| at the "
-            f"last covered row; diverged rollouts first; all splits)</h2>\n"
-            f"<table>\n{head}{rows}</table>\n</div>\n")
+        ref_cell = (H("<td>{}</td>", na(summary.episode_value(e, "reference", "dx", None)))
+                    if with_ref else H(""))
+        rows += H("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>"
+                  "{}<td class=\"l\">{}</td>"
+                  "<td class=\"l\"><a href=\"{}\">CSV</a></td></tr>\n",
+                  link, SPLIT_NAMES.get(e["split"], e["split"]), na(e.get("duration_s")),
+                  na(summary.episode_value(e, "open_loop", "dx", None)), ref_cell, note,
+                  rc.href(e["output"]))
+    return H("<div id=\"worst\">\n<h2>Worst {} episodes (open-loop |dx| at the "
+             "last covered row; diverged rollouts first; all splits)</h2>\n"
+             "<table>\n{}{}</table>\n</div>\n", len(worst), head, rows)
 
 
 def split_table(summary, split):
@@ -588,28 +611,28 @@ def split_table(summary, split):
     if summary.has_reference:
         modes.append(("reference", f"{summary.reference.get('label') or 'earlier model'}, "
                                    "open loop"))
-    head = "<tr><th class=\"l\">quantity</th>" + "".join(
-        f"<th>{rc.esc(hlabel(h))}</th>" for h in summary.horizons) + "</tr>\n"
-    rows = ""
+    head = H("<tr><th class=\"l\">quantity</th>{}</tr>\n",
+             H("").join(H("<th>{}</th>", hlabel(h)) for h in summary.horizons))
+    rows = H("")
     for mode, title in modes:
-        rows += (f"<tr><th class=\"l sub\" colspan=\"{len(summary.horizons) + 1}\">"
-                 f"{rc.esc(title)}</th></tr>\n")
+        rows += H("<tr><th class=\"l sub\" colspan=\"{}\">{}</th></tr>\n",
+                  len(summary.horizons) + 1, title)
         for q in summary.quantities:
             if not any((None, split, mode, q, h) in summary.index for h in summary.horizons):
                 continue
-            cells = ""
+            cells = H("")
             for h in summary.horizons:
                 if mode == "windowed" and h is None:
-                    cells += "<td class=\"note\">-</td>"
+                    cells += H("<td class=\"note\">-</td>")
                     continue
                 m = summary.stat(None, split, mode, q, h)
                 p = summary.stat(None, split, mode, q, h, "p90")
                 n = summary.count(None, split, mode, q, h)
-                cells += (f"<td>{na(m)} / {na(p)} <span class=\"note\">({n})</span></td>"
-                          if n else "<td>n/a <span class=\"note\">(0)</span></td>")
-            rows += (f"<tr><td class=\"l\">{rc.esc(qlabel(q))} "
-                     f"({rc.esc(unit_of(summary, q))})</td>{cells}</tr>\n")
-    return f"<table>\n{head}{rows}</table>\n"
+                cells += (H("<td>{} / {} <span class=\"note\">({})</span></td>", na(m), na(p), n)
+                          if n else H("<td>n/a <span class=\"note\">(0)</span></td>"))
+            rows += H("<tr><td class=\"l\">{} ({})</td>{}</tr>\n", qlabel(q), unit_of(summary, q),
+                      cells)
+    return H("<table>\n{}{}</table>\n", head, rows)
 
 
 def episodes_table(summary, split, drawn):
@@ -617,37 +640,35 @@ def episodes_table(summary, split, drawn):
     car = "angle_deg" in summary.quantities
     with_ref = summary.has_reference
     short = [f"{h:g} s" if h is not None else "last" for h in summary.horizons]
-    head = ("<tr><th class=\"l\">episode (CSV)</th><th>rows scored</th>"
-            "<th>s</th>" + "".join(f"<th>|dx| {rc.esc(h)}</th>" for h in short)
-            + ("<th>earlier |dx| last</th>" if with_ref else "")
-            + "<th>|dω| last</th>" + ("<th>angle last</th>" if car else "")
-            + "<th class=\"l\">figure</th><th class=\"l\">note</th></tr>\n")
-    rows = ""
+    head = H("<tr><th class=\"l\">episode (CSV)</th><th>rows scored</th><th>s</th>{}{}"
+             "<th>|dω| last</th>{}<th class=\"l\">figure</th><th class=\"l\">note</th></tr>\n",
+             H("").join(H("<th>|dx| {}</th>", h) for h in short),
+             H("<th>earlier |dx| last</th>") if with_ref else H(""),
+             H("<th>angle last</th>") if car else H(""))
+    rows = H("")
     for e in members:
         note = []
         if e.get("diverged_at_s") is not None:
             note.append(f"diverged at {e['diverged_at_s']:g} s")
         for regime, count in (e.get("rows_left_out") or {}).items():
             note.append(f"{count} rows {regime}")
-        fig = f"<a href=\"#{anchor(e)}\">figure</a>" if e["name"] in drawn else ""
-        rows += (f"<tr><td class=\"l\"><a href=\"{rc.href(e['output'])}\">"
-                 f"{rc.esc(e['output'])}</a></td>"
-                 f"<td>{e.get('rows_scored', 'n/a')} / {e.get('rows', 'n/a')}</td>"
-                 f"<td>{na(e.get('duration_s'))}</td>"
-                 + "".join(f"<td>{na(summary.episode_value(e, 'open_loop', 'dx', h))}</td>"
+        fig = H("<a href=\"#{}\">figure</a>", anchor(e)) if e["name"] in drawn else H("")
+        cells = H("").join(H("<td>{}</td>", na(summary.episode_value(e, "open_loop", "dx", h)))
                            for h in summary.horizons)
-                 + (f"<td>{na(summary.episode_value(e, 'reference', 'dx', None))}</td>"
-                    if with_ref else "")
-                 + f"<td>{na(summary.episode_value(e, 'open_loop', 'domega', None))}</td>"
-                 + (f"<td>{na(summary.episode_value(e, 'open_loop', 'angle_deg', None))}</td>"
-                    if car else "")
-                 + f"<td class=\"l\">{fig}</td><td class=\"l note\">{rc.esc('; '.join(note))}"
-                 "</td></tr>\n")
-    table = (f"<table class=\"episodes\">\n{head}{rows}</table>\n")
+        if with_ref:
+            cells += H("<td>{}</td>", na(summary.episode_value(e, "reference", "dx", None)))
+        cells += H("<td>{}</td>", na(summary.episode_value(e, "open_loop", "domega", None)))
+        if car:
+            cells += H("<td>{}</td>", na(summary.episode_value(e, "open_loop", "angle_deg", None)))
+        rows += H("<tr><td class=\"l\"><a href=\"{}\">{}</a></td><td>{} / {}</td><td>{}</td>"
+                  "{}<td class=\"l\">{}</td><td class=\"l note\">{}</td></tr>\n",
+                  rc.href(e["output"]), e["output"], e.get("rows_scored", "n/a"),
+                  e.get("rows", "n/a"), na(e.get("duration_s")), cells, fig, "; ".join(note))
+    table = H("<table class=\"episodes\">\n{}{}</table>\n", head, rows)
     if len(members) > LONG_LIST_ROWS:
-        return (f"<details><summary>{len(members)} {SPLIT_NAMES[split]} episodes, one row "
-                f"each (open-loop |dx| in uu, |dω| in rad/s, angle in deg)</summary>\n"
-                f"{table}</details>\n")
+        return H("<details><summary>{} {} episodes, one row each (open-loop |dx| in uu, |dω| "
+                 "in rad/s, angle in deg)</summary>\n{}</details>\n",
+                 len(members), SPLIT_NAMES[split], table)
     return table
 
 
@@ -658,52 +679,50 @@ def left_out_html(summary):
             n, eps = totals.get(regime, (0, 0))
             totals[regime] = (n + count, eps + 1)
     if not totals:
-        return "<p>Every row of every episode is covered by the model.</p>\n"
-    rows = "".join(f"<tr><td class=\"l\">{rc.esc(r)}</td><td>{n}</td><td>{eps}</td></tr>\n"
-                   for r, (n, eps) in sorted(totals.items(), key=lambda x: -x[1][0]))
+        return H("<p>Every row of every episode is covered by the model.</p>\n")
+    rows = H("").join(H("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td></tr>\n", r, n, eps)
+                      for r, (n, eps) in sorted(totals.items(), key=lambda x: -x[1][0]))
     total = sum(n for n, _ in totals.values())
-    return (f"<details><summary>{total} rows left out (not covered by the model), by "
-            f"regime</summary>\n<table>\n<tr><th class=\"l\">regime</th><th>rows</th>"
-            f"<th>episodes</th></tr>\n{rows}</table>\n</details>\n")
+    return H("<details><summary>{} rows left out (not covered by the model), by "
+             "regime</summary>\n<table>\n<tr><th class=\"l\">regime</th><th>rows</th>"
+             "<th>episodes</th></tr>\n{}</table>\n</details>\n", total, rows)
 
 
 def skipped_html(summary):
     skipped = summary.data.get("skipped") or []
     if not skipped:
-        return "<p id=\"skipped\">No file was skipped.</p>\n"
-    rows = "".join(f"<tr><td class=\"l\"><code>{rc.esc(s.get('path', '?'))}</code></td>"
-                   f"<td class=\"l\">{rc.esc(s.get('reason', ''))}</td></tr>\n" for s in skipped)
-    return (f"<details id=\"skipped\"><summary>{plural(len(skipped), 'file')} skipped, with "
-            f"the reason</summary>\n"
-            f"<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n{rows}"
-            "</table>\n</details>\n")
+        return H("<p id=\"skipped\">No file was skipped.</p>\n")
+    rows = H("").join(H("<tr><td class=\"l\"><code>{}</code></td><td class=\"l\">{}</td>"
+                        "</tr>\n", s.get("path", "?"), s.get("reason", "")) for s in skipped)
+    return H("<details id=\"skipped\"><summary>{} skipped, with the reason</summary>\n"
+             "<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n{}"
+             "</table>\n</details>\n", plural(len(skipped), "file"), rows)
 
 
 def run_html(summary, out_dir):
     d = summary.data
-    files = " · ".join(f"<a href=\"{name}\">{name}</a>" for name in
-                       ("replay_summary.json", "summary.txt")
-                       if os.path.exists(os.path.join(out_dir, name)))
-    rows = [("model", rc.esc(summary.model)),
-            ("tool", rc.esc(d.get("tool", "rlsim replay"))),
-            ("git revision", f"<code>{rc.esc(d.get('git_revision', 'unknown'))}</code>"),
-            ("coefficients", rc.esc(d.get("coefficients_source", "n/a"))),
-            ("earlier model", rc.esc(summary.reference.get("label")
-                                     or summary.reference.get("kind", "none"))),
-            ("report horizons", rc.esc(", ".join(hlabel(h, long=True)
-                                                 for h in summary.horizons))),
-            ("restart window", rc.esc(f"{d.get('window_s', 'n/a')} s")),
+    files = H(" · ").join(H("<a href=\"{}\">{}</a>", rc.href(name), name) for name in
+                          ("replay_summary.json", "summary.txt")
+                          if os.path.exists(os.path.join(out_dir, name)))
+    rows = [("model", summary.model),
+            ("tool", d.get("tool", "rlsim replay")),
+            ("git revision", H("<code>{}</code>", d.get("git_revision", "unknown"))),
+            ("coefficients", d.get("coefficients_source", "n/a")),
+            ("earlier model", summary.reference.get("label")
+             or summary.reference.get("kind", "none")),
+            ("report horizons", ", ".join(hlabel(h, long=True) for h in summary.horizons)),
+            ("restart window", f"{d.get('window_s', 'n/a')} s"),
             ("files", files or "n/a")]
     opts = d.get("options") or {}
-    opt_rows = "".join(f"<tr><td>{rc.esc(k)}</td><td>{rc.json_cell(v)}</td></tr>\n"
-                       for k, v in opts.items())
-    paths = "".join(f"<li><code>{rc.esc(e.get('path', e['name']))}</code></li>\n"
-                    for e in summary.episodes)
-    return (rc.kv_table(rows)
-            + (f"<details><summary>options ({len(opts)})</summary>\n<table class=\"kv\">\n"
-               f"{opt_rows}</table>\n</details>\n" if opts else "")
-            + f"<details><summary>recordings ({len(summary.episodes)} paths)</summary>\n"
-              f"<ul class=\"paths\">\n{paths}</ul>\n</details>\n")
+    opt_rows = H("").join(H("<tr><td>{}</td><td>{}</td></tr>\n", k, rc.json_cell(v))
+                          for k, v in opts.items())
+    paths = H("").join(H("<li><code>{}</code></li>\n", e.get("path", e["name"]))
+                       for e in summary.episodes)
+    options = (H("<details><summary>options ({})</summary>\n<table class=\"kv\">\n{}</table>\n"
+                 "</details>\n", len(opts), opt_rows) if opts else H(""))
+    return (rc.kv_table(rows) + options
+            + H("<details><summary>recordings ({} paths)</summary>\n<ul class=\"paths\">\n{}"
+                "</ul>\n</details>\n", len(summary.episodes), paths))
 
 
 def build(out_dir, figure_count, shown_dir=None):
@@ -736,63 +755,71 @@ def build(out_dir, figure_count, shown_dir=None):
     if draw_coeffs:
         plot_fit.draw_coefficients(plt, coeff_entries, f"{model}: coefficients used",
                                    os.path.join(out_dir, coeff_image), value_label="used")
+    body = page_body(summary, out_dir, split, figures, drawn, has_curve, curve_image,
+                     coeff_entries, coeff_image if draw_coeffs else None)
+    rc.write_atomic(os.path.join(out_dir, "index.html"), rc.page(f"rlsim replay: {model}", body))
+    print(f"{TOOL}: wrote {os.path.join(shown_dir or out_dir, 'index.html')} "
+          f"({len(figures)} episode figures)")
 
+
+def page_body(summary, out_dir, split, figures, drawn, has_curve, curve_image, coeff_entries,
+              coeff_image):
+    """The page's HTML (a Markup): every text in it escaped by markupsafe (rc.html)."""
+    model = summary.model
     counts = ", ".join(f"{len(summary.split_episodes(s))} {SPLIT_NAMES[s]}"
                        for s in summary.present_splits())
     n_skipped = len(summary.data.get("skipped") or [])
-    skipped_link = (f"<a href=\"#skipped\">{plural(n_skipped, 'file')} skipped</a>"
+    skipped_link = (H("<a href=\"#skipped\">{}</a>", plural(n_skipped, "file") + " skipped")
                     if n_skipped else "no file skipped")
-    body = [f"<h1>Replay of model {rc.esc(model)}</h1>",
-            f"<p class=\"lead\">Coefficients: {rc.esc(summary.data.get('coefficients_source', 'n/a'))}"
-            f" · {plural(len(summary.episodes), 'episode')} scored"
-            + (f" ({counts})" if counts else "") + f" · {skipped_link}<br>"
-            "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
-            "split</a> · <a href=\"#episodes\">episode figures</a> · <a href=\"#coefficients\">"
-            "coefficients</a> · <a href=\"#run\">run details and files</a></p>",
+    body = [H("<h1>Replay of model {}</h1>", model),
+            H("<p class=\"lead\">Coefficients: {} · {} scored{} · {}<br>"
+              "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
+              "split</a> · <a href=\"#episodes\">episode figures</a> · <a href=\"#coefficients\">"
+              "coefficients</a> · <a href=\"#run\">run details and files</a></p>",
+              summary.data.get("coefficients_source", "n/a"),
+              plural(len(summary.episodes), "episode"), f" ({counts})" if counts else "",
+              skipped_link),
             verdict_html(summary, split),
             worst_html(summary, drawn)]
+    body.append(H("<h2 id=\"horizon\">Error against horizon</h2>"))
     if has_curve:
-        body += ["<h2 id=\"horizon\">Error against horizon</h2>",
-                 f"<p class=\"note\">{SPLIT_NAMES[split].capitalize()} episodes, up to the "
-                 "longest report horizon; a horizon counts only the episodes that last that "
-                 "long.</p>",
-                 f"<img src=\"{rc.href(curve_image)}\" alt=\"error against horizon\">"]
+        body += [H("<p class=\"note\">{} episodes, up to the longest report horizon; a horizon "
+                   "counts only the episodes that last that long.</p>",
+                   SPLIT_NAMES[split].capitalize()),
+                 H("<img src=\"{}\" alt=\"error against horizon\">", rc.href(curve_image))]
     else:
-        body += ["<h2 id=\"horizon\">Error against horizon</h2>", "<p>n/a: no curve data.</p>"]
-    body.append("<h2 id=\"tables\">Errors by split</h2>")
-    body.append("<p class=\"note\">Median / p90 (number of values). Training episodes are "
-                "in-sample: the coefficients were fitted on them.</p>")
+        body.append(H("<p>n/a: no curve data.</p>"))
+    body.append(H("<h2 id=\"tables\">Errors by split</h2>"))
+    body.append(H("<p class=\"note\">Median / p90 (number of values). Training episodes are "
+                  "in-sample: the coefficients were fitted on them.</p>"))
     for s in summary.present_splits():
         members = summary.split_episodes(s)
-        body += [f"<h3 id=\"split-{s}\">{SPLIT_NAMES[s].capitalize()} episodes "
-                 f"({len(members)})</h3>",
+        body += [H("<h3 id=\"split-{}\">{} episodes ({})</h3>", s,
+                   SPLIT_NAMES[s].capitalize(), len(members)),
                  split_table(summary, s), episodes_table(summary, s, drawn)]
-    body += ["<h3>Rows left out and files skipped</h3>", left_out_html(summary),
+    body += [H("<h3>Rows left out and files skipped</h3>"), left_out_html(summary),
              skipped_html(summary)]
-    body.append("<h2 id=\"episodes\">Episode figures</h2>")
-    body.append("<p class=\"note\">Recorded solid, predicted dashed, earlier model dotted; "
-                "colours are components (x red, y green, z blue). The residual panel is "
-                "predicted − recorded position and its norm |dx| (black). Shaded: rows the "
-                "model does not cover.</p>")
+    body.append(H("<h2 id=\"episodes\">Episode figures</h2>"))
+    body.append(H("<p class=\"note\">Recorded solid, predicted dashed, earlier model dotted; "
+                  "colours are components (x red, y green, z blue). The residual panel is "
+                  "predicted − recorded position and its norm |dx| (black). Shaded: rows the "
+                  "model does not cover.</p>"))
     for e, role in figures:
         role_text = {"worst": " (among the worst)", "best": " (best)",
                      "median": " (median)"}.get(role, "")
-        body += [f"<h3 id=\"{anchor(e)}\">{rc.esc(e['name'])} · "
-                 f"{SPLIT_NAMES.get(e['split'], rc.esc(e['split']))}{rc.esc(role_text)}</h3>",
-                 f"<img src=\"{rc.href(image_name(e))}\" alt=\"{rc.esc(e['name'])}: recorded "
-                 "vs predicted\">"]
-    body.append("<h2 id=\"coefficients\">Coefficients used</h2>")
+        body += [H("<h3 id=\"{}\">{} · {}{}</h3>", anchor(e), e["name"],
+                   SPLIT_NAMES.get(e["split"], e["split"]), role_text),
+                 H("<img src=\"{}\" alt=\"{}: recorded vs predicted\">", rc.href(image_name(e)),
+                   e["name"])]
+    body.append(H("<h2 id=\"coefficients\">Coefficients used</h2>"))
     if coeff_entries:
         body.append(plot_fit.coefficients_table_html(coeff_entries, value_label="used"))
-        if draw_coeffs:
-            body.append(f"<img src=\"{rc.href(coeff_image)}\" alt=\"coefficients\">")
+        if coeff_image:
+            body.append(H("<img src=\"{}\" alt=\"coefficients\">", rc.href(coeff_image)))
     else:
-        body.append("<p>n/a</p>")
-    body += ["<h2 id=\"run\">Run details and files</h2>", run_html(summary, out_dir)]
-    rc.write_atomic(os.path.join(out_dir, "index.html"),
-                    rc.page(f"rlsim replay: {model}", "\n".join(body)))
-    print(f"{TOOL}: wrote {os.path.join(shown_dir or out_dir, 'index.html')} "
-          f"({len(figures)} episode figures)")
+        body.append(H("<p>n/a</p>"))
+    body += [H("<h2 id=\"run\">Run details and files</h2>"), run_html(summary, out_dir)]
+    return H("\n").join(body)
 
 
 def main():

@@ -1,13 +1,23 @@
 #!/usr/bin/python3
 # Shared pieces of rlfit's report pages: matplotlib import with a clear error, atomic file
 # writes, number formatting and the HTML skeleton (inline CSS, relative links, no JavaScript).
-import html
+# Every text reaches a page through markupsafe (Jinja2's escaping): html() fills a template's
+# {} fields escaped, and the page is a Jinja2 template with autoescape, so a file or episode
+# name is text whatever characters it holds; only Markup (html() results) is inserted as is.
 import json
 import math
 import os
 import sys
 import tempfile
 from urllib.parse import quote
+
+try:
+    import jinja2
+    from markupsafe import Markup, escape
+except ImportError:
+    print(f"{os.path.basename(sys.argv[0])}: error: Jinja2 is not installed for {sys.executable} "
+          "(Debian: apt-get install python3-jinja2)", file=sys.stderr)
+    sys.exit(2)
 
 # Component colours of every figure, as in the seed notes: x red, y green, z blue.
 COMPONENT_COLOURS = ("#d62728", "#2ca02c", "#1f77b4")
@@ -116,13 +126,20 @@ def fmt_coeff(v):
     return f"{v:.6g}" if finite(v) else "-"
 
 
+def html(template, *args, **kwargs):
+    """HTML (a Markup) from `template` (trusted HTML with str.format fields): every argument
+    that is not Markup itself is escaped, quotes included, so it can stand in text or in a
+    quoted attribute."""
+    return Markup(template).format(*args, **kwargs)
+
+
 def esc(s):
-    return html.escape(str(s), quote=True)
+    return escape(str(s))
 
 
 def href(name):
-    """A relative link to a file in the same folder (or below it)."""
-    return quote(name, safe="/")
+    """A relative link to a file in the same folder (or below it): percent-encoded."""
+    return Markup(escape(quote(name, safe="/")))
 
 
 CSS = """
@@ -163,16 +180,21 @@ span.vs { color: #666; }
 """
 
 
+PAGE = jinja2.Environment(autoescape=True, keep_trailing_newline=True).from_string(
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<title>{{ title }}</title>\n<style>{{ css }}</style>\n</head>\n<body>\n"
+    "{{ body }}\n</body>\n</html>\n")
+
+
 def page(title, body_html):
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
-            f"{body_html}\n</body>\n</html>\n")
+    """The whole page: `body_html` is Markup (html()); anything else would be escaped."""
+    return PAGE.render(title=title, css=Markup(CSS), body=body_html)
 
 
 def kv_table(rows):
-    """rows: (label, html_value) pairs; values are already escaped."""
-    cells = "".join(f"<tr><td>{esc(k)}</td><td>{v}</td></tr>\n" for k, v in rows)
-    return f"<table class=\"kv\">\n{cells}</table>\n"
+    """rows: (label, value) pairs; a value is text (escaped) or Markup (html())."""
+    cells = Markup("").join(html("<tr><td>{}</td><td>{}</td></tr>\n", k, v) for k, v in rows)
+    return html("<table class=\"kv\">\n{}</table>\n", cells)
 
 
 def json_cell(v):
@@ -182,8 +204,8 @@ def json_cell(v):
     if finite(v) or isinstance(v, bool) or v is None:
         return esc(json.dumps(v))
     if isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v):
-        return esc(", ".join(str(x) for x in v)) if v else "<i>(none)</i>"
-    return f"<code>{esc(json.dumps(v, sort_keys=True))}</code>"
+        return esc(", ".join(str(x) for x in v)) if v else html("<i>(none)</i>")
+    return html("<code>{}</code>", json.dumps(v, sort_keys=True))
 
 
 def draw_paired_bars(plt, panels, labels, names, title, path):

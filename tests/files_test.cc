@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -109,7 +111,8 @@ TEST_CASE("StagedDir writes a new folder and replaces an earlier output as a who
     WriteFileAtomic(staged.Path("replay_summary.json"), "{\"schema_version\": 1}\n");
     staged.Commit();
   }
-  CHECK(Entries(out) == std::set<std::string>{"episode_01.csv", "replay_summary.json"});
+  CHECK(Entries(out) ==
+        std::set<std::string>{".rlfit-files", "episode_01.csv", "replay_summary.json"});
   {
     StagedDir staged(out, false);
     WriteFileAtomic(staged.Path("episode_02.csv"), "row,t_s\n");
@@ -118,7 +121,8 @@ TEST_CASE("StagedDir writes a new folder and replaces an earlier output as a who
     staged.Commit();
   }
   // No file of the first run survives, and no temporary folder is left beside.
-  CHECK(Entries(out) == std::set<std::string>{"episode_02.csv", "replay_summary.json"});
+  CHECK(Entries(out) ==
+        std::set<std::string>{".rlfit-files", "episode_02.csv", "replay_summary.json"});
   CHECK(Entries(dir.path()) == std::set<std::string>{"out"});
 
   // An empty folder is replaced too.
@@ -129,7 +133,7 @@ TEST_CASE("StagedDir writes a new folder and replaces an earlier output as a who
     WriteFileAtomic(staged.Path("summary.txt"), "x");
     staged.Commit();
   }
-  CHECK(Entries(empty) == std::set<std::string>{"summary.txt"});
+  CHECK(Entries(empty) == std::set<std::string>{".rlfit-files", "summary.txt"});
 }
 
 TEST_CASE("StagedDir removes an uncommitted folder and refuses a foreign one without force") {
@@ -151,10 +155,62 @@ TEST_CASE("StagedDir removes an uncommitted folder and refuses a foreign one wit
     WriteFileAtomic(staged.Path("summary.txt"), "x");
     staged.Commit();
   }
-  CHECK(Entries(foreign) == std::set<std::string>{"summary.txt"});
+  CHECK(Entries(foreign) == std::set<std::string>{".rlfit-files", "summary.txt"});
 
   const std::string file = dir.Write("plain.txt", "x");
   CHECK(Contains(ErrorOf([&] { StagedDir staged(file, true); }), "not a folder"));
+}
+
+// A file the user added to an earlier output folder is not in the folder's manifest: the next
+// write into the folder is refused without --force (it was replaced as a whole, the file lost).
+TEST_CASE("StagedDir keeps a file the user added to an earlier output unless forced") {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  auto write = [&](bool force) {
+    StagedDir staged(out, force);
+    staged.WriteFile("replay_summary.json", "{\"schema_version\": 2}\n");
+    fs::create_directory(staged.Path("plots"));
+    staged.WriteFile("plots/a.png", "png");
+    staged.Commit();
+  };
+  write(false);
+  CHECK(Slurp(out + "/.rlfit-files").find("plots/a.png\n") != std::string::npos);
+  write(false);  // its own files only: replaced
+  dir.Write("out/plots/notes.txt", "my notes");
+  const std::string why = ErrorOf([&] { write(false); });
+  CHECK(Contains(why, "now also holds plots/notes.txt, which rlfit did not write"));
+  CHECK(Contains(ErrorOf([&] { CheckOutputTarget(out, OutputKind::kFolder, {}, false); }),
+                 "plots/notes.txt"));
+  CHECK(Slurp(out + "/plots/notes.txt") == "my notes");
+  CHECK(Entries(dir.path()) == std::set<std::string>{"out"});  // no staging left
+  write(true);
+  CHECK(!fs::exists(out + "/plots/notes.txt"));
+}
+
+// std::terminate (an exception escaping a noexcept function: std::bad_alloc from a JSON
+// destructor under `ulimit -v` ended in abort(), exit 134, and left the staging folder) prints
+// one line, removes the staged folder and exits with the status given.
+TEST_CASE("InstallTerminateHandler: one line, no staging folder, the exit status given") {
+  TempDir dir;
+  const std::string err = dir.path() + "/stderr.txt";
+  fs::create_directory(dir.path() + "/work");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::freopen(err.c_str(), "w", stderr);
+    InstallTerminateHandler("rlsim", 3);
+    StagedDir staged(dir.path() + "/work/out", false);
+    staged.WriteFile("episode_01.csv", "row,t_s\n");
+    const std::function<void()> allocate = [] { throw std::bad_alloc(); };
+    [&]() noexcept { allocate(); }();  // as a destructor that allocates
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(Slurp(err) == "rlsim: internal error: out of memory\n");
+  CHECK(Entries(dir.path() + "/work").empty());
 }
 
 TEST_CASE("CheckOutputTarget refuses what would destroy an input or fail late") {

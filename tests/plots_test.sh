@@ -125,7 +125,12 @@ done
 grep -q "std error" "$work/fit_with_se/index.html" || fail "std errors not shown"
 if grep -q "std error" "$work/fit_no_se/index.html"; then fail "std error column without data"; fi
 
-# 6. rlsim replay --plots on the recorded aerial episodes.
+# 6. The page's fuzz target, briefly (scripts/fuzz.sh runs it longer): file and episode names
+#    full of markup, every page checked by Python's HTML parser (fuzz/report_page_fuzz.py).
+"$python" "$src/fuzz/report_page_fuzz.py" --runs 40 --seed 1 > /dev/null ||
+  fail "report_page_fuzz.py found a page that breaks (see above)"
+
+# 7. rlsim replay --plots on the recorded aerial episodes.
 if [ ! -d "$data/car_control/aerial" ]; then
   echo "plots_test: OK (rlsim part skipped: no aerial recordings under $data)"
   exit 0
@@ -152,5 +157,32 @@ one="$work/one"
   --quiet > /dev/null
 [ "$(ls "$one"/plots/trajectory_*.png | wc -l)" -eq 1 ] || fail "one episode, not one figure"
 check_page "$one"
+
+# 8. A recording whose name is markup (issue 34): the page shows the name as text, and no
+#    attribute or element comes from it.
+hostile="$work/hostile"
+mkdir "$hostile"
+name='episode_x" onmouseover="alert(1)" y="<b>.csv'
+cp "$data/car_control/aerial/episode_00.csv" "$hostile/$name"
+"$rlsim" replay aerial "$hostile/$name" --data "$data" --out "$work/hostile out" --plots \
+  --quiet > /dev/null
+"$python" - "$work/hostile out/index.html" "$name" <<'PY' || fail "the hostile name reached the markup"
+import html.parser, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+allowed = {"lang", "charset", "href", "id", "class", "src", "alt", "colspan", "rowspan"}
+class P(html.parser.HTMLParser):
+    text, bad = [], []
+    def handle_starttag(self, tag, attrs):
+        self.bad += [f"<{tag} {k}=...>" for k, _ in attrs if k not in allowed]
+    def handle_data(self, d):
+        self.text.append(d)
+p = P()
+p.feed(page)
+if p.bad:
+    sys.exit(f"attributes from the name: {p.bad}")
+if sys.argv[2] not in "".join(p.text):
+    sys.exit("the name is not shown as text")
+PY
+check_page "$work/hostile out"
 
 echo "plots_test: OK"

@@ -390,6 +390,37 @@ TEST_CASE("a ball step spans 1 to kMaxBallStepRows rows: a time jump is an error
   }
 }
 
+// What is not plain text was read as one long line ("truncated: the file does not end with a
+// newline") or as an empty file: now it is named from the file's start (RefuseNonText).
+TEST_CASE("a file that is not plain text is named for what it is") {
+  const std::string text = CarFile(40);
+  std::string utf16 = "\xff\xfe", utf16_plain, cr_only = text, binary, damaged = text;
+  for (char c : text) {
+    utf16 += c;
+    utf16 += '\0';
+    utf16_plain += c;
+    utf16_plain += '\0';
+  }
+  std::replace(cr_only.begin(), cr_only.end(), '\n', '\r');
+  for (int i = 0; i < 4000; ++i) binary += static_cast<char>(1 + (i * 37) % 250);
+  ExpectParseError("episode_00.csv", "\x1f\x8b\x08\x00" + text, 0, 0, "is gzip-compressed");
+  ExpectParseError("episode_00.csv", "BZh9" + text, 0, 0, "is bzip2-compressed");
+  ExpectParseError("episode_00.csv", "PK\x03\x04" + text, 0, 0, "is a zip archive");
+  ExpectParseError("episode_00.csv", utf16, 0, 0, "is UTF-16 text (byte-order mark)");
+  ExpectParseError("episode_00.csv", utf16_plain, 0, 0, "a NUL byte beside every character");
+  ExpectParseError("episode_00.csv", cr_only, 0, 0, "ends its lines with CR alone");
+  ExpectParseError("episode_00.csv", std::string(100000, '\0'), 0, 0,
+                   "holds only NUL bytes (its first 65536 at least)");
+  ExpectParseError("episode_00.csv", text + std::string(3, '\0'), 0, 0,
+                   "is a binary file, not a text recording (a NUL byte at byte " +
+                       std::to_string(text.size() + 1) + ")");
+  ExpectParseError("episode_00.csv", binary, 0, 0, "control bytes, the first 0x01 at byte 1)");
+  // A UTF-8 byte-order mark and CRLF are text; one stray control byte is a bad cell (below).
+  std::string crlf;
+  for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  CHECK(Parse("episode_00.csv", "\xEF\xBB\xBF" + crlf).size() == 1);
+}
+
 TEST_CASE("errors name the column that is wrong") {
   SUBCASE("a ball position jump: the x column") {
     ExpectParseError("episode_000001.csv", WithCell(BallFile(40), 20, 1, "900"), 20, 2,

@@ -16,77 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-// Deepest nesting accepted; the files we write nest 5 levels (fit_report.heldout_*).
-constexpr int kMaxJsonDepth = 64;
-
 // A number in a message: 9 significant digits, enough to tell a value from a bound near it.
 std::string Num(double v) { return MessageNumber(v, 9); }
-
-// The 1-based line and column of byte offset `byte` (nlohmann counts bytes read, 1-based).
-void LineAndColumn(const std::string& text, std::size_t byte, int* line, int* column) {
-  *line = 1;
-  *column = 1;
-  const std::size_t end = std::min(text.size(), byte > 0 ? byte - 1 : 0);
-  for (std::size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') {
-      ++*line;
-      *column = 1;
-    } else {
-      ++*column;
-    }
-  }
-}
-
-// Parses `text`, refusing duplicate keys (nlohmann keeps the last one silently) and nesting
-// deeper than kMaxJsonDepth. Every failure is an InputError naming `name`.
-json ParseStrictJson(const std::string& name, const std::string& text) {
-  struct Frame {
-    std::string path;  // "" for the top level, else e.g. "coefficients"
-    bool object;
-    std::set<std::string> keys;
-  };
-  std::vector<Frame> frames;
-  std::string last_key;
-  auto child_path = [&]() -> std::string {
-    if (frames.empty()) return "";
-    const Frame& f = frames.back();
-    if (!f.object) return f.path + "[]";
-    return f.path.empty() ? last_key : f.path + "." + last_key;
-  };
-  const json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
-                                               json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        if (depth >= kMaxJsonDepth)
-          throw InputError(name, 0, 0, "JSON nested deeper than " +
-                                           std::to_string(kMaxJsonDepth) + " levels");
-        frames.push_back({child_path(), event == json::parse_event_t::object_start, {}});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!frames.empty()) frames.pop_back();
-        break;
-      case json::parse_event_t::key:
-        last_key = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
-        if (!frames.empty() && !frames.back().keys.insert(last_key).second)
-          throw InputError(name, 0, 0, "duplicate key \"" + child_path() + "\"");
-        break;
-      case json::parse_event_t::value:
-        break;
-    }
-    return true;
-  };
-  try {
-    return json::parse(text, callback);
-  } catch (const json::parse_error& e) {
-    int line = 0, column = 0;
-    LineAndColumn(text, e.byte, &line, &column);
-    throw InputError(name, line, column, std::string("invalid JSON: ") + e.what());
-  } catch (const json::exception& e) {  // out_of_range.406: a number beyond double (1e999)
-    throw InputError(name, 0, 0, std::string("invalid JSON: ") + e.what());
-  }
-}
 
 // Reads one JSON object of a coefficients file, knowing its path for messages.
 class Reader {

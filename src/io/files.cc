@@ -12,10 +12,12 @@
 #include <cctype>
 #include <cerrno>
 #include <csignal>
+#include <exception>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <pthread.h>
+#include <set>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -119,6 +121,44 @@ extern "C" void RemoveTempsAndReraise(int sig) {
   errno = saved_errno;
 }
 
+// The program and exit status of the terminate handler (InstallTerminateHandler).
+const char* g_terminate_program = "rlfit";
+int g_terminate_status = 1;
+
+void WriteStderrSignalSafe(const char* text) {
+  for (std::size_t left = std::strlen(text); left > 0;) {
+    const ssize_t n = ::write(STDERR_FILENO, text, left);
+    if (n <= 0) return;
+    text += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// std::terminate's last words: one line, the live temporaries removed, the tools' exit status
+// for an internal error. Allocates nothing of its own (it runs when memory may be exhausted).
+[[noreturn]] void TerminateCleanly() {
+  bool out_of_memory = false;
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+    } catch (...) {
+    }
+  }
+  WriteStderrSignalSafe(g_terminate_program);
+  WriteStderrSignalSafe(out_of_memory ? ": internal error: out of memory\n"
+                                      : ": internal error: unhandled exception (terminate)\n");
+  for (TempSlot& slot : g_temps) {
+    if (slot.state.load(std::memory_order_acquire) != kLive) continue;
+    if (slot.is_dir)
+      RemoveTreeSignalSafe(AT_FDCWD, slot.path, 0);
+    else
+      ::unlink(slot.path);
+  }
+  ::_exit(g_terminate_status);
+}
+
 // A registered temporary that is removed unless released.
 class TempGuard {
  public:
@@ -180,6 +220,24 @@ fs::path Normalize(const std::string& path) {
 
 fs::path ParentOf(const fs::path& normalized) {
   return normalized.has_parent_path() ? normalized.parent_path() : fs::path(".");
+}
+
+// Deepest nesting accepted; the files we write nest 5 levels (fit_report.heldout_*).
+constexpr int kMaxJsonDepth = 64;
+
+// The 1-based line and column of byte offset `byte` (nlohmann counts bytes read, 1-based).
+void LineAndColumn(const std::string& text, std::size_t byte, int* line, int* column) {
+  *line = 1;
+  *column = 1;
+  const std::size_t end = std::min(text.size(), byte > 0 ? byte - 1 : 0);
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++*line;
+      *column = 1;
+    } else {
+      ++*column;
+    }
+  }
 }
 
 // The signals whose handler removes this process's temporaries before the default action.
@@ -264,6 +322,69 @@ bool FolderIsEmpty(const fs::path& dir) {
   return fs::directory_iterator(dir, ec) == fs::directory_iterator() && !ec;
 }
 
+// The manifest StagedDir::Commit writes into every output folder: the entries it wrote, so
+// that a later write into the folder can tell a file the user added there (ForeignEntryIn).
+constexpr const char* kManifestName = ".rlfit-files";
+constexpr const char* kManifestHeader =
+    "# rlfit: the files of this output folder; a later write replaces them, and anything else "
+    "here stops it unless --force\n";
+
+// A relative path on one line of the manifest: backslash and newline escaped.
+std::string ManifestLine(const std::string& relative) {
+  std::string line;
+  for (char c : relative) {
+    if (c == '\\') line += "\\\\";
+    else if (c == '\n') line += "\\n";
+    else line += c;
+  }
+  return line;
+}
+
+// Every entry below `dir` (files and folders, symbolic links not followed) as manifest lines.
+std::vector<std::string> ManifestLinesOf(const fs::path& dir) {
+  std::vector<std::string> lines;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string relative = it->path().lexically_relative(dir).string();
+    if (relative != kManifestName) lines.push_back(ManifestLine(relative));
+  }
+  if (ec) throw InputError(UserPath(dir.string()), 0, 0, "cannot list the output: " + ec.message());
+  return lines;
+}
+
+// The first entry below the rlfit output folder `dir` that its manifest does not list (a file
+// the user put there), as a path relative to `dir`; "" when there is none or the folder has no
+// manifest (written before rlfit kept one: nothing tells its files apart).
+std::string ForeignEntryIn(const fs::path& dir) {
+  std::ifstream in(dir / kManifestName, std::ios::binary);
+  if (!in) return "";
+  std::set<std::string> listed;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') listed.insert(line);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string relative = it->path().lexically_relative(dir).string();
+    if (relative != kManifestName && !listed.count(ManifestLine(relative))) return relative;
+  }
+  return "";
+}
+
+// Refuses (unless `force`) to replace the existing folder `dir`, named `out` in messages, when
+// it is not empty and not an rlfit output, or an rlfit output holding a file rlfit did not write.
+void RequireReplaceableFolder(const std::string& out, const fs::path& dir, bool force) {
+  if (force || FolderIsEmpty(dir)) return;
+  if (!IsRlfitOutputFolder(dir.string()))
+    throw InputError(out, 0, 0,
+                     "is a non-empty folder that rlfit did not write; pass --force to replace "
+                     "it as a whole");
+  const std::string foreign = ForeignEntryIn(dir);
+  if (!foreign.empty())
+    throw InputError(out, 0, 0,
+                     "is an earlier rlfit output that now also holds " + foreign +
+                         ", which rlfit did not write; move it out, or pass --force to replace "
+                         "the folder as a whole");
+}
+
 // Is `inner` `outer` itself or inside it (both canonical)?
 bool IsWithin(const fs::path& inner, const fs::path& outer) {
   auto o = outer.begin();
@@ -343,6 +464,9 @@ void RequireReplaceableFile(const std::string& out, OutputKind kind) {
 }  // namespace
 
 void InstallCleanupHandlers() {
+  // Past `ulimit -f` a write fails with EFBIG, reported with the file's name and the temporary
+  // removed as for a full disk; SIGXFSZ's default action would end the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   for (int sig : kCleanupSignals) {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
@@ -353,6 +477,12 @@ void InstallCleanupHandlers() {
     action.sa_flags = 0;
     ::sigaction(sig, &action, nullptr);
   }
+}
+
+void InstallTerminateHandler(const char* program, int exit_status) {
+  g_terminate_program = program;
+  g_terminate_status = exit_status;
+  std::set_terminate(TerminateCleanly);
 }
 
 void WriteFileAtomic(const std::string& path, const std::string& contents) {
@@ -428,10 +558,7 @@ StagedDir::StagedDir(const std::string& final_dir, bool force) : force_(force) {
     if (!S_ISDIR(st.st_mode))
       throw InputError(final_dir, 0, 0,
                        "is " + TypeName(st.st_mode) + ", not a folder; not replacing it");
-    if (!force_ && !FolderIsEmpty(target) && !IsRlfitOutputFolder(target.string()))
-      throw InputError(final_dir, 0, 0,
-                       "is a non-empty folder that rlfit did not write; pass --force to "
-                       "replace it as a whole");
+    RequireReplaceableFolder(final_dir, target, force_);
   }
   if (target == target.root_path())
     throw InputError(final_dir, 0, 0, "is the root folder; not replacing it");
@@ -465,9 +592,46 @@ std::string StagedDir::Path(const std::string& name) const {
   return (fs::path(temp_dir_) / name).string();
 }
 
+void StagedDir::WriteFile(const std::string& name, const std::string& contents) const {
+  const std::string path = Path(name);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(UserPath(path), 0, 0, "cannot create: " + Errno(err));
+  }
+  const char* data = contents.data();
+  for (std::size_t left = contents.size(); left > 0;) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      throw InputError(UserPath(path), 0, 0, "write failed: " + Errno(err));
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    throw InputError(UserPath(path), 0, 0, "write failed: " + Errno(err));
+  }
+}
+
 void StagedDir::Commit() {
   RLFIT_CHECK(!committed_, "StagedDir committed twice");
-  FsyncDir(temp_dir_);
+  std::string manifest = kManifestHeader;
+  for (const std::string& line : ManifestLinesOf(temp_dir_)) manifest += line + "\n";
+  WriteFile(kManifestName, manifest);
+  // Everything staged reaches the disk before the rename makes it the output: one syncfs of
+  // the folder's file system rather than an fsync per file (10,000 trajectories: one journal
+  // commit instead of 10,000). A failure to write back (EIO, ENOSPC) stops the commit.
+  const int dir_fd = ::open(temp_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0 || ::syncfs(dir_fd) != 0) {
+    const int err = errno;
+    if (dir_fd >= 0) ::close(dir_fd);
+    throw InputError(final_dir_, 0, 0, "cannot write the output to disk: " + Errno(err));
+  }
+  ::close(dir_fd);
   const fs::path target(final_dir_);
   const fs::path parent = ParentOf(target);
   struct stat st {};
@@ -483,10 +647,7 @@ void StagedDir::Commit() {
   // Checked again: something may have appeared since the constructor.
   if (!S_ISDIR(st.st_mode))
     throw InputError(final_dir_, 0, 0, "is " + TypeName(st.st_mode) + "; not replacing it");
-  if (!force_ && !FolderIsEmpty(target) && !IsRlfitOutputFolder(final_dir_))
-    throw InputError(final_dir_, 0, 0,
-                     "is a non-empty folder that rlfit did not write; pass --force to replace "
-                     "it as a whole");
+  RequireReplaceableFolder(final_dir_, target, force_);
   // An atomic exchange where the file system has one; the temporary name then holds the old
   // folder (still registered, so a signal from here on removes only the old one).
   std::string old_dir;
@@ -613,11 +774,8 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
                            "holds recordings (" + recording +
                                "); the output folder is replaced as a whole, and --force does "
                                "not replace recordings: choose another");
-        if (!force)
-          throw InputError(out, 0, 0,
-                           "is a non-empty folder that rlfit did not write; pass --force to "
-                           "replace it as a whole");
       }
+      RequireReplaceableFolder(out, target, force);
     }
   }
 
@@ -636,6 +794,39 @@ void CheckOutputTarget(const std::string& out, OutputKind kind,
                      "file name too long: " + std::to_string(name_bytes) +
                          " bytes, this file system allows at most " + std::to_string(name_max));
   ProbeWritable(out, parent);
+}
+
+void CheckCoeffsTarget(const std::string& out, const std::string& model, bool force) {
+  if (out.empty() || force || RlfitOutputFileKind(out) != RlfitFileKind::kCoeffs) return;
+  std::ifstream in(out, std::ios::binary);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const std::string of =
+      j.is_object() && j.contains("model") && j["model"].is_string() ? j["model"].get<std::string>()
+                                                                    : "";
+  if (of != model)
+    throw InputError(out, 0, 0,
+                     "holds the coefficients of model " + (of.empty() ? "(unnamed)" : of) +
+                         ", and this fit is " + model +
+                         "'s; name another file, or pass --force to replace them");
+  std::error_code ec;
+  const fs::path baseline = ParentOf(Canonical(out)) / "baseline.json";
+  if (fs::is_regular_file(baseline, ec))
+    throw InputError(out, 0, 0,
+                     "is the coefficients of the regression baseline beside it (" +
+                         baseline.string() +
+                         "), which would then describe other coefficients; `rlfit baseline " +
+                         model + "` rewrites both, or pass --force");
+}
+
+void CheckResultsFolder(const std::string& results_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(results_dir, ec)) return;
+  const std::string recording = FindRecordingIn(Canonical(results_dir));
+  if (!recording.empty())
+    throw InputError(results_dir, 0, 0,
+                     "holds recordings (" + recording +
+                         "); --results names the folder of the results/MODEL/ folders, not a "
+                         "datasets folder: choose another");
 }
 
 void RequireReadableFile(const std::string& path) {
@@ -663,17 +854,66 @@ std::string DumpJson(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Parses `text`, refusing duplicate keys (nlohmann keeps the last one silently) and nesting
+// deeper than kMaxJsonDepth. Every failure is an InputError naming `name`.
+nlohmann::json ParseStrictJson(const std::string& name, const std::string& text) {
+  using nlohmann::json;
+  struct Frame {
+    std::string path;  // "" for the top level, else e.g. "coefficients"
+    bool object;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> frames;
+  std::string last_key;
+  auto child_path = [&]() -> std::string {
+    if (frames.empty()) return "";
+    const Frame& f = frames.back();
+    if (!f.object) return f.path + "[]";
+    return f.path.empty() ? last_key : f.path + "." + last_key;
+  };
+  const json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
+                                               json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth)
+          throw InputError(name, 0, 0, "JSON nested deeper than " +
+                                           std::to_string(kMaxJsonDepth) + " levels");
+        frames.push_back({child_path(), event == json::parse_event_t::object_start, {}});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames.empty()) frames.pop_back();
+        break;
+      case json::parse_event_t::key:
+        last_key = parsed.is_string() ? parsed.get<std::string>() : parsed.dump();
+        if (!frames.empty() && !frames.back().keys.insert(last_key).second)
+          throw InputError(name, 0, 0, "duplicate key \"" + child_path() + "\"");
+        break;
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, callback);
+  } catch (const json::parse_error& e) {
+    int line = 0, column = 0;
+    LineAndColumn(text, e.byte, &line, &column);
+    throw InputError(name, line, column, std::string("invalid JSON: ") + e.what());
+  } catch (const json::exception& e) {  // out_of_range.406: a number beyond double (1e999)
+    throw InputError(name, 0, 0, std::string("invalid JSON: ") + e.what());
+  }
+}
+
 nlohmann::json ReadJsonFile(const std::string& path) {
   RequireReadableFile(path);
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "cannot open: " + Errno(errno));
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, 0, static_cast<int>(e.byte), std::string("invalid JSON: ") + e.what());
-  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of range (1e999)
-    throw InputError(path, 0, 0, std::string("invalid JSON: ") + e.what());
-  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, 0, "cannot read file");
+  return ParseStrictJson(path, text.str());
 }
 
 const nlohmann::json& RequireKey(const nlohmann::json& object, const std::string& key,

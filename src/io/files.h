@@ -22,15 +22,25 @@ void WriteFileAtomic(const std::string& path, const std::string& contents);
 // Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (stdout piped into a reader that
 // quit, `| head -1`) that remove the live temporary files and folders (of WriteFileAtomic and
 // StagedDir) and then re-raise the signal with its default action. Call once from each tool's main(); a signal the parent set to "ignore" stays ignored.
+// Past `ulimit -f`, SIGXFSZ is ignored so that a write fails with EFBIG and is reported as a
+// full disk is (one line naming the file, its temporary removed).
 void InstallCleanupHandlers();
 
+// Makes std::terminate (an exception escaping a noexcept function, such as std::bad_alloc from a
+// destructor under memory pressure) print one line "PROGRAM: internal error: out of memory"
+// (or "unhandled exception"), remove the live temporaries and staged folders, and exit with
+// `exit_status`, instead of abort()'s core dump and a staging folder left behind.
+void InstallTerminateHandler(const char* program, int exit_status);
+
 // An output folder written as a whole. Files go into a fresh sibling temporary folder
-// (mkdtemp, removed on a signal once InstallCleanupHandlers() ran); Commit() replaces
-// `final_dir` by it. If `final_dir` does not exist it is renamed into place; if it is empty or
-// an earlier rlfit output (IsRlfitOutputFolder) it is exchanged with the new one and removed,
-// so no file of an earlier run survives; a non-empty folder that is not ours is replaced only
-// with `force`, else the constructor throws InputError (before anything is written). The
-// destructor removes an uncommitted temporary folder.
+// (mkdtemp, removed on a signal once InstallCleanupHandlers() ran); Commit() lists them in the
+// folder's manifest (.rlfit-files), syncs them to disk and replaces `final_dir` by the folder.
+// If `final_dir` does not exist it is renamed into place; if it is empty or an earlier rlfit
+// output (IsRlfitOutputFolder) holding only what its manifest lists, it is exchanged with the
+// new one and removed, so no file of an earlier run survives; a non-empty folder that is not
+// ours, or ours with a file the user added, is replaced only with `force`, else the
+// constructor throws InputError (before anything is written). The destructor removes an
+// uncommitted temporary folder.
 class StagedDir {
  public:
   StagedDir(const std::string& final_dir, bool force);
@@ -40,6 +50,10 @@ class StagedDir {
 
   // Where to write the output file `name` (relative to the folder) before Commit().
   std::string Path(const std::string& name) const;
+  // Writes the new file `name` of the folder (InputError naming it by the folder's final name
+  // when it cannot). Not synced one by one: Commit() syncs the whole folder before it becomes
+  // the output, and until then the folder is only a temporary.
+  void WriteFile(const std::string& name, const std::string& contents) const;
   // The temporary folder itself (for a program that fills it, e.g. a plot script).
   const std::string& dir() const { return temp_dir_; }
   // The folder Commit() replaces.
@@ -71,10 +85,21 @@ enum class OutputKind {
 // existing folder, or an existing non-empty file that is not an rlfit output of the kind
 // `kind` replaces (RlfitOutputFileKind) unless `force`; for kFolder an existing file, a folder
 // that holds an input or the current folder, or a non-empty folder that is not an rlfit output
-// (IsRlfitOutputFolder) unless `force`; and a parent folder that does not exist or is not
+// (IsRlfitOutputFolder) or holds a file its manifest does not list (see StagedDir) unless
+// `force`; and a parent folder that does not exist or is not
 // writable. `out` empty: nothing to check. Call right after parsing, before any reading.
 void CheckOutputTarget(const std::string& out, OutputKind kind,
                        const std::vector<std::string>& inputs, bool force);
+
+// Refuses, with InputError naming `out` unless `force`, to write `model`'s coefficients
+// (`rlfit fit --out`) over an existing coefficients file of another model, or over the
+// coeffs.json of a regression baseline (a baseline.json beside it, as in results/MODEL/:
+// it would then describe other coefficients; `rlfit baseline` writes the two together).
+void CheckCoeffsTarget(const std::string& out, const std::string& model, bool force);
+
+// Refuses, with InputError naming it, a `rlfit baseline --results` folder that holds
+// recordings or an arena mesh (a datasets root), even with --force.
+void CheckResultsFolder(const std::string& results_dir);
 
 // Which rlfit output a file is, by its contents.
 enum class RlfitFileKind {
@@ -108,7 +133,13 @@ std::string NotAFileKind(const std::string& path);
 // dump after all the work.
 std::string DumpJson(const nlohmann::json& j, int indent);
 
-// Reads a JSON file; InputError on a file RequireReadableFile refuses or a syntax error.
+// Parses the JSON `text` of the file `name` strictly, the one policy of every JSON input
+// (coefficients, baselines, --states): a syntax error names line and column, a duplicate key
+// is refused naming it (nlohmann would keep the last one silently), and so is nesting deeper
+// than 64 levels. Every failure is an InputError naming `name`.
+nlohmann::json ParseStrictJson(const std::string& name, const std::string& text);
+
+// Reads a JSON file through ParseStrictJson; InputError on a file RequireReadableFile refuses.
 nlohmann::json ReadJsonFile(const std::string& path);
 
 // Strict member access: InputError naming the file and key when `key` is missing.

@@ -298,6 +298,16 @@ bool SameState(const Sample& a, const Sample& b) {
 
 bool IsTxt(const std::string& name) { return fs::path(name).extension() == ".txt"; }
 
+// "empty episode (1 rows)", and why when rows repeating the state before them (repeated frames,
+// merged into it) are what left too few: 300 identical rows are one state, not 300 rows.
+std::string EmptyEpisodeText(std::size_t rows, std::size_t merged) {
+  if (merged == 0) return "empty episode (" + std::to_string(rows) + " rows)";
+  return "empty episode: " + std::to_string(rows) + " distinct row" + (rows == 1 ? "" : "s") +
+         " and " + std::to_string(merged) +
+         " that repeat the state before them exactly (merged as repeated frames); a replay "
+         "needs 2 distinct rows";
+}
+
 // Rows kept so far and the steps between them, before the cut into episodes.
 struct Track {
   std::vector<Sample> rows;
@@ -356,7 +366,7 @@ void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const 
       merged.push_back(track.merged[next_merged++]);
     if (e - b < (allow_split ? options.min_segment_rows : 2)) {
       if (!allow_split)
-        throw InputError(name, 0, 0, "empty episode (" + std::to_string(e - b) + " rows)");
+        throw InputError(name, 0, 0, EmptyEpisodeText(e - b, merged.size()));
       continue;
     }
     Episode ep;
@@ -437,8 +447,7 @@ std::vector<Episode> ParseCar(const std::string& name, const char* data, std::si
     if (timed) game_time.push_back(r[0]);
   });
   if (track.rows.size() < 2)
-    throw InputError(name, 0, 0,
-                     "empty episode (" + std::to_string(track.rows.size()) + " rows)");
+    throw InputError(name, 0, 0, EmptyEpisodeText(track.rows.size(), track.merged.size()));
 
   const std::vector<Sample>& rows = track.rows;
   const int n = static_cast<int>(rows.size());
@@ -539,8 +548,7 @@ std::vector<Episode> ParseBall(const std::string& name, const char* data, std::s
     track.rows.push_back(std::move(s));
   });
   if (track.rows.size() < 2)
-    throw InputError(name, 0, 0,
-                     "empty episode (" + std::to_string(track.rows.size()) + " rows)");
+    throw InputError(name, 0, 0, EmptyEpisodeText(track.rows.size(), track.merged.size()));
   // A recording at another rate (120 Hz: 0.51 row a step; 40 Hz: 1.52) is read as one or two
   // rows a step and replayed at the wrong speed (a ball's own 120 Hz ticks were 105 uu off at
   // 0.5 s). The recordings' steps are within 0.012 row of whole rows but for 2 of 155,367
@@ -593,6 +601,78 @@ std::string DescribeError(int error) {
   }
 }
 
+// Bytes of a file's start that RefuseNonText looks at: many rows of any recording.
+constexpr std::size_t kSniffBytes = 1 << 16;
+
+// Refuses, naming what it is, a file that is not the plain text (ASCII or UTF-8, lines ended
+// by LF or CRLF) every recording is, judged on its first bytes `head` (up to kSniffBytes): a
+// compressed file (gzip, bzip2, xz, zstd, zip), UTF-16 or UTF-32 text, a binary file (a NUL or
+// another control byte), or text with CR-only line endings. Without it these all read as one
+// long line and were reported as "truncated: the file does not end with a newline", or as an
+// empty file after reading gigabytes of NUL bytes.
+void RefuseNonText(const std::string& name, const char* head, std::size_t size) {
+  const auto starts = [&](const char* magic, std::size_t n) {
+    return size >= n && std::memcmp(head, magic, n) == 0;
+  };
+  const auto refuse = [&](const std::string& what) { throw InputError(name, 0, 0, what); };
+  if (starts("\x1f\x8b", 2)) refuse("is gzip-compressed, not a text recording: gunzip it first");
+  if (starts("BZh", 3) && size > 3 && head[3] >= '1' && head[3] <= '9')
+    refuse("is bzip2-compressed, not a text recording: bunzip2 it first");
+  if (starts("\xfd" "7zXZ\0", 6)) refuse("is xz-compressed, not a text recording: unxz it first");
+  if (starts("\x28\xb5\x2f\xfd", 4))
+    refuse("is zstd-compressed, not a text recording: unzstd it first");
+  if (starts("PK\x03\x04", 4)) refuse("is a zip archive, not a text recording: unzip it first");
+  if (starts("\xff\xfe\0\0", 4) || starts("\0\0\xfe\xff", 4))
+    refuse("is UTF-32 text (byte-order mark): recordings are UTF-8 or ASCII; convert it");
+  if (starts("\xff\xfe", 2) || starts("\xfe\xff", 2))
+    refuse("is UTF-16 text (byte-order mark): recordings are UTF-8 or ASCII; convert it "
+           "(iconv -f UTF-16 -t UTF-8)");
+  std::size_t n = std::min(size, kSniffBytes);
+  // The line breaks that end a whole file are no content: with or without them, the same answer.
+  if (n == size)
+    while (n > 0 && (head[n - 1] == '\n' || head[n - 1] == '\r')) --n;
+  const void* nul = std::memchr(head, '\0', n);
+  if (nul != nullptr) {
+    const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(nul) - head);
+    // UTF-16 without a byte-order mark: ASCII text with a NUL after (or before) each byte.
+    std::size_t even = 0, odd = 0, pairs = std::min<std::size_t>(n / 2, 256);
+    for (std::size_t i = 0; i < pairs; ++i) {
+      even += head[2 * i] == '\0';
+      odd += head[2 * i + 1] == '\0';
+    }
+    if (pairs >= 4 && (even == pairs) != (odd == pairs))
+      refuse("is UTF-16 text (a NUL byte beside every character): recordings are UTF-8 or "
+             "ASCII; convert it (iconv -f UTF-16 -t UTF-8)");
+    if (std::all_of(head, head + n, [](char c) { return c == '\0'; }))
+      refuse("holds only NUL bytes (its first " + std::to_string(n) +
+             " at least), not a text recording");
+    refuse("is a binary file, not a text recording (a NUL byte at byte " + std::to_string(at + 1) +
+           ")");
+  }
+  // Control bytes (not whitespace) in more than 1% of the start: a binary file. One or a few
+  // are a damaged text, which the row and column of the bad cell describe better.
+  std::size_t controls = 0, first_control = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(head[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') ||
+        c == 0x7f) {
+      ++controls;
+      first_control = std::min(first_control, i);
+    }
+  }
+  if (controls > 0 && controls * 100 > n) {
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%02x",
+                  static_cast<unsigned char>(head[first_control]));
+    refuse("is a binary file, not a text recording (" + std::to_string(controls) +
+           " control bytes, the first " + hex + " at byte " + std::to_string(first_control + 1) +
+           ")");
+  }
+  if (std::memchr(head, '\r', n) != nullptr && std::memchr(head, '\n', n) == nullptr)
+    refuse("ends its lines with CR alone (old Mac text): recordings end them with LF or CRLF; "
+           "convert it (tr '\\r' '\\n')");
+}
+
 // The whole contents of a regular file. Opens without blocking (a FIFO with no writer would
 // block a plain open) and refuses anything but a regular file.
 std::string LoadFile(const std::string& path) {
@@ -606,8 +686,22 @@ std::string LoadFile(const std::string& path) {
   if (::fstat(fd, &st) != 0) throw InputError(path, 0, 0, DescribeError(errno));
   if (!S_ISREG(st.st_mode))
     throw InputError(path, 0, 0, "not a regular file (" + FileKind(st.st_mode) + ")");
-  std::string data(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)), '\0');
+  std::string data(std::min(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)),
+                            kSniffBytes),
+                   '\0');
   std::size_t filled = 0;
+  // The start first: a file that is not text is refused before the rest is read (a 2 GiB file
+  // of NUL bytes at once, not after 20 s and 2 GB of memory).
+  while (filled < data.size()) {
+    const ssize_t got = ::read(fd, &data[filled], data.size() - filled);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw InputError(path, 0, 0, "cannot read: " + DescribeError(errno));
+    if (got == 0) break;
+    filled += static_cast<std::size_t>(got);
+  }
+  RefuseNonText(path, data.data(), filled);
+  if (filled == data.size())
+    data.resize(std::max<std::size_t>(static_cast<std::size_t>(st.st_size), filled));
   char more[1 << 16];  // for a file that grew since fstat
   for (;;) {
     const bool full = filled == data.size();
@@ -650,6 +744,7 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
                                     const ReadOptions& options) {
   std::string why;
   RLFIT_CHECK(options.Check(&why), "ReadOptions: " + why);
+  RefuseNonText(name, data, size);
   const FirstLine first = FindFirstLine(name, data, size);
   if (first.line != 0) CheckLastRowEnded(name, data, size);
   switch (first.line == 0 ? 0 : first.columns) {
@@ -788,6 +883,7 @@ std::vector<Episode> ReadRecordings(const std::vector<std::string>& paths,
 
 BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* data,
                                            std::size_t size) {
+  RefuseNonText(name, data, size);
   const FirstLine first = FindFirstLine(name, data, size);
   if (first.line == 0) throw InputError(name, 0, 0, "empty file (no rows)");
   CheckLastRowEnded(name, data, size);

@@ -782,6 +782,15 @@ inline long BallClockRowsTo(const Episode& ep, int k) {
   return n;
 }
 
+// BallClockRowsTo of every row of `ep` (element k for row k), in one pass: what the rollouts
+// restarted along one episode look up by index instead of summing from row 0 each time.
+inline std::vector<long> BallClockRowsPrefix(const Episode& ep) {
+  std::vector<long> to(ep.rows.size(), 0);
+  for (std::size_t k = 1; k < to.size(); ++k)
+    to[k] = to[k - 1] + BallClockRowsOf(ep, static_cast<int>(k) - 1);
+  return to;
+}
+
 // The place of a row between two ticks, in [0, 1) tick, `clock_rows` after row 0 of an
 // episode whose row 0 is at clock_origin_rows: the fractional part of
 // (clock_origin_rows + clock_rows) ticks_per_clock_row.
@@ -935,15 +944,17 @@ inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
 // of a bounce, and the rest of the bounce is lost (new34: episode 237, row 152, a 1,776 uu/s
 // side-ramp bounce, 230.9 uu off 0.5 s on, from row 151's pair 0.07). From a free pair the
 // rollout meets the contact at its own tick.
+// `rows_to` is BallClockRowsPrefix(ep).
 inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episode& ep, int start,
-                                        double origin_rows, const Integration& integ,
-                                        const Arena& arena, int* from_row) {
+                                        double origin_rows, const std::vector<long>& rows_to,
+                                        const Integration& integ, const Arena& arena,
+                                        int* from_row) {
   const double tick_s = 1.0 / integ.tick_rate_hz;
   const auto pair_at = [&](int row, bool* touched) {
     bool any = false;
     const BallTicks<double> t = BallTicksAroundRowBy(
         BallState<double>::FromSample(ep.rows[row]),
-        BallTickFraction(origin_rows, BallClockRowsTo(ep, row), integ),
+        BallTickFraction(origin_rows, rows_to[row], integ),
         [&](const BallState<double>& s) {
           BallClearance clearance;  // StepBall's state bit for bit, and whether it touched
           const BallState<double> next = StepBall(c, s, tick_s, arena, &clearance);

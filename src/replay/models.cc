@@ -1,5 +1,6 @@
 // The registry of models: each entry binds a model's coefficient layout and row step to
 // the replay machinery. Adding a model means adding one entry here.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -94,14 +95,34 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
 // then all the ticks the rollout needs in one PredictBall (so the free ticks run in its
 // register loop, BallFreeRun, as BM_Prediction6s measures), each row the blend of
 // the two ticks around it. The same rows as chained AdvanceBallTicks calls, bit for bit
-// (PredictBall gives chained StepBall's states; tested). The clock origin is worked out per
-// rollout (Origin).
+// (PredictBall gives chained StepBall's states; tested). The clock origin and the rows' places
+// on the clock are worked out per rollout, or once for all the restarts of an episode
+// (RolloutEach).
 class BallPredictor : public Predictor {
  public:
   BallPredictor(BallCoeffs<double> coeffs, Integration integ, const Arena* arena)
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    return RolloutOn(ep, Origin(ep), BallClockRowsPrefix(ep), start, end);
+  }
+
+  // The clock origin and the clock rows of every row worked out once per episode.
+  void RolloutEach(
+      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
+      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const override {
+    if (windows.empty()) return;
+    const double origin = Origin(ep);
+    const std::vector<long> rows_to = BallClockRowsPrefix(ep);
+    for (std::size_t i = 0; i < windows.size(); ++i)
+      each(i, RolloutOn(ep, origin, rows_to, windows[i].first, windows[i].second));
+  }
+
+ private:
+  // Rows start..end on the episode's clock: origin (Origin) and rows_to (BallClockRowsPrefix).
+  std::vector<PredictedState> RolloutOn(const Episode& ep, double origin,
+                                        const std::vector<long>& rows_to, int start,
+                                        int end) const {
     std::vector<PredictedState> out;
     out.reserve(end - start + 1);
     const BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
@@ -109,9 +130,9 @@ class BallPredictor : public Predictor {
     if (end <= start) return out;
     int from = start;  // the row whose tick pair the rollout steps from (BallStartTicks)
     const BallTicks<double> t0 =
-        BallStartTicks(coeffs_, ep, start, Origin(ep), integ_, *arena_, &from);
+        BallStartTicks(coeffs_, ep, start, origin, rows_to, integ_, *arena_, &from);
     // ticks[i] is the tick i past row `from`'s tick0 (ticks[0] = tick0, ticks[1] = tick1).
-    const long rows = BallClockRowsTo(ep, end) - BallClockRowsTo(ep, from);
+    const long rows = rows_to[end] - rows_to[from];
     const long last = BallWholeTicks(t0.first_a, rows, integ_) + 1;
     // Not value-initialised (a vector's would be: a quarter of a 6 s rollout's instructions).
     std::unique_ptr<BallState<double>[]> ticks(new BallState<double>[last + 1]);
@@ -120,7 +141,7 @@ class BallPredictor : public Predictor {
     if (last > 1)
       PredictBall(coeffs_, t0.tick1, 1.0 / integ_.tick_rate_hz, static_cast<int>(last - 1),
                   *arena_, ticks.get() + 2);
-    long clock_rows = BallClockRowsTo(ep, start) - BallClockRowsTo(ep, from);
+    long clock_rows = rows_to[start] - rows_to[from];
     for (int k = start; k < end; ++k) {
       clock_rows += BallClockRowsOf(ep, k);
       const long whole = BallWholeTicks(t0.first_a, clock_rows, integ_);
@@ -131,10 +152,9 @@ class BallPredictor : public Predictor {
     return out;
   }
 
- private:
-  // The episode's clock origin (BallClockOrigin): one pass over the episode's rows per
-  // rollout, a few exp() a row, below 1% of a replay's time (the rollouts step ~2 ticks a row
-  // of their own), and nothing kept between rollouts that could outlive its episode.
+  // The episode's clock origin (BallClockOrigin): one pass over the episode's rows, a few exp()
+  // a row; worked out once per episode for its restarts (RolloutEach), and nothing kept between
+  // calls that could outlive its episode.
   double Origin(const Episode& ep) const { return BallClockOrigin(ep, coeffs_, integ_); }
 
   BallCoeffs<double> coeffs_;
@@ -288,6 +308,7 @@ std::map<std::string, int> CarChecks(const Episode& ep, const std::vector<Regime
     for (int start = first; start < last;) {
       int end = start;
       while (end < last && ep.rows[end].t_s - ep.rows[start].t_s < window_s - 1e-9) ++end;
+      end = std::max(end, start + 1);  // a window shorter than a row: one row (never stuck)
       const std::vector<PredictedState> pred = predictor.Rollout(ep, start, end);
       for (int i = 1; i < static_cast<int>(pred.size()); ++i)
         predicted[start + i] =

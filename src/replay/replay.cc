@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "src/common/error.h"
@@ -125,11 +127,41 @@ std::optional<std::vector<PredictedState>> LoadShipped(const Episode& ep,
   return out;
 }
 
+// The windowed restarts of `ep`: (start, end) rows, a start at the row nearest each multiple
+// of window_s past row 0 (as RowAtHorizon(ep, 0, w * window_s) finds it) that lies in a covered
+// stretch (stretch_end[row] > row), rolled out `longest` seconds or to the end of its stretch.
+// The rows are found by walking forward from the previous restart, so the restarts of an
+// episode cost time linear in its length; a row is restarted at most once (a window shorter than
+// a row restarts at every row, never twice at one).
+std::vector<std::pair<int, int>> RestartWindows(const Episode& ep,
+                                                const std::vector<int>& stretch_end,
+                                                double window_s, double longest) {
+  std::vector<std::pair<int, int>> windows;
+  const int n = ep.size();
+  const int last = n - 1;
+  int k = 0;        // the first row at or after the target: only moves forward
+  int previous = -1;
+  for (long w = 0;; ++w) {
+    const double target = ep.rows[0].t_s + static_cast<double>(w) * window_s;
+    while (k < n && ep.rows[k].t_s < target) ++k;
+    if (k >= n) break;  // past the last row (RowAtHorizon: the last row or none, no restart)
+    const int start = k > 0 && target - ep.rows[k - 1].t_s < ep.rows[k].t_s - target ? k - 1 : k;
+    if (start >= last) break;
+    if (start == previous) continue;
+    previous = start;
+    const int end_of_stretch = stretch_end[start];
+    if (end_of_stretch <= start) continue;
+    int end = RowAtHorizon(ep, start, longest);
+    if (end < 0 || end > end_of_stretch) end = end_of_stretch;
+    windows.emplace_back(start, end);
+  }
+  return windows;
+}
+
 void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Predictor& predictor,
                const Grid& grid, double window_s, bool keep, EpisodeReport* r,
                std::vector<std::vector<ErrorSample>>* curve) {
   const int n = ep.size();
-  const int last = n - 1;
   const auto stretches = CoveredStretches(regimes);
   std::vector<int> stretch_end(n, -1);
   for (const auto& [a, b] : stretches) {
@@ -145,9 +177,8 @@ void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Pred
   // Open loop: once over each covered stretch; the first one gives the episode's figures.
   r->open_loop.assign(grid.labels, std::nullopt);
   r->curve_open_loop.assign(grid.curve_s.size(), std::nullopt);
-  for (std::size_t i = 0; i < stretches.size(); ++i) {
+  predictor.RolloutEach(ep, stretches, [&](std::size_t i, std::vector<PredictedState> pred) {
     const auto [a, b] = stretches[i];
-    std::vector<PredictedState> pred = predictor.Rollout(ep, a, b);
     const int diverged = FirstDiverged(pred);
     if (diverged < static_cast<int>(pred.size())) {
       const double t = ep.rows[a + diverged].t_s;
@@ -159,21 +190,17 @@ void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Pred
       if (r->departure_row >= 0) r->departure_t_s = ep.rows[r->departure_row].t_s;
     }
     if (keep) r->predicted.push_back({a, diverged, std::move(pred)});
-  }
+  });
 
   // Windowed: restarts every window_s on the episode's clock, at covered rows only, each
   // rolled out to the longest report horizon or the end of its stretch.
   const double longest = grid.horizons_s.empty() ? 0.0 : grid.horizons_s.back();
   r->windowed.assign(grid.horizons_s.size(), {});
   r->curve_windowed.assign(grid.curve_s.size(), {});
-  for (int w = 0;; ++w) {
-    const int start = RowAtHorizon(ep, 0, w * window_s);
-    if (start < 0 || (w > 0 && start <= 0) || start >= last) break;
-    const int end_of_stretch = stretch_end[start];
-    if (end_of_stretch <= start) continue;
-    int end = RowAtHorizon(ep, start, longest);
-    if (end < 0 || end > end_of_stretch) end = end_of_stretch;
-    const std::vector<PredictedState> pred = predictor.Rollout(ep, start, end);
+  const std::vector<std::pair<int, int>> windows =
+      RestartWindows(ep, stretch_end, window_s, longest);
+  predictor.RolloutEach(ep, windows, [&](std::size_t i, std::vector<PredictedState> pred) {
+    const auto [start, end] = windows[i];
     const int diverged = FirstDiverged(pred);
     for (std::size_t h = 0; h < grid.horizons_s.size(); ++h) {
       const int row = RowAtHorizon(ep, start, grid.horizons_s[h]);
@@ -187,7 +214,7 @@ void ReplayOne(const Episode& ep, const std::vector<Regime>& regimes, const Pred
       r->curve_windowed[c].push_back(p);
       if (!p.diverged) (*curve)[c].push_back(p.error);
     }
-  }
+  });
 }
 
 bool InSplit(const EpisodeReport& e, const std::string& split) {
@@ -259,14 +286,23 @@ bool Listed(const nlohmann::json& list, const std::string& full, const std::stri
   return false;
 }
 
-// Output names: the episode's own name, prefixed by its folder when two would collide.
+// Output names: the episode's own name, prefixed by its folder when two would collide, and
+// numbered when that still collides (a/x/episode_1.csv and b/x/episode_1.csv: x__episode_1.csv
+// twice, one trajectory written over the other) or names a file of the folder itself.
 std::vector<std::string> OutputNames(const std::vector<EpisodeReport>& episodes) {
   std::map<std::string, int> count;
   for (const EpisodeReport& e : episodes) ++count[e.name];
+  std::set<std::string> used = {"replay_summary.json", "summary.txt", "index.html", "plots",
+                                ".rlfit-files"};
   std::vector<std::string> names;
   for (const EpisodeReport& e : episodes) {
-    if (count[e.name] == 1) names.push_back(e.name);
-    else names.push_back(fs::path(e.path).parent_path().filename().string() + "__" + e.name);
+    const std::string name =
+        count[e.name] == 1 ? e.name
+                           : fs::path(e.path).parent_path().filename().string() + "__" + e.name;
+    std::string unique = name;
+    for (int n = 2; used.count(unique) != 0; ++n) unique = std::to_string(n) + "__" + name;
+    used.insert(unique);
+    names.push_back(unique);
   }
   return names;
 }
@@ -330,14 +366,23 @@ bool IsDiverged(const PredictedState& s) {
 
 bool ReplayOptions::Check(std::string* why) const {
   if (!(window_s > 0.0)) return *why = "--window must be positive", false;
+  if (!(window_s >= kMinWindowS))
+    return *why = "--window must be at least 1/120 s (" + MessageNumber(kMinWindowS) +
+                  " s, a physics tick), got " + MessageNumber(window_s),
+           false;
   if (!(curve_step_s > 0.0)) return *why = "curve step must be positive", false;
+  if (horizons_s.size() > static_cast<std::size_t>(kMaxHorizons))
+    return *why = "--horizons: at most " + std::to_string(kMaxHorizons) + " horizons, got " +
+                  std::to_string(horizons_s.size()),
+           false;
   for (double h : horizons_s)
     if (!(h > 0.0 && h <= kMaxHorizonS))
       return *why = "--horizons must be in (0, " + HorizonLabel(kMaxHorizonS) + "], got " +
                     HorizonLabel(h),
              false;
-  if (!std::is_sorted(horizons_s.begin(), horizons_s.end()))
-    return *why = "horizons must be increasing", false;
+  if (std::adjacent_find(horizons_s.begin(), horizons_s.end(), std::greater_equal<double>()) !=
+      horizons_s.end())
+    return *why = "--horizons must be increasing (each horizon once)", false;
   return true;
 }
 
@@ -924,8 +969,7 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
   const std::vector<std::string> names = OutputNames(report.episodes);
   nlohmann::json j = report.ToJson();
   for (std::size_t i = 0; i < names.size(); ++i) {
-    WriteFileAtomic(dir.Path(names[i]),
-                    TrajectoryCsv(episodes[i], report.episodes[i], report.has_orientation));
+    dir.WriteFile(names[i], TrajectoryCsv(episodes[i], report.episodes[i], report.has_orientation));
     j["episodes"][i]["output"] = names[i];
   }
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
@@ -933,8 +977,8 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
                   {"window_s", report.window_s},   {"curve_step_s", report.curve_step_s}};
   j["git_revision"] = GitRevision();
-  WriteFileAtomic(dir.Path("replay_summary.json"), DumpJson(j, 1) + "\n");
-  WriteFileAtomic(dir.Path("summary.txt"), report.Table());
+  dir.WriteFile("replay_summary.json", DumpJson(j, 1) + "\n");
+  dir.WriteFile("summary.txt", report.Table());
   // The page is drawn into the staged folder too: a failing plot script leaves the previous
   // outputs in place, not new tables without their page.
   if (options.plots)

@@ -24,6 +24,13 @@ inline constexpr int kReplaySchemaVersion = 2;
 // Longest report horizon, s: the longest recording lasts ~140 s (data.txt), and the error
 // curve has a point every curve_step_s up to the longest horizon (1e9 s: hours).
 inline constexpr double kMaxHorizonS = 600.0;
+// Most report horizons: each is a column of every table and a value per restart and episode
+// (a few thousand took gigabytes and a 390 MB summary); the curve already has a point every
+// curve_step_s.
+inline constexpr int kMaxHorizons = 32;
+// Shortest restart spacing, s: one physics tick (constants.h kTickRateHz), the shortest row
+// of any recording (freefalling's 120 Hz). A window shorter than a row restarts at every row.
+inline constexpr double kMinWindowS = 1.0 / 120.0;
 
 struct ReplayOptions {
   std::string model = "aerial";        // model name (see Models())
@@ -34,8 +41,9 @@ struct ReplayOptions {
   // description in the outputs (DescribeCoefficients).
   std::string coeffs_path;
   std::string out_dir;                 // output folder (created); empty = write nothing
-  std::vector<double> horizons_s;      // reported horizons, s (plus "last"); empty = model's
-  double window_s = 0.5;               // spacing of windowed restarts, s
+  std::vector<double> horizons_s;      // reported horizons, s (plus "last"); empty = model's;
+                                       // at most kMaxHorizons, increasing
+  double window_s = 0.5;               // spacing of windowed restarts, s (>= kMinWindowS)
   double curve_step_s = 0.1;           // spacing of the error-vs-horizon curve, s
   bool quiet = false;                  // no progress on stderr
   // Without out_dir, RunReplay reads and replays one file at a time (peak memory: one file);
