@@ -259,18 +259,6 @@ bool Listed(const nlohmann::json& list, const std::string& full, const std::stri
   return false;
 }
 
-// Output names: the episode's own name, prefixed by its folder when two would collide.
-std::vector<std::string> OutputNames(const std::vector<EpisodeReport>& episodes) {
-  std::map<std::string, int> count;
-  for (const EpisodeReport& e : episodes) ++count[e.name];
-  std::vector<std::string> names;
-  for (const EpisodeReport& e : episodes) {
-    if (count[e.name] == 1) names.push_back(e.name);
-    else names.push_back(fs::path(e.path).parent_path().filename().string() + "__" + e.name);
-  }
-  return names;
-}
-
 // "1104 on the ground, 90 touching a surface"
 std::string LeftOutText(const std::map<std::string, int>& counts) {
   std::string s;
@@ -308,6 +296,11 @@ std::string ChecksText(const std::map<std::string, int>& checks) {
 
 // Every file written by replay goes through here (one folder, one name, its contents).
 }  // namespace
+
+bool ShippedPredictionUsable(const Episode& ep, const std::string& program,
+                             std::ostream& warnings) {
+  return LoadShipped(ep, program, warnings).has_value();
+}
 
 int DepartureRow(const Episode& ep, int first, const std::vector<PredictedState>& pred) {
   int run = 0;
@@ -844,6 +837,17 @@ std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
   return ExpandRecordingPaths(resolved);
 }
 
+std::vector<std::string> ReplayOutputNames(const std::vector<EpisodeReport>& episodes) {
+  std::map<std::string, int> count;
+  for (const EpisodeReport& e : episodes) ++count[e.name];
+  std::vector<std::string> names;
+  for (const EpisodeReport& e : episodes) {
+    if (count[e.name] == 1) names.push_back(e.name);
+    else names.push_back(fs::path(e.path).parent_path().filename().string() + "__" + e.name);
+  }
+  return names;
+}
+
 std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
   std::string out =
       "source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,"
@@ -921,13 +925,20 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
                         const CoeffFile& coeffs, const ReplayOptions& options) {
   StagedDir dir(options.out_dir, options.force);  // replaces out_dir as a whole at the end
   RLFIT_CHECK(episodes.size() == report.episodes.size(), "one episode per report");
-  const std::vector<std::string> names = OutputNames(report.episodes);
-  nlohmann::json j = report.ToJson();
-  for (std::size_t i = 0; i < names.size(); ++i) {
+  const std::vector<std::string> names = ReplayOutputNames(report.episodes);
+  for (std::size_t i = 0; i < names.size(); ++i)
     WriteFileAtomic(dir.Path(names[i]),
                     TrajectoryCsv(episodes[i], report.episodes[i], report.has_orientation));
-    j["episodes"][i]["output"] = names[i];
-  }
+  WriteReplaySummaries(report, coeffs, options, &dir);
+  dir.Commit();
+}
+
+void WriteReplaySummaries(const ReplayReport& report, const CoeffFile& coeffs,
+                          const ReplayOptions& options, StagedDir* staged) {
+  StagedDir& dir = *staged;
+  const std::vector<std::string> names = ReplayOutputNames(report.episodes);
+  nlohmann::json j = report.ToJson();
+  for (std::size_t i = 0; i < names.size(); ++i) j["episodes"][i]["output"] = names[i];
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
   j["options"] = {{"paths", options.paths},       {"data_root", options.data_root},
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
@@ -939,7 +950,6 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
   // outputs in place, not new tables without their page.
   if (options.plots)
     RunPlotScript(PlotScriptPath("plot_replay.py"), {dir.dir(), "--shown-as", options.out_dir});
-  dir.Commit();
 }
 
 void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
