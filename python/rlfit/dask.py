@@ -136,7 +136,7 @@ def connect(scheduler):
         if n < 1:
             raise ValueError("--scheduler local:N needs N >= 1")
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=":0")
         return Client(cluster)
     return Client(scheduler)
 
