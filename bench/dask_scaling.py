@@ -9,8 +9,8 @@ it runs the same fit `--rounds` times and reports, per map of the fit (one per s
 evaluation): the wall time the client waits, the longest task's compute time on a worker (from
 Dask's task stream) and their difference, the overhead (scheduling, CBOR messages, the client's
 Ceres step and its per-episode blocks). It also runs the fit in this process with the shards
-evaluated one after another (no Dask: the per-shard cost alone) and, with --rlfit, `rlfit fit
---threads W`. Medians over rounds; the machine is shared, so read ratios within one run.
+evaluated one after another (no Dask: the per-shard cost alone, in CPU seconds of one core)
+and, with --rlfit, `rlfit fit --threads W`. Medians over rounds; the machine is shared, so read ratios within one run.
 
 On N hosts a fit takes about  steps x (shard cost x S / N + overhead)  for S shards of equal
 size; the per-shard cost below is what one shard's evaluation costs one core.
@@ -39,10 +39,10 @@ def timed_local_fit(args, shards):
         times = []
         answers = []
         for p in payloads:
-            t = time.perf_counter()
+            t = time.process_time()  # one thread: its CPU time, not the shared machine's wall
             answers.append(_rlfit._run_shard_task(task, p))
-            times.append(time.perf_counter() - t)
-        maps.append((task, times))
+            times.append(time.process_time() - t)
+        maps.append((task, times, sum(len(a) for a in answers)))
         return answers
 
     t = time.perf_counter()
@@ -63,7 +63,7 @@ def timed_dask_fit(args, client):
     def timed(task, payloads):
         t = time.perf_counter()
         out = real(task, payloads)
-        maps.append((task, time.perf_counter() - t))
+        maps.append((task, time.perf_counter() - t, sum(len(a) for a in out)))
         return out
 
     t = time.perf_counter()
@@ -92,13 +92,24 @@ def main():
     args = ap.parse_args()
     import distributed
 
+    def jacobian(maps):
+        """The "sums" maps split by kind: a Jacobian map's answers hold p x p numbers per
+        episode, a cost-only map's one, so their sizes fall in two groups."""
+        sizes = [m[-1] for m in maps if m[0] == "sums"]
+        cut = 4 * min(sizes)
+        return [m for m in maps if m[0] == "sums" and m[-1] > cut], \
+            [m for m in maps if m[0] == "sums" and m[-1] <= cut]
+
+    med = statistics.median
     rows = []
     for w in [int(x) for x in args.workers.split(",")]:
-        walls, per_map, overheads, shard_costs, steps, cli, client_s = [], [], [], [], [], [], []
+        r = {k: [] for k in ("fit", "steps", "jac_map", "cost_map", "jac_shard", "cost_shard",
+                             "overhead", "client", "cli")}
         for _ in range(args.rounds):
-            total, maps = timed_local_fit(args, w)
-            sums = [t for task, t in maps if task == "sums"]
-            shard_costs += [x for ts in sums for x in ts]
+            _, maps = timed_local_fit(args, w)
+            jac, cost = jacobian(maps)
+            r["jac_shard"] += [x for m in jac for x in m[1]]
+            r["cost_shard"] += [x for m in cost for x in m[1]]
         cluster = distributed.LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
                                            dashboard_address=":0")
         client = distributed.Client(cluster)
@@ -106,13 +117,13 @@ def main():
             rlfit.dask.fit(args.model, args.paths, client=client, **fit_options(args))  # warm
             for _ in range(args.rounds):
                 total, maps, longest = timed_dask_fit(args, client)
-                walls.append(total)
-                sums = [t for task, t in maps if task == "sums"]
-                steps.append(len(sums))
-                client_s.append((total - sum(t for _, t in maps)) / len(sums))
-                per_map += sums
-                overheads += [t - c for t, c in zip([t for _, t in maps], longest)
-                              if t - c >= 0]
+                jac, cost = jacobian(maps)
+                r["fit"].append(total)
+                r["steps"].append(len(jac) + len(cost))
+                r["jac_map"] += [m[1] for m in jac]
+                r["cost_map"] += [m[1] for m in cost]
+                r["overhead"] += [m[1] - c for m, c in zip(maps, longest) if m[1] >= c]
+                r["client"].append((total - sum(m[1] for m in maps)) / (len(jac) + len(cost)))
         finally:
             client.close()
             cluster.close()
@@ -123,15 +134,19 @@ def main():
                                 "--threads", str(w), "--max-iterations",
                                 str(args.max_iterations)], check=True,
                                stdout=subprocess.DEVNULL)
-                cli.append(time.perf_counter() - t)
-        med = statistics.median
-        rows.append((w, med(walls), med(steps), med(per_map), med(shard_costs), med(overheads),
-                     max(overheads), med(client_s), med(cli) if cli else float("nan")))
-    print(f"{'workers':>7} {'fit s':>8} {'maps':>5} {'map s':>7} {'shard s':>8} "
-          f"{'overhead s':>10} {'max':>6} {'client s/step':>13} {'rlfit --threads W s':>20}")
-    for r in rows:
-        print(f"{r[0]:>7} {r[1]:>8.2f} {r[2]:>5.0f} {r[3]:>7.3f} {r[4]:>8.3f} {r[5]:>10.3f} "
-              f"{r[6]:>6.3f} {r[7]:>13.4f} {r[8]:>20.2f}")
+                r["cli"].append(time.perf_counter() - t)
+        rows.append((w, {k: (med(v), max(v)) if v else (float("nan"),) * 2
+                         for k, v in r.items()}))
+    print("medians (max) over rounds and maps; s = seconds; shard CPU s: one shard's "
+          "evaluation in this process, one core")
+    print(f"{'W':>2} {'fit s':>7} {'maps':>4} {'Jacobian map s':>14} {'cost map s':>10} "
+          f"{'shard CPU s: Jacobian':>21} {'cost':>6} {'overhead/map s':>15} "
+          f"{'client s/map':>12} {'rlfit --threads W s':>19}")
+    for w, v in rows:
+        print(f"{w:>2} {v['fit'][0]:>7.2f} {v['steps'][0]:>4.0f} {v['jac_map'][0]:>14.3f} "
+              f"{v['cost_map'][0]:>10.3f} {v['jac_shard'][0]:>21.3f} {v['cost_shard'][0]:>6.3f} "
+              f"{v['overhead'][0]:>8.3f} ({v['overhead'][1]:.3f}) {v['client'][0]:>12.4f} "
+              f"{v['cli'][0]:>19.2f}")
 
 
 if __name__ == "__main__":

@@ -4,11 +4,11 @@
 #include "fit/distributed.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -375,17 +375,24 @@ FitOptions BuildOptions(const json& b, std::vector<double>* start) {
   return o;
 }
 
-// The EpisodeSums of the last few builds this process was asked for, by their description:
-// a shard stays loaded between the solver's steps; a new pass or fold builds anew.
+// The EpisodeSums this process built for the client's current pass (its "generation": one per
+// FitEpisodes pass, fold included), by their description: a shard stays built between the
+// solver's steps, a process holding several shards (more shards than workers, or a lost
+// worker's) keeps each, and the first build of a new pass drops the previous pass's, so a
+// worker holds one pass's windows at a time.
 std::shared_ptr<EpisodeSums> CachedSums(const json& build, int threads) {
-  constexpr std::size_t kKept = 4;
   static std::mutex mutex;
-  static std::deque<std::pair<std::string, std::shared_ptr<EpisodeSums>>> cache;
+  static std::vector<std::pair<std::string, std::shared_ptr<EpisodeSums>>> cache;
+  static std::string generation;
   const std::string key = Pack(build);
   {
     const std::lock_guard<std::mutex> lock(mutex);
     for (const auto& [k, sums] : cache)
       if (k == key) return sums;
+    if (build["generation"] != generation) {
+      cache.clear();
+      generation = build["generation"];
+    }
   }
   std::vector<double> start;
   const FitOptions options = BuildOptions(build, &start);
@@ -397,8 +404,7 @@ std::shared_ptr<EpisodeSums> CachedSums(const json& build, int threads) {
     picked.push_back(std::move(all.at(static_cast<std::size_t>(i))));
   auto sums = std::make_shared<EpisodeSums>(std::move(picked), options, start);
   const std::lock_guard<std::mutex> lock(mutex);
-  cache.emplace_back(key, sums);
-  if (cache.size() > kKept) cache.pop_front();
+  if (build["generation"] == generation) cache.emplace_back(key, sums);
   return sums;
 }
 
@@ -653,6 +659,11 @@ AddResidualsFn RemoteResiduals(const Corpus& c, const std::vector<int>& train,
       local[c.shard_of[train[t]]].push_back(c.local[train[t]]);
       place[c.shard_of[train[t]]].push_back(static_cast<int>(t));
     }
+    // This pass's builds, told apart from any earlier pass's or another client's.
+    static std::atomic<long> passes{0};
+    const std::string generation =
+        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "." +
+        std::to_string(++passes);
     std::vector<std::size_t> used;
     std::vector<json> builds;
     for (std::size_t s = 0; s < c.shards.size(); ++s) {
@@ -668,7 +679,8 @@ AddResidualsFn RemoteResiduals(const Corpus& c, const std::vector<int>& train,
                         {"loss_scale", options.solver.loss_scale},
                         {"held", options.selection.held},
                         {"smoothing", options.smoothing},
-                        {"start", CoeffsText(start_file, model)}});
+                        {"start", CoeffsText(start_file, model)},
+                        {"generation", generation}});
     }
     // Which training episodes have windows, in order: the client's blocks.
     std::vector<int> windows(train.size(), 0), residuals(train.size(), 0);
