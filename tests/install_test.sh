@@ -99,6 +99,8 @@ import json, os, sys
 import rlfit
 prefix, data = sys.argv[1], sys.argv[2]
 assert os.path.dirname(rlfit.__file__).startswith(prefix), rlfit.__file__
+import rlfit.dask  # the package's Dask layer, beside the extension
+assert os.path.dirname(rlfit.dask.__file__) == os.path.dirname(rlfit.__file__)
 assert rlfit.resource_root() == os.path.join(prefix, "share", "rlfit"), rlfit.resource_root()
 shipped = json.load(open(os.path.join(prefix, "share/rlfit/results/aerial/coeffs.json")))
 c = rlfit.load_coefficients("aerial")

@@ -172,6 +172,7 @@ def _parser():
     r.add_argument("--window", type=float, default=0.5, help="windowed restart spacing, s")
     r.add_argument("--out", default="", help="output folder (replaced as a whole)")
     r.add_argument("--plots", action="store_true", help="also draw OUT/index.html")
+    r.add_argument("--quiet", action="store_true", help="(accepted: no progress is shown)")
 
     for name in ("fit", "crossval"):
         f = sub.add_parser(name, help=f"rlfit {name}")

@@ -87,6 +87,35 @@ def test_replay_equals_rlsim_replay(client, tmp_path):
 
 
 @needs_data
+def test_replay_skips_and_references_as_rlsim(client, tmp_path):
+    """A file the model does not cover is skipped with rlsim's line (alone, it is an error);
+    ball episodes with shipped prediction_*.csv take them as the reference."""
+    ground = os.path.join(DATA, "car_control", "ground_driving_no_handbrake", "episode_00.csv")
+    paths = aerial_files(2) + [ground]
+    r = run(RLSIM, "replay", "aerial", *paths)
+    assert r.returncode == 0 and "skipped" in r.stderr, r.stderr
+    got = rlfit.dask.replay("aerial", paths, client=client, shards=3)
+    assert got["table"] == r.stdout
+    assert got["warnings"] == r.stderr.replace("rlsim: ", "rlfit.dask: ")
+    r = run(RLSIM, "replay", "aerial", ground)
+    with pytest.raises(rlfit.InputError) as e:
+        rlfit.dask.replay("aerial", [ground], client=client)
+    assert r.returncode == 2 and r.stderr.strip() == "rlsim: error: " + str(e.value)
+    balls = tmp_path / "balls"
+    balls.mkdir()
+    source = os.path.join(DATA, "ball_trajectories")
+    for n in ("000000", "000001", "000002"):
+        for kind in ("episode", "prediction"):
+            shutil.copy(os.path.join(source, f"{kind}_{n}.csv"), balls)
+    cli, dist = tmp_path / "cli", tmp_path / "dask"
+    r = run(RLSIM, "replay", "ball", str(balls), "--out", str(cli))
+    assert r.returncode == 0, r.stderr
+    got = rlfit.dask.replay("ball", [balls], client=client, out=dist, shards=2)
+    assert got["summary"]["reference"]["kind"] == "shipped_predictions"
+    assert got["table"] == r.stdout and summary(cli) == summary(dist)
+
+
+@needs_data
 def test_fit_within_1e6_of_rlfit_fit(client, tmp_path):
     files = aerial_files()
     cli, dist = tmp_path / "cli.json", tmp_path / "dask.json"
