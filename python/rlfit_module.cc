@@ -33,6 +33,7 @@
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
 #include "src/replay/replay.h"
+#include "src/report/plots.h"
 
 namespace py = pybind11;
 
@@ -795,13 +796,32 @@ py::dict DaskReplay(const py::dict& d, const py::object& map) {
 py::dict DaskFit(const py::dict& d, const py::object& map) {
   const FitOptions o = FitFrom(d);
   const DistributedOptions dist = DistFrom(d);
-  CheckOutputTarget(o.out_path, OutputKind::kCoeffsFile, FitInputs(o), Get(d, "force", false));
+  const bool force = Get(d, "force", false);
+  const std::string plots = Get<std::string>(d, "plots", "");
+  const std::vector<std::string> inputs = FitInputs(o);
+  CheckOutputTarget(o.out_path, OutputKind::kCoeffsFile, inputs, force);
+  if (!plots.empty()) {  // as `rlfit fit --plots`
+    if (o.out_path.empty()) throw InputError("plots", 0, 0, "needs out (the coefficients file)");
+    const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
+    const fs::path folder = fs::weakly_canonical(fs::absolute(plots));
+    if (std::mismatch(folder.begin(), folder.end(), out.begin(), out.end()).first == folder.end())
+      throw InputError(o.out_path, 0, 0,
+                       "lies inside the --plots folder, which is replaced as a whole: choose "
+                       "another --out or --plots");
+    CheckOutputTarget(plots, OutputKind::kFolder, inputs, force);
+  }
   const ShardMap shard_map = PythonMap(map);
   std::ostringstream out;
   FitResult r;
   {
     py::gil_scoped_release release;
     r = DistributedFit(o, dist, shard_map, out);
+    if (!plots.empty()) {
+      StagedDir staged(plots, force);
+      RunPlotScript(PlotScriptPath("plot_fit.py"),
+                    {o.out_path, staged.dir(), "--shown-as", staged.final_dir()});
+      staged.Commit();
+    }
   }
   py::dict result;
   result["coefficients"] = JsonToPython(CoeffFileToJson(r.coeffs, *FindModel(o.model).layout));

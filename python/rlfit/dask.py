@@ -93,11 +93,11 @@ _FIT_DEFAULTS = dict(init="", window_s=1.0, stride_s=0.1, hold=(), free=(), loss
 
 
 def _fit_options(client, model, paths, shards, worker_threads, given):
-    unknown = set(given) - set(_FIT_DEFAULTS) - {"holdout_every", "folds", "out"}
+    unknown = set(given) - set(_FIT_DEFAULTS) - {"holdout_every", "folds", "out", "plots"}
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     o = dict(_FIT_DEFAULTS, **given)
-    for key in ("init", "data_root", "out"):
+    for key in ("init", "data_root", "out", "plots"):
         o[key] = _path(o.get(key))
     for key in ("hold", "free", "horizons_s"):
         o[key] = list(o[key])
@@ -105,15 +105,16 @@ def _fit_options(client, model, paths, shards, worker_threads, given):
                     worker_threads=worker_threads, **o)
 
 
-def fit(model, paths=(), *, client, out=None, holdout_every=4, shards=None, worker_threads=1,
-        _map=None, **options):
+def fit(model, paths=(), *, client, out=None, plots=None, holdout_every=4, shards=None,
+        worker_threads=1, _map=None, **options):
     """`rlfit fit MODEL PATHS` on the cluster: dict coefficients (the JSON `--out` writes) and
     text (what rlfit fit prints). Options as rlfit fit's, in Python names: init, window_s,
     stride_s, hold, free, loss, loss_scale, max_iterations, step_sigmas, horizons_s,
     tick_rate_hz, input_delay_s, tick_aligned_inputs, rotate_with_new_omega, data_root, quiet,
-    force. `shards`: groups of files (default 1 per worker)."""
+    force. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
+    `shards`: groups of files (default 1 per worker)."""
     o = _fit_options(client, model, paths, shards, worker_threads,
-                     dict(options, out=out, holdout_every=holdout_every))
+                     dict(options, out=out, holdout_every=holdout_every, plots=plots))
     return _rlfit._dask_fit(o, _map or shard_map(client))
 
 
@@ -193,6 +194,8 @@ def _parser():
         f.add_argument("--quiet", action="store_true")
         if name == "fit":
             f.add_argument("--out", default="", help="coefficients JSON to write")
+            f.add_argument("--plots", default="",
+                           help="folder for the fit's report page (needs --out)")
             f.add_argument("--holdout-every", type=int, default=4)
         else:
             f.add_argument("--out", default="", help="output folder (replaced as a whole)")
@@ -228,8 +231,8 @@ def main(argv=None):
             tick_aligned_inputs=None if args.tick_aligned is None else bool(args.tick_aligned),
             rotate_with_new_omega=None if args.rotation is None else bool(args.rotation))
         if args.command == "fit":
-            r = fit(args.model, args.paths, holdout_every=args.holdout_every, **common,
-                    **fit_options)
+            r = fit(args.model, args.paths, holdout_every=args.holdout_every,
+                    plots=args.plots or None, **common, **fit_options)
         else:
             r = crossval(args.model, args.paths, folds=args.folds, **common, **fit_options)
         sys.stdout.write(r["text"])
