@@ -221,12 +221,12 @@ def test_bad_file_fails_as_rlsim_does(client, tmp_path):
 
 
 @needs_data
-def test_command_line(tmp_path):
+def test_command_line(client, tmp_path):
     files = aerial_files(2)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = tmp_path / "r"
     r = subprocess.run([sys.executable, "-m", "rlfit.dask", "replay", "aerial", *files,
-                        "--scheduler", "local:2", "--out", str(out)],
+                        "--scheduler", client.scheduler.address, "--out", str(out)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     cli = run(RLSIM, "replay", "aerial", *files)
