@@ -419,8 +419,8 @@ json SumsTask(const json& p) {
     EpisodeSums::Sums s = sums->Evaluate(Doubles(p["values"]), p["jacobians"], threads);
     a["ok"] = true;
     a["cost"] = Binary(s.cost);
-    a["gradient"] = Binary(s.gradient);
-    a["gauss_newton"] = Binary(s.gauss_newton);
+    a["projected"] = Binary(s.projected);
+    a["root"] = Binary(s.root);
   } catch (const InputError&) {
     a["ok"] = false;  // a window could not be evaluated: Ceres is told so (see RemoteEpisodeCost)
   }
@@ -472,14 +472,20 @@ class RemoteSums {
   Entry jacobian_, cost_;
 };
 
-// One training episode as one residual block of p + 1 residuals with the episode's cost F,
-// gradient g and Gauss-Newton matrix H (the workers' sums at the coefficients asked for):
-// with H = V L V^T,  J' = (L^1/2 V^T; 0),  r' = (L^-1/2 V^T g; sqrt(2 F - |L^-1/2 V^T g|^2))
-// (1/L read as 0 on H's null space), so that J'^T J' = H, J'^T r' = g and |r'|^2 / 2 = F: the
-// Levenberg-Marquardt step, Jacobi scaling, covariance and episode scores of FitEpisodes are the
-// ones of the episode's windows, up to round-off. 2 F >= g^T H^+ g holds for the fits' losses
-// (none, Huber, Cauchy: rho' s <= rho(s) and rho'' <= 0, so Ceres scales each window's r and J
-// by sqrt(rho'), and |P r|^2 <= |r|^2). Cost-only requests get r' = (sqrt(2 F), 0, ...).
+// One training episode as one residual block of p + 1 residuals: the episode's windows in the
+// ReducedCost form (fit/fit_common.h), one level up. The workers send the episode's cost F, the
+// R of the thin QR J_g = Q R of its stacked window Jacobians and t = (Q^T r)'s first p entries
+// (r, J as the solver sees them: each window reduced, the loss's correction applied), and
+//   J' = (R; 0),   r' = (t, sqrt(2 F - |t|^2)),
+// so that J'^T J' = H (the Gauss-Newton matrix sum_w J_w^T J_w), J'^T r' = g (the gradient
+// sum_w J_w^T r_w) and |r'|^2 / 2 = F: the Levenberg-Marquardt step, Jacobi scaling, covariance
+// and episode scores of FitEpisodes are the ones of the episode's windows, up to round-off.
+// R rather than H: forming H squares the condition number, and the ground fit's coefficients
+// span six decades (kappa ~1e-3, accelerations ~1e3), where an eigen-decomposition of H lost
+// directions and the fit took another path (measured: cost 38870 vs rlfit fit's 38507).
+// 2 F >= |t|^2 holds for the fits' losses (none, Huber, Cauchy: rho'' <= 0, so Ceres scales
+// each window's r and J by sqrt(rho'), rho' s <= rho(s), and |t| <= |r|). Cost-only requests
+// get r' = (sqrt(2 F), 0, ...).
 class RemoteEpisodeCost : public ceres::CostFunction, public StandsForResiduals {
  public:
   struct Block {
@@ -511,27 +517,12 @@ class RemoteEpisodeCost : public ceres::CostFunction, public StandsForResiduals 
       residuals[0] = std::sqrt(2.0 * cost);
       return true;
     }
-    const Eigen::Map<const Eigen::MatrixXd> h(s->gauss_newton.data() + std::size_t(episode_) * p * p,
-                                              p, p);
-    const Eigen::Map<const Eigen::VectorXd> g(s->gradient.data() + std::size_t(episode_) * p, p);
-    Eigen::MatrixXd upper = Eigen::MatrixXd::Zero(p, p);  // J'
-    if (p > 0) {
-      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(h);
-      const Eigen::VectorXd lambda = eigen.eigenvalues();
-      const double floor = lambda.cwiseAbs().maxCoeff() * p * Eigen::NumTraits<double>::epsilon();
-      const Eigen::VectorXd vg = eigen.eigenvectors().transpose() * g;
-      double top = 0.0;
-      for (int i = 0; i < p; ++i) {
-        if (!(lambda(i) > floor)) continue;
-        const double root = std::sqrt(lambda(i));
-        upper.row(i) = root * eigen.eigenvectors().col(i).transpose();
-        residuals[i] = vg(i) / root;
-        top += residuals[i] * residuals[i];
-      }
-      residuals[p] = std::sqrt(std::max(0.0, 2.0 * cost - top));
-    } else {
-      residuals[0] = std::sqrt(2.0 * cost);
-    }
+    const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+        upper(s->root.data() + std::size_t(episode_) * p * p, p, p);  // J'
+    const Eigen::Map<const Eigen::VectorXd> top(s->projected.data() + std::size_t(episode_) * p,
+                                                p);
+    for (int i = 0; i < p; ++i) residuals[i] = top(i);
+    residuals[p] = std::sqrt(std::max(0.0, 2.0 * cost - top.squaredNorm()));
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
       if (jacobians[b] == nullptr) continue;
       const Block& block = blocks_[b];
@@ -718,14 +709,14 @@ AddResidualsFn RemoteResiduals(const Corpus& c, const std::vector<int>& train,
       for (const json& a : answers) {
         if (!a["ok"].get<bool>()) return false;
         for (auto [key, into] : {std::pair{"cost", &sums->cost},
-                                 std::pair{"gradient", &sums->gradient},
-                                 std::pair{"gauss_newton", &sums->gauss_newton}}) {
+                                 std::pair{"projected", &sums->projected},
+                                 std::pair{"root", &sums->root}}) {
           const std::vector<double> v = Doubles(a[key]);
           into->insert(into->end(), v.begin(), v.end());
         }
       }
-      RLFIT_CHECK(sums->gradient.empty() || sums->gradient.size() == sums->cost.size() * p,
-                  "gradients per episode");
+      RLFIT_CHECK(sums->projected.empty() || sums->projected.size() == sums->cost.size() * p,
+                  "p projected residuals per episode");
       return true;
     };
     auto fetch = [request, gather](const std::vector<double>& values, bool jacobians,
@@ -964,18 +955,16 @@ EpisodeSums::Sums EpisodeSums::Evaluate(const std::vector<double>& values, bool 
   Sums s;
   s.cost.assign(ranges.size(), 0.0);
   if (jacobians) {
-    s.gradient.assign(ranges.size() * p, 0.0);
-    s.gauss_newton.assign(ranges.size() * p * p, 0.0);
+    s.projected.assign(ranges.size() * p, 0.0);
+    s.root.assign(ranges.size() * p * p, 0.0);
   }
   std::vector<char> failed(ranges.size(), 0);
   // Problem::EvaluateResidualBlock sets each parameter block's state, which with a manifold
   // rewrites its plus-Jacobian: with a SubsetManifold (a held coefficient) one thread.
   ParallelFor(static_cast<int>(ranges.size()), has_manifold_ ? 1 : threads, [&](int e) {
-    Eigen::Map<Eigen::VectorXd> g(jacobians ? s.gradient.data() + std::size_t(e) * p : nullptr,
-                                  jacobians ? p : 0);
-    Eigen::Map<Eigen::MatrixXd> h(
-        jacobians ? s.gauss_newton.data() + std::size_t(e) * p * p : nullptr, jacobians ? p : 0,
-        jacobians ? p : 0);
+    // The episode's windows' Jacobian rows and residuals, stacked for one QR at the end.
+    Eigen::MatrixXd stacked(0, p);
+    Eigen::VectorXd stacked_r(0);
     std::vector<double*> blocks;
     std::vector<double> r;
     std::vector<std::vector<double>> jac;
@@ -1010,10 +999,23 @@ EpisodeSums::Sums EpisodeSums::Evaluate(const std::vector<double>& values, bool 
         for (int row = 0; row < m; ++row)
           for (int k = 0; k < t; ++k) a(row, c0 + k) = jac[b][std::size_t(row) * t + k];
       }
-      const Eigen::Map<const Eigen::VectorXd> rv(r.data(), m);
-      g.noalias() += a.transpose() * rv;
-      h.noalias() += a.transpose() * a;
+      const Eigen::Index rows = stacked.rows();
+      stacked.conservativeResize(rows + m, p);
+      stacked.bottomRows(m) = a;
+      stacked_r.conservativeResize(rows + m);
+      stacked_r.tail(m) = Eigen::Map<const Eigen::VectorXd>(r.data(), m);
     }
+    if (!jacobians || p == 0) return;
+    // J_g = Q R: R's p x p upper triangle and (Q^T r)'s first p entries (rows past the
+    // stack's height, when it has fewer than p, stay 0).
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(stacked);
+    const Eigen::VectorXd qtr = qr.householderQ().adjoint() * stacked_r;
+    const Eigen::Index k = std::min<Eigen::Index>(p, stacked.rows());
+    Eigen::Map<Eigen::VectorXd> top(s.projected.data() + std::size_t(e) * p, p);
+    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> root(
+        s.root.data() + std::size_t(e) * p * p, p, p);
+    top.head(k) = qtr.head(k);
+    root.topRows(k) = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
   });
   if (std::find(failed.begin(), failed.end(), 1) != failed.end())
     throw InputError("(fit)", 0, 0, "a rollout window could not be evaluated");

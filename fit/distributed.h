@@ -32,7 +32,7 @@ using ShardMap = std::function<std::vector<std::string>(const std::string& task,
 //  - "replay": ReplayEpisodes on groups of the shard's episodes, each with its coefficients,
 //    trajectory CSVs written into a staged folder; per-episode records back;
 //  - "sums": the fit's cost, gradient and Gauss-Newton matrix per training episode at the
-//    given coefficients (EpisodeSums); the shard's residual blocks stay built in the worker
+//    given coefficients (EpisodeSums, the latter two as a QR factor); the shard's residual blocks stay built in the worker
 //    process between calls (rebuilt from the files after a worker is lost).
 std::string RunShardTask(const std::string& task, const std::string& payload);
 
@@ -41,22 +41,27 @@ std::string RunShardTask(const std::string& task, const std::string& payload);
 //   F_g = sum_w rho_w / 2,  g_g = sum_w J_w^T r_w,  H_g = sum_w J_w^T J_w
 // over the rollout windows w of episode g, with r_w and J_w each window's residuals and
 // Jacobian as the solver sees them (ReducedCost, the loss's correction applied; over the
-// varying coefficients' tangent space). Each window is evaluated by Ceres' own
-// Problem::EvaluateResidualBlock, so its numbers are the ones `rlfit fit` sums; the sums run in
-// window order, one episode per thread at a time, so they do not depend on the thread count.
+// varying coefficients' tangent space), g_g and H_g held as a QR factor (Sums). Each window is
+// evaluated by Ceres' own Problem::EvaluateResidualBlock, so its numbers are the ones `rlfit
+// fit` sums; an episode's windows are stacked in order by one thread, so the results do not
+// depend on the thread count.
 class EpisodeSums {
  public:
   // `options` after WithModelDefaults, its smoothing set for the pass; `start` the pass's
   // starting coefficients (some models read them while building, e.g. the ball's contact rows).
   EpisodeSums(std::vector<Episode> episodes, const FitOptions& options,
               const std::vector<double>& start);
+  // Per episode with windows: F_g; and with Jacobians the thin QR of its stacked windows,
+  // J_g = Q R: t = (Q^T r)'s first p entries and R, so that R^T R = H_g and R^T t = g_g (the
+  // square root of the Gauss-Newton matrix rather than H_g: forming H squares the condition
+  // number; RemoteEpisodeCost in distributed.cc).
   struct Sums {
-    std::vector<double> cost;          // per episode with windows
-    std::vector<double> gradient;      // per episode p values
-    std::vector<double> gauss_newton;  // per episode p x p, row-major
+    std::vector<double> cost;       // per episode with windows
+    std::vector<double> projected;  // per episode p values, t
+    std::vector<double> root;       // per episode p x p, R, row-major upper triangular
   };
-  // At `values` (every coefficient, layout order); gradient and Gauss-Newton matrix only with
-  // `jacobians`. InputError when a window cannot be evaluated (not finite).
+  // At `values` (every coefficient, layout order); t and R only with `jacobians`. InputError
+  // when a window cannot be evaluated (not finite).
   Sums Evaluate(const std::vector<double>& values, bool jacobians, int threads);
   int tangent_size() const { return p_; }
   // Per episode of the constructor's list: rollout windows and residuals before reduction.
