@@ -963,8 +963,13 @@ EpisodeSums::Sums EpisodeSums::Evaluate(const std::vector<double>& values, bool 
   // rewrites its plus-Jacobian: with a SubsetManifold (a held coefficient) one thread.
   ParallelFor(static_cast<int>(ranges.size()), has_manifold_ ? 1 : threads, [&](int e) {
     // The episode's windows' Jacobian rows and residuals, stacked for one QR at the end.
-    Eigen::MatrixXd stacked(0, p);
-    Eigen::VectorXd stacked_r(0);
+    Eigen::Index height = 0;
+    if (jacobians)
+      for (std::size_t i = ranges[e].first; i < ranges[e].second; ++i)
+        height += problem_->GetCostFunctionForResidualBlock(ids_[i])->num_residuals();
+    Eigen::MatrixXd stacked = Eigen::MatrixXd::Zero(height, p);
+    Eigen::VectorXd stacked_r = Eigen::VectorXd::Zero(height);
+    Eigen::Index filled = 0;
     std::vector<double*> blocks;
     std::vector<double> r;
     std::vector<std::vector<double>> jac;
@@ -990,20 +995,17 @@ EpisodeSums::Sums EpisodeSums::Evaluate(const std::vector<double>& values, bool 
       }
       s.cost[e] += cost;
       if (!jacobians) continue;
-      // This window's Jacobian over the p tangent columns.
-      Eigen::MatrixXd a = Eigen::MatrixXd::Zero(m, p);
+      // This window's Jacobian over the p tangent columns, below the previous windows'.
       for (std::size_t b = 0; b < blocks.size(); ++b) {
         if (jac_pointers[b] == nullptr) continue;
         const int t = problem_->ParameterBlockTangentSize(blocks[b]);
         const int c0 = column.at(blocks[b]);
         for (int row = 0; row < m; ++row)
-          for (int k = 0; k < t; ++k) a(row, c0 + k) = jac[b][std::size_t(row) * t + k];
+          for (int k = 0; k < t; ++k)
+            stacked(filled + row, c0 + k) = jac[b][std::size_t(row) * t + k];
       }
-      const Eigen::Index rows = stacked.rows();
-      stacked.conservativeResize(rows + m, p);
-      stacked.bottomRows(m) = a;
-      stacked_r.conservativeResize(rows + m);
-      stacked_r.tail(m) = Eigen::Map<const Eigen::VectorXd>(r.data(), m);
+      stacked_r.segment(filled, m) = Eigen::Map<const Eigen::VectorXd>(r.data(), m);
+      filled += m;
     }
     if (!jacobians || p == 0) return;
     // J_g = Q R: R's p x p upper triangle and (Q^T r)'s first p entries (rows past the
