@@ -173,13 +173,14 @@ def test_crossval_equals_rlfit_crossval(client, tmp_path):
     fb = b["coefficients"]["provenance"]["fold_coefficients"]
     for x, y in zip(fa, fb):
         assert all(close(x[k], y[k], COEFF_RELATIVE) for k in x)
-    # Replays with coefficients equal to ~1e-9: the errors agree far below their precision.
+    # Replays with coefficients equal to round-off (measured 1e-14 on the aerial and ball
+    # folds): their error figures agree to 1e-12; 1e-6 leaves room for a rollout's sensitivity.
     for x, y in zip(a["errors"], b["errors"]):
         assert {k: v for k, v in x.items() if not isinstance(v, float)} == \
             {k: v for k, v in y.items() if not isinstance(v, float)}
         for k, v in x.items():
             if isinstance(v, float):
-                assert close(v, y[k], 1e-5), (x, y)
+                assert close(v, y[k], COEFF_RELATIVE), (x, y)
 
 
 @needs_data
