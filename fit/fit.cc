@@ -483,7 +483,21 @@ void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* 
   all.clear();
 }
 
-// InputError when --hold names something the model does not have, before any file is read.
+void HoldCoefficients(ceres::Problem* problem, double* params, const CoeffLayout& layout,
+                      const std::vector<bool>& held) {
+  for (const ParamBlock& b : layout.blocks) {
+    double* block = params + b.offset;
+    if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block)) continue;
+    std::vector<int> held_here;
+    for (int i = 0; i < b.size; ++i)
+      if (held[static_cast<std::size_t>(b.offset + i)]) held_here.push_back(i);
+    if (static_cast<int>(held_here.size()) == b.size)
+      problem->SetParameterBlockConstant(block);
+    else if (!held_here.empty())
+      problem->SetManifold(block, new ceres::SubsetManifold(b.size, held_here));
+  }
+}
+
 void CheckSelection(const FitOptions& options, const CoeffLayout& layout) {
   std::string why;
   if (!options.selection.Check(layout, &why)) throw InputError("(options)", 0, 0, why);
@@ -491,6 +505,13 @@ void CheckSelection(const FitOptions& options, const CoeffLayout& layout) {
 
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& requested_init, const FitOptions& requested) {
+  return FitEpisodes(train, heldout, requested_init, requested,
+                     FindFitter(requested.model).add_residuals);
+}
+
+FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
+                      const CoeffFile& requested_init, const FitOptions& requested,
+                      const AddResidualsFn& add_residuals) {
   QuietCeresLogging();
   const FitOptions options = WithModelDefaults(requested);
   const auto t0 = std::chrono::steady_clock::now();
@@ -539,7 +560,7 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
     pass_options.quiet = options.quiet || pass > 0;
     problem = std::make_unique<ceres::Problem>();
     block_episodes.clear();
-    result.residual_blocks = fitter.add_residuals(problem.get(), params.data(), train,
+    result.residual_blocks = add_residuals(problem.get(), params.data(), train,
                                                   pass_options, &block_episodes);
     if (result.residual_blocks == 0) {
       // Why, for a stranger: most often every episode is shorter than one window.
@@ -558,19 +579,7 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
                " s of rows the model covers)";
       throw InputError("(training data)", 0, 0, why);
     }
-    // Held: a whole block constant, some of a block's coefficients through a SubsetManifold
-    // (the problem owns it).
-    for (const ParamBlock& b : layout.blocks) {
-      double* block = params.data() + b.offset;
-      if (!problem->HasParameterBlock(block) || problem->IsParameterBlockConstant(block)) continue;
-      std::vector<int> held_here;
-      for (int i = 0; i < b.size; ++i)
-        if (held[static_cast<std::size_t>(b.offset + i)]) held_here.push_back(i);
-      if (static_cast<int>(held_here.size()) == b.size)
-        problem->SetParameterBlockConstant(block);
-      else if (!held_here.empty())
-        problem->SetManifold(block, new ceres::SubsetManifold(b.size, held_here));
-    }
+    HoldCoefficients(problem.get(), params.data(), layout, held);
     // Every varying coefficient stays within its bounds, so a fit never writes a file that the
     // reader (replay) would refuse.
     for (const ParamBlock& b : layout.blocks) {
@@ -783,8 +792,6 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   return result;
 }
 
-// The starting coefficients: --init, else the seed notes' values, with the held-by-default ones
-// at their measured values (`options` after WithModelDefaults).
 CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
   return WithHeldValues(options.init_coeffs.empty()
                             ? DefaultCoeffs(model.name, *model.layout)
@@ -792,19 +799,10 @@ CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
                         options.selection, *model.layout);
 }
 
-FitResult RunFit(const FitOptions& requested, std::ostream& out) {
-  const FitOptions options = WithModelDefaults(requested);
-  const ModelInfo& model = FindModel(options.model);
-  const CoeffLayout& layout = *model.layout;
-  CheckSelection(options, layout);
-  const CoeffFile init = StartingCoeffs(options, model);
-  std::vector<Episode> train, heldout;
-  SplitEpisodes(LoadForFit(model, options), options.holdout_every, &train, &heldout);
-  if (train.empty()) throw InputError("(data)", 0, 0, "no training episodes after the split");
-
-  const FitResult r = FitEpisodes(train, heldout, init, options);
-  out << "fit " << model.name << ": " << train.size() << " training episodes, " << heldout.size()
-      << " held out, " << r.residual_blocks << " rollout windows of " << options.window_s
+void PrintFitReport(const FitOptions& options, const CoeffFile& init, const FitResult& r,
+                    std::ostream& out) {
+  out << "fit " << options.model << ": " << r.train.size() << " training episodes, "
+      << r.heldout.size() << " held out, " << r.residual_blocks << " rollout windows of " << options.window_s
       << " s\n";
   out << "  " << r.solver_summary << "\n";
   char line[256];
@@ -814,6 +812,7 @@ FitResult RunFit(const FitOptions& requested, std::ostream& out) {
   std::snprintf(line, sizeof(line), "  %-20s %14s %14s %14s %12s  %s\n", "coefficient",
                 "seed default", "start", "fitted", "std error", "unit");
   out << line;
+  const CoeffLayout& layout = *FindModel(options.model).layout;
   const std::vector<bool> held = options.selection.HeldMask(layout);
   for (int i = 0; i < layout.size(); ++i) {
     char error[32] = "n/a";  // NaN: not determined (see the note below)
@@ -833,16 +832,59 @@ FitResult RunFit(const FitOptions& requested, std::ostream& out) {
     out << "  " << name << " ended on its bound "
         << Num(r.coeffs.fit_report.at("at_bounds").at(name).get<double>())
         << " (its standard error ignores the bound)\n";
-  if (!heldout.empty()) {
-    out << "held-out episodes (" << heldout.size()
+  if (!r.heldout.empty()) {
+    out << "held-out episodes (" << r.heldout.size()
         << "), median error with the starting vs the fitted coefficients:\n";
     PrintComparison(r.heldout_before, r.heldout_after, out);
   }
+}
+
+FitResult RunFit(const FitOptions& requested, std::ostream& out) {
+  const FitOptions options = WithModelDefaults(requested);
+  const ModelInfo& model = FindModel(options.model);
+  const CoeffLayout& layout = *model.layout;
+  CheckSelection(options, layout);
+  const CoeffFile init = StartingCoeffs(options, model);
+  std::vector<Episode> train, heldout;
+  SplitEpisodes(LoadForFit(model, options), options.holdout_every, &train, &heldout);
+  if (train.empty()) throw InputError("(data)", 0, 0, "no training episodes after the split");
+
+  const FitResult r = FitEpisodes(train, heldout, init, options);
+  PrintFitReport(options, init, r, out);
   if (!options.out_path.empty()) {
     WriteCoeffFile(options.out_path, r.coeffs, layout);
     out << "wrote " << options.out_path << "\n";
   }
   return r;
+}
+
+void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
+                          double seconds, const std::vector<std::vector<double>>& values,
+                          const ReplayReport& combined_start, const ReplayReport& combined,
+                          std::ostream& out) {
+  out << "cross-validation of " << options.model << ": " << folds << " folds over " << episodes
+      << " episodes; every episode replayed with coefficients fitted without it ("
+      << Num(seconds) << " s of fitting)\n";
+  char line[256];
+  std::snprintf(line, sizeof(line), "  %-20s %14s %14s %14s  %s\n", "coefficient", "seed default",
+                "fold mean", "fold spread", "unit");
+  out << line;
+  const CoeffLayout& layout = *FindModel(options.model).layout;
+  const std::vector<bool> held = options.selection.HeldMask(layout);
+  for (int i = 0; i < layout.size(); ++i) {
+    double mean = 0.0, var = 0.0;
+    for (const auto& v : values) mean += v[i] / values.size();
+    for (const auto& v : values) var += (v[i] - mean) * (v[i] - mean) / std::max<std::size_t>(1, values.size() - 1);
+    char spread[32] = "held";
+    if (!held[static_cast<std::size_t>(i)])
+      std::snprintf(spread, sizeof(spread), "%.3g", std::sqrt(var));
+    std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14s  %s\n", layout.names[i].c_str(),
+                  layout.defaults[i], mean, spread, layout.units[i].c_str());
+    out << line;
+  }
+  out << "held-out error, seed coefficients vs fitted on the other folds (medians):\n";
+  PrintComparison(combined_start, combined, out);
+  out << combined.Table();
 }
 
 ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const std::string& out_dir,
@@ -905,28 +947,8 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
     progress.Tick();
   }
 
-  out << "cross-validation of " << model.name << ": " << folds << " folds over " << all.size()
-      << " episodes; every episode replayed with coefficients fitted without it ("
-      << Num(seconds) << " s of fitting)\n";
-  char line[256];
-  std::snprintf(line, sizeof(line), "  %-20s %14s %14s %14s  %s\n", "coefficient", "seed default",
-                "fold mean", "fold spread", "unit");
-  out << line;
-  const std::vector<bool> held = options.selection.HeldMask(layout);
-  for (int i = 0; i < layout.size(); ++i) {
-    double mean = 0.0, var = 0.0;
-    for (const auto& v : values) mean += v[i] / values.size();
-    for (const auto& v : values) var += (v[i] - mean) * (v[i] - mean) / std::max<std::size_t>(1, values.size() - 1);
-    char spread[32] = "held";
-    if (!held[static_cast<std::size_t>(i)])
-      std::snprintf(spread, sizeof(spread), "%.3g", std::sqrt(var));
-    std::snprintf(line, sizeof(line), "  %-20s %14.6g %14.6g %14s  %s\n", layout.names[i].c_str(),
-                  layout.defaults[i], mean, spread, layout.units[i].c_str());
-    out << line;
-  }
-  out << "held-out error, seed coefficients vs fitted on the other folds (medians):\n";
-  PrintComparison(combined_start, combined, out);
-  out << combined.Table();
+  PrintCrossValidation(options, folds, all.size(), seconds, values, combined_start, combined,
+                       out);
   if (!out_dir.empty()) {
     CoeffFile record = init;
     record.provenance = {{"crossval_folds", folds}, {"fold_coefficients", fold_coeffs},

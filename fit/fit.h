@@ -185,6 +185,35 @@ StandardErrors ComputeStandardErrors(ceres::Problem* problem, std::vector<double
 FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
                       const CoeffFile& init, const FitOptions& options);
 
+// The same with the residuals added by `add_residuals` instead of the model's own
+// (FitterInfo::add_residuals): the distributed fit (fit/distributed.h) adds one block per
+// training episode whose sums come from the workers; `train` then holds the episodes' names,
+// paths and first and last rows only.
+FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episode>& heldout,
+                      const CoeffFile& init, const FitOptions& options,
+                      const AddResidualsFn& add_residuals);
+
+// The starting coefficients of a fit: --init, else the seed notes' values, with the
+// held-by-default ones at their measured values (`options` after WithModelDefaults).
+CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model);
+// Holds the coefficients `held` marks (FitSelection::HeldMask) in `problem`, whose parameter
+// blocks are params + block.offset: a whole block constant, some of a block's coefficients
+// through a ceres::SubsetManifold (the problem owns it).
+void HoldCoefficients(ceres::Problem* problem, double* params, const CoeffLayout& layout,
+                      const std::vector<bool>& held);
+// InputError when --hold names something the model does not have, before any file is read.
+void CheckSelection(const FitOptions& options, const CoeffLayout& layout);
+
+// What `rlfit fit` prints after the fit (`options` after WithModelDefaults, `init` the start).
+void PrintFitReport(const FitOptions& options, const CoeffFile& init, const FitResult& r,
+                    std::ostream& out);
+// What `rlfit crossval` prints: the folds' coefficients (mean and spread of `values`, one per
+// fold), the held-out comparison and the combined replay table.
+void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
+                          double seconds, const std::vector<std::vector<double>>& values,
+                          const ReplayReport& combined_start, const ReplayReport& combined,
+                          std::ostream& out);
+
 // Splits episodes by index: every `every`-th (index % every == every - 1) is held out.
 void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episode>* train,
                    std::vector<Episode>* heldout);

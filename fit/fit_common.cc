@@ -179,7 +179,7 @@ int FullResidualCount(const ceres::Problem& problem) {
   int count = 0;
   for (ceres::ResidualBlockId id : ids) {
     const ceres::CostFunction* cost = problem.GetCostFunctionForResidualBlock(id);
-    const auto* reduced = dynamic_cast<const ReducedCost*>(cost);
+    const auto* reduced = dynamic_cast<const StandsForResiduals*>(cost);
     count += reduced != nullptr ? reduced->inner_residuals() : cost->num_residuals();
   }
   return count;

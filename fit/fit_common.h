@@ -50,6 +50,14 @@ class ColumnMajorJacobian {
                                const bool* asked, double* columns) const = 0;
 };
 
+// A cost function that stands for more residuals than it hands Ceres (ReducedCost, the
+// distributed fit's per-episode blocks): FullResidualCount counts inner_residuals().
+class StandsForResiduals {
+ public:
+  virtual ~StandsForResiduals() = default;
+  virtual int inner_residuals() const = 0;
+};
+
 // A residual block of m residuals over p coefficients, handed to Ceres as p + 1 residuals
 // with the same cost, gradient and Gauss-Newton matrix. With the thin QR J = Q R of the
 // block's Jacobian (over the varying blocks Ceres asks for):
@@ -64,12 +72,12 @@ class ColumnMajorJacobian {
 // The block keeps its last evaluation with a Jacobian ((p + 1)(p + 1) numbers) and answers a
 // request for the Jacobian at the same coefficients (bit for bit) from it: the standard errors
 // ask twice (episode scores, ceres::Covariance) for the Jacobian at the solver's last point.
-class ReducedCost : public ceres::CostFunction {
+class ReducedCost : public ceres::CostFunction, public StandsForResiduals {
  public:
   explicit ReducedCost(ceres::CostFunction* inner);  // takes ownership
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override;
-  int inner_residuals() const { return inner_->num_residuals(); }
+  int inner_residuals() const override { return inner_->num_residuals(); }
 
  private:
   bool EvaluateInner(double const* const* parameters, double* residuals,
@@ -86,7 +94,7 @@ class ReducedCost : public ceres::CostFunction {
 // `inner` reduced (ReducedCost) when it has more residuals than coefficients + 1, else itself.
 ceres::CostFunction* Reduced(ceres::CostFunction* inner);
 
-// Residuals of `problem` before reduction: a ReducedCost block counts its inner residuals.
+// Residuals of `problem` before reduction: a StandsForResiduals block counts its inner ones.
 int FullResidualCount(const ceres::Problem& problem);
 
 }  // namespace rlfit

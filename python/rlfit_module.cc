@@ -1,7 +1,9 @@
-// The Python module `rlfit`: pybind11 bindings over rlfit_core, the library rlsim and rlfit
-// use. No model code here: arrays are converted to the core's types and every call goes to the
-// same functions as the tools (Predictor/PredictTrajectories, Arena, ReadRecordings,
-// ReplayFiles). Shapes and columns are documented in python/README.md.
+// The extension `rlfit._rlfit` of the Python package `rlfit`: pybind11 bindings over rlfit_core
+// and rlfit_fit, the libraries rlsim and rlfit use. No model code here: arrays are converted to
+// the core's types and every call goes to the same functions as the tools
+// (Predictor/PredictTrajectories, Arena, ReadRecordings, ReplayFiles; the distributed replay,
+// fit and cross-validation of fit/distributed.h for rlfit.dask). Shapes and columns are
+// documented in python/README.md.
 #include <dlfcn.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -15,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli_common.h"
+#include "fit/distributed.h"
 #include "src/common/constants.h"
 #include "src/common/error.h"
 #include "src/common/parallel.h"
@@ -29,6 +33,7 @@
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
 #include "src/replay/replay.h"
+#include "src/report/plots.h"
 
 namespace py = pybind11;
 
@@ -93,8 +98,8 @@ std::vector<std::string> StateColumns(bool car, bool with_time) {
   return c;
 }
 
-// The resources (results/, scripts/) relative to this module's file: build/python/ in the build
-// tree (build/share/rlfit), <prefix>/lib/pythonX.Y/site-packages when installed
+// The resources (results/, scripts/) relative to this module's file: build/python/rlfit/ in
+// the build tree (build/share/rlfit), <prefix>/lib/pythonX.Y/site-packages/rlfit/ when installed
 // (<prefix>/share/rlfit). Without either the executable-relative lookup stays.
 void FindResourcesBesideModule() {
   Dl_info info;
@@ -103,8 +108,10 @@ void FindResourcesBesideModule() {
     return;
   std::error_code ec;
   const fs::path dir = fs::absolute(info.dli_fname, ec).parent_path();
-  for (const fs::path& candidate :
-       {dir / ".." / "share" / "rlfit", dir / ".." / ".." / ".." / "share" / "rlfit"}) {
+  // The extension sits in the package folder rlfit/: build/python/rlfit/ or
+  // <prefix>/lib/pythonX.Y/site-packages/rlfit/.
+  for (const fs::path& candidate : {dir / ".." / ".." / "share" / "rlfit",
+                                    dir / ".." / ".." / ".." / ".." / "share" / "rlfit"}) {
     if (fs::is_directory(candidate / "results", ec)) {
       SetResourceRoot(candidate.lexically_normal().string());
       return;
@@ -679,10 +686,173 @@ py::dict ReplayPy(const std::string& model_name, const std::vector<FsPath>& path
   return out;
 }
 
+// --- rlfit.dask: the client's side of fit/distributed.h and the workers' task --------------
+
+// A Python callable map(task, payloads) -> answers (bytes) as a ShardMap. The callable is held
+// through a shared_ptr whose deleter takes the GIL, so the C++ side copies the ShardMap freely
+// without it; each call takes the GIL.
+ShardMap PythonMap(const py::object& map) {
+  auto held = std::shared_ptr<py::object>(new py::object(map), [](py::object* o) {
+    py::gil_scoped_acquire gil;
+    delete o;
+  });
+  return [held](const std::string& task, const std::vector<std::string>& payloads) {
+    py::gil_scoped_acquire gil;
+    py::list list;
+    for (const std::string& p : payloads) list.append(py::bytes(p));
+    const py::object answers = (*held)(task, list);
+    std::vector<std::string> out;
+    for (const py::handle a : answers) out.push_back(a.cast<std::string>());
+    return out;
+  };
+}
+
+// Options of the rlfit.dask calls, from the dict rlfit/dask.py builds (paths as bytes).
+template <typename T>
+T Get(const py::dict& d, const char* key, T fallback) {
+  return d.contains(key) && !d[key].is_none() ? d[key].cast<T>() : fallback;
+}
+
+DistributedOptions DistFrom(const py::dict& d) {
+  DistributedOptions o;
+  o.shards = Get(d, "shards", o.shards);
+  o.worker_threads = Get(d, "worker_threads", o.worker_threads);
+  std::string why;
+  if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
+  return o;
+}
+
+FitOptions FitFrom(const py::dict& d) {
+  FitOptions o;
+  o.model = Get<std::string>(d, "model", o.model);
+  o.paths = Get(d, "paths", o.paths);
+  o.data_root = ResolveDataRoot(Get<std::string>(d, "data_root", ""));
+  o.init_coeffs = Get(d, "init", o.init_coeffs);
+  o.out_path = Get(d, "out", o.out_path);
+  o.window_s = Get(d, "window_s", o.window_s);
+  o.stride_s = Get(d, "stride_s", o.stride_s);
+  o.holdout_every = Get(d, "holdout_every", o.holdout_every);
+  o.integration.tick_rate_hz = Get(d, "tick_rate_hz", o.integration.tick_rate_hz);
+  o.integration.input_delay_s = Get(d, "input_delay_s", o.integration.input_delay_s);
+  o.integration.tick_aligned_inputs =
+      Get(d, "tick_aligned_inputs", o.integration.tick_aligned_inputs);
+  o.integration.rotate_with_new_omega =
+      Get(d, "rotate_with_new_omega", o.integration.rotate_with_new_omega);
+  o.selection.held = Get(d, "hold", o.selection.held);
+  o.selection.freed = Get(d, "free", o.selection.freed);
+  o.solver.loss = Get(d, "loss", o.solver.loss);
+  o.solver.loss_scale = Get(d, "loss_scale", o.solver.loss_scale);
+  o.solver.max_iterations = Get(d, "max_iterations", o.solver.max_iterations);
+  o.solver.step_sigmas = Get(d, "step_sigmas", o.solver.step_sigmas);
+  o.replay.horizons_s = Get(d, "horizons_s", o.replay.horizons_s);
+  o.replay.force = Get(d, "force", false);
+  o.quiet = Get(d, "quiet", true);
+  std::string why;
+  if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
+  return o;
+}
+
+// The inputs of a fit or crossval (recordings, shipped predictions, the mesh, --init), which no
+// output may be (CheckOutputTarget, as the tools check).
+std::vector<std::string> FitInputs(const FitOptions& o) {
+  std::vector<std::string> inputs = InputFilesFor(o.model, o.paths, o.data_root);
+  if (!o.init_coeffs.empty()) inputs.push_back(o.init_coeffs);
+  return inputs;
+}
+
+py::dict DaskReplay(const py::dict& d, const py::object& map) {
+  ReplayOptions o;
+  o.model = Get<std::string>(d, "model", o.model);
+  o.paths = Get(d, "paths", o.paths);
+  o.data_root = ResolveDataRoot(Get<std::string>(d, "data_root", ""));
+  o.coeffs_path = Get(d, "coeffs", o.coeffs_path);
+  o.out_dir = Get(d, "out", o.out_dir);
+  o.horizons_s = Get(d, "horizons_s", o.horizons_s);
+  o.window_s = Get(d, "window_s", o.window_s);
+  o.force = Get(d, "force", false);
+  o.plots = Get(d, "plots", false);
+  o.quiet = true;
+  o.program = "rlfit.dask";
+  std::string why;
+  if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
+  const DistributedOptions dist = DistFrom(d);
+  std::vector<std::string> inputs = InputFilesFor(o.model, o.paths, o.data_root);
+  for (const std::string& c : CoeffsInputFiles(o.model, o.coeffs_path)) inputs.push_back(c);
+  CheckOutputTarget(o.out_dir, OutputKind::kFolder, inputs, o.force);
+  const ShardMap shard_map = PythonMap(map);
+  std::ostringstream out, warnings;
+  ReplayReport report;
+  {
+    py::gil_scoped_release release;
+    report = DistributedReplay(o, dist, shard_map, out, warnings);
+  }
+  py::dict result;
+  result["summary"] = JsonToPython(report.ToJson());
+  result["table"] = Text(out.str());
+  result["warnings"] = Text(warnings.str());
+  return result;
+}
+
+py::dict DaskFit(const py::dict& d, const py::object& map) {
+  const FitOptions o = FitFrom(d);
+  const DistributedOptions dist = DistFrom(d);
+  const bool force = Get(d, "force", false);
+  const std::string plots = Get<std::string>(d, "plots", "");
+  const std::vector<std::string> inputs = FitInputs(o);
+  CheckOutputTarget(o.out_path, OutputKind::kCoeffsFile, inputs, force);
+  if (!plots.empty()) {  // as `rlfit fit --plots`
+    if (o.out_path.empty()) throw InputError("plots", 0, 0, "needs out (the coefficients file)");
+    const fs::path out = fs::weakly_canonical(fs::absolute(o.out_path));
+    const fs::path folder = fs::weakly_canonical(fs::absolute(plots));
+    if (std::mismatch(folder.begin(), folder.end(), out.begin(), out.end()).first == folder.end())
+      throw InputError(o.out_path, 0, 0,
+                       "lies inside the --plots folder, which is replaced as a whole: choose "
+                       "another --out or --plots");
+    CheckOutputTarget(plots, OutputKind::kFolder, inputs, force);
+  }
+  const ShardMap shard_map = PythonMap(map);
+  std::ostringstream out;
+  FitResult r;
+  {
+    py::gil_scoped_release release;
+    r = DistributedFit(o, dist, shard_map, out);
+    if (!plots.empty()) {
+      StagedDir staged(plots, force);
+      RunPlotScript(PlotScriptPath("plot_fit.py"),
+                    {o.out_path, staged.dir(), "--shown-as", staged.final_dir()});
+      staged.Commit();
+    }
+  }
+  py::dict result;
+  result["coefficients"] = JsonToPython(CoeffFileToJson(r.coeffs, *FindModel(o.model).layout));
+  result["text"] = Text(out.str());
+  return result;
+}
+
+py::dict DaskCrossval(const py::dict& d, const py::object& map) {
+  FitOptions o = FitFrom(d);
+  const DistributedOptions dist = DistFrom(d);
+  const int folds = Get(d, "folds", 4);
+  const std::string out_dir = o.out_path;
+  o.out_path.clear();
+  CheckOutputTarget(out_dir, OutputKind::kFolder, FitInputs(o), o.replay.force);
+  const ShardMap shard_map = PythonMap(map);
+  std::ostringstream out;
+  ReplayReport report;
+  {
+    py::gil_scoped_release release;
+    report = DistributedCrossValidation(o, folds, out_dir, dist, shard_map, out);
+  }
+  py::dict result;
+  result["summary"] = JsonToPython(report.ToJson());
+  result["text"] = Text(out.str());
+  return result;
+}
+
 }  // namespace
 }  // namespace rlfit
 
-PYBIND11_MODULE(rlfit, m) {
+PYBIND11_MODULE(_rlfit, m) {
   using namespace rlfit;
   m.doc() =
       "rlfit: the Rocket League ball and car models of the rlfit tools (same library as rlsim "
@@ -793,6 +963,22 @@ PYBIND11_MODULE(rlfit, m) {
 
   m.def("read_recording", &ReadRecordingPy, py::arg("path"), py::arg("data_root") = "",
         "Episodes of a recording file or folder (the tools' reader): a list of dicts.");
+  m.def(
+      "_run_shard_task",
+      [](const std::string& task, const py::bytes& payload) {
+        const std::string p = payload;
+        std::string answer;
+        {
+          py::gil_scoped_release release;
+          answer = RunShardTask(task, p);
+        }
+        return py::bytes(answer);
+      },
+      py::arg("task"), py::arg("payload"),
+      "rlfit.dask's worker task (fit/distributed.h RunShardTask): bytes in, bytes out.");
+  m.def("_dask_replay", &DaskReplay, py::arg("options"), py::arg("map"));
+  m.def("_dask_fit", &DaskFit, py::arg("options"), py::arg("map"));
+  m.def("_dask_crossval", &DaskCrossval, py::arg("options"), py::arg("map"));
   m.def("replay", &ReplayPy, py::arg("model"), py::arg("paths") = std::vector<FsPath>{},
         py::arg("coeffs") = "", py::arg("data_root") = "",
         py::arg("horizons_s") = std::vector<double>{}, py::arg("window_s") = 0.5,

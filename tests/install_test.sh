@@ -85,19 +85,22 @@ CHECK_INDEX_LINKS_ONLY=1 "$src/scripts/check_index_page.sh" out > /dev/null ||
 
 # 3b. The Python module (when the build has it): installed under lib/pythonX.Y/site-packages,
 # it finds <prefix>/share/rlfit beside it and runs the installed committed coefficients.
-module=$(ls "$build"/python/rlfit*.so 2> /dev/null | head -1 || true)
+module=$(ls "$build"/python/rlfit/_rlfit*.so 2> /dev/null | head -1 || true)
 if [ -n "$module" ]; then
-  installed=$(ls "$p"/lib/python3*/site-packages/rlfit*.so 2> /dev/null | head -1 || true)
-  [ -n "$installed" ] || fail "the Python module is not installed under $p/lib/python3*/site-packages"
+  installed=$(ls "$p"/lib/python3*/site-packages/rlfit/_rlfit*.so 2> /dev/null | head -1 || true)
+  [ -n "$installed" ] || fail "the Python package is not installed under $p/lib/python3*/site-packages/rlfit"
+  [ -f "$(dirname "$installed")/dask.py" ] || fail "rlfit/dask.py is not installed beside the extension"
   for path in "$src" "$build"; do
     hits=$(grep -c -a -F "$path" "$installed" || true)
     [ "$hits" -eq 0 ] || fail "$installed holds the path $path ($hits times)"
   done
-  PYTHONPATH=$(dirname "$installed") /usr/bin/python3 - "$p" "$data" <<'PY' ||
+  PYTHONPATH=$(dirname "$(dirname "$installed")") /usr/bin/python3 - "$p" "$data" <<'PY' ||
 import json, os, sys
 import rlfit
 prefix, data = sys.argv[1], sys.argv[2]
 assert os.path.dirname(rlfit.__file__).startswith(prefix), rlfit.__file__
+import rlfit.dask  # the package's Dask layer, beside the extension
+assert os.path.dirname(rlfit.dask.__file__) == os.path.dirname(rlfit.__file__)
 assert rlfit.resource_root() == os.path.join(prefix, "share", "rlfit"), rlfit.resource_root()
 shipped = json.load(open(os.path.join(prefix, "share/rlfit/results/aerial/coeffs.json")))
 c = rlfit.load_coefficients("aerial")

@@ -286,27 +286,6 @@ bool Listed(const nlohmann::json& list, const std::string& full, const std::stri
   return false;
 }
 
-// Output names: the episode's own name, prefixed by its folder when two would collide, and
-// numbered when that still collides (a/x/episode_1.csv and b/x/episode_1.csv: x__episode_1.csv
-// twice, one trajectory written over the other) or names a file of the folder itself.
-std::vector<std::string> OutputNames(const std::vector<EpisodeReport>& episodes) {
-  std::map<std::string, int> count;
-  for (const EpisodeReport& e : episodes) ++count[e.name];
-  std::set<std::string> used = {"replay_summary.json", "summary.txt", "index.html", "plots",
-                                ".rlfit-files"};
-  std::vector<std::string> names;
-  for (const EpisodeReport& e : episodes) {
-    const std::string name =
-        count[e.name] == 1 ? e.name
-                           : fs::path(e.path).parent_path().filename().string() + "__" + e.name;
-    std::string unique = name;
-    for (int n = 2; used.count(unique) != 0; ++n) unique = std::to_string(n) + "__" + name;
-    used.insert(unique);
-    names.push_back(unique);
-  }
-  return names;
-}
-
 // "1104 on the ground, 90 touching a surface"
 std::string LeftOutText(const std::map<std::string, int>& counts) {
   std::string s;
@@ -344,6 +323,11 @@ std::string ChecksText(const std::map<std::string, int>& checks) {
 
 // Every file written by replay goes through here (one folder, one name, its contents).
 }  // namespace
+
+bool ShippedPredictionUsable(const Episode& ep, const std::string& program,
+                             std::ostream& warnings) {
+  return LoadShipped(ep, program, warnings).has_value();
+}
 
 int DepartureRow(const Episode& ep, int first, const std::vector<PredictedState>& pred) {
   int run = 0;
@@ -889,6 +873,24 @@ std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
   return ExpandRecordingPaths(resolved);
 }
 
+std::vector<std::string> ReplayOutputNames(const std::vector<EpisodeReport>& episodes) {
+  std::map<std::string, int> count;
+  for (const EpisodeReport& e : episodes) ++count[e.name];
+  std::set<std::string> used = {"replay_summary.json", "summary.txt", "index.html", "plots",
+                                ".rlfit-files"};
+  std::vector<std::string> names;
+  for (const EpisodeReport& e : episodes) {
+    const std::string name =
+        count[e.name] == 1 ? e.name
+                           : fs::path(e.path).parent_path().filename().string() + "__" + e.name;
+    std::string unique = name;
+    for (int n = 2; used.count(unique) != 0; ++n) unique = std::to_string(n) + "__" + name;
+    used.insert(unique);
+    names.push_back(unique);
+  }
+  return names;
+}
+
 std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation) {
   std::string out =
       "source_row,t_s,covered,regime,x,y,z,vx,vy,vz,wx,wy,wz,rec_x,rec_y,rec_z,rec_vx,"
@@ -966,12 +968,19 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
                         const CoeffFile& coeffs, const ReplayOptions& options) {
   StagedDir dir(options.out_dir, options.force);  // replaces out_dir as a whole at the end
   RLFIT_CHECK(episodes.size() == report.episodes.size(), "one episode per report");
-  const std::vector<std::string> names = OutputNames(report.episodes);
-  nlohmann::json j = report.ToJson();
-  for (std::size_t i = 0; i < names.size(); ++i) {
+  const std::vector<std::string> names = ReplayOutputNames(report.episodes);
+  for (std::size_t i = 0; i < names.size(); ++i)
     dir.WriteFile(names[i], TrajectoryCsv(episodes[i], report.episodes[i], report.has_orientation));
-    j["episodes"][i]["output"] = names[i];
-  }
+  WriteReplaySummaries(report, coeffs, options, &dir);
+  dir.Commit();
+}
+
+void WriteReplaySummaries(const ReplayReport& report, const CoeffFile& coeffs,
+                          const ReplayOptions& options, StagedDir* staged) {
+  StagedDir& dir = *staged;
+  const std::vector<std::string> names = ReplayOutputNames(report.episodes);
+  nlohmann::json j = report.ToJson();
+  for (std::size_t i = 0; i < names.size(); ++i) j["episodes"][i]["output"] = names[i];
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
   j["options"] = {{"paths", options.paths},       {"data_root", options.data_root},
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
@@ -983,7 +992,6 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
   // outputs in place, not new tables without their page.
   if (options.plots)
     RunPlotScript(PlotScriptPath("plot_replay.py"), {dir.dir(), "--shown-as", options.out_dir});
-  dir.Commit();
 }
 
 void SelectCovered(const std::string& model, std::vector<Episode>* episodes,

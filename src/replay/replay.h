@@ -19,6 +19,8 @@
 
 namespace rlfit {
 
+class StagedDir;
+
 inline constexpr int kReplaySchemaVersion = 2;
 
 // Longest report horizon, s: the longest recording lasts ~140 s (data.txt), and the error
@@ -217,6 +219,17 @@ void SelectCovered(const std::string& model, std::vector<Episode>* episodes,
                    const std::string& program, std::ostream& warnings,
                    std::vector<SkippedInput>* skipped);
 
+// Whether `ep` has a shipped prediction_*.csv the replay can compare with (the reference
+// "shipped_predictions" needs one for every scored episode); one warning line on `warnings`
+// (prefixed by `program`) when there is one it cannot use.
+bool ShippedPredictionUsable(const Episode& ep, const std::string& program,
+                             std::ostream& warnings);
+
+// The output name of each episode's trajectory CSV: its own name, prefixed by its folder
+// ("folder__name") when two would collide, and numbered ("2__folder__name") when that still
+// collides or names a file of the output folder itself (replay_summary.json, ...).
+std::vector<std::string> ReplayOutputNames(const std::vector<EpisodeReport>& episodes);
+
 // The predicted trajectory CSV of one episode (one row per source row of its span).
 std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orientation);
 
@@ -224,6 +237,12 @@ std::string TrajectoryCsv(const Episode& ep, const EpisodeReport& r, bool orient
 // replay_summary.json and summary.txt.
 void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& episodes,
                         const CoeffFile& coeffs, const ReplayOptions& options);
+
+// The outputs of WriteReplayOutputs but the trajectory CSVs (replay_summary.json, summary.txt
+// and with options.plots the page) into `dir`, not committed: the distributed replay's
+// workers write the CSVs (named by ReplayOutputNames) into the same staged folder.
+void WriteReplaySummaries(const ReplayReport& report, const CoeffFile& coeffs,
+                          const ReplayOptions& options, StagedDir* dir);
 
 // The replay itself, without table or files: loads the coefficients (into *coeffs) and the
 // episodes, classifies their rows, skips what nothing covers (one line each on `warnings`),
