@@ -20,6 +20,7 @@
 #include "fit/aerial_fit.h"
 #include "fit/jump_fit.h"
 #include "fit/ground_fit.h"
+#include "fit/vehicle_fit.h"
 #include "fit/ball_fit.h"
 #include "fit/wall_fit.h"
 #include "fit/powerslide_fit.h"
@@ -53,6 +54,7 @@ const std::vector<FitterInfo>& Fitters() {
       // Huber at 3 sigmas: the car fits have few gross outliers.
       {"aerial", AddAerialResiduals, DefaultLoss("huber", 3.0)},
       {"ground", AddGroundResiduals, DefaultLoss("huber", 3.0)},
+      {"vehicle", AddVehicleResiduals, DefaultLoss("huber", 3.0)},
       {"jump", AddJumpResiduals, DefaultLoss("huber", 3.0)},
       {"wall", AddWallResiduals, DefaultLoss("huber", 3.0)},
       // Three solves, each re-inferring the unrecorded handbrake (AddPowerslideResiduals) with

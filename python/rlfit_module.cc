@@ -882,8 +882,8 @@ PYBIND11_MODULE(_rlfit, m) {
   m.attr("TICK_S") = 1.0 / game::kTickRateHz;
   m.attr("BALL_ROW_S") = 1.0 / game::kEpisodeRowRateHz;
   m.def("models", &ModelNames,
-        "The model names, as the tools take them: aerial, ball, ground, jump, wall, powerslide, "
-        "car.");
+        "The model names, as the tools take them: aerial, ball, ground, vehicle, jump, wall, "
+        "powerslide, car.");
   m.def("resource_root", &ResourceRoot, "The folder holding results/ and scripts/.");
   m.def(
       "data_root",

@@ -129,4 +129,45 @@ inline constexpr double kCarRestHeight = 17.01;
 // of ground_driving_no_handbrake, range 7.98-8.40, while z stays at kCarRestHeight).
 inline constexpr double kCarRestReportedVz = 8.3;
 
+// The game's vehicle on a surface (issue 37; src/models/vehicle.h). Values from RocketSim
+// (ZealanL/RocketSim v2.2, MIT; ../shared/refs), read for what the game does.
+// Ground boost acceleration, uu/s^2: RocketSim src/RLConst.h BOOST_ACCEL_GROUND = 2975 / 3 (the
+// air's is 3175 / 3: kBoostAccel + kAirThrottleAccel above).
+inline constexpr double kBoostAccelGround = 2975.0 / 3.0;
+// Coasting brakes at this fraction of the full brake: RocketSim src/RLConst.h
+// COASTING_BRAKE_FACTOR.
+inline constexpr double kVehicleCoastBrake = 0.15;
+// |throttle| below this is released: RocketSim src/RLConst.h THROTTLE_DEADZONE.
+inline constexpr double kVehicleThrottleDeadzone = 0.001;
+// A wheel's sideways impulse per tick as a rate, 1/s: RocketSim src/Sim/btVehicleRL/
+// btVehicleRL.cpp calcFrictionImpulses takes Bullet's resolveSingleBilateral impulse (0.2 of the
+// impulse stopping the contact's sideways velocity) times the friction scale mass / 3 = 60 and
+// the tick: 0.2 x 60 = 12 /s of that impulse (0.1 of it per 120 Hz tick).
+inline constexpr double kVehicleLateralRate = 12.0;
+// Sideways grip of a wheel sliding fully sideways (slip ratio 1): RocketSim src/RLConst.h
+// LAT_FRICTION_CURVE (1 at ratio 0, 0.2 at 1); the ratio counts only above kVehicleSlideMinSpeed
+// of sideways speed (Car::_UpdateWheels: baseFriction > 5).
+inline constexpr double kVehicleSlideGrip = 0.2;
+inline constexpr double kVehicleSlideMinSpeed = 5.0;  // uu/s
+// Rolling friction of a braking wheel, 1/s: RocketSim btVehicleRL.cpp calcFrictionImpulses
+// ROLLING_FRICTION_SCALE_MAGIC 113.73963 x the friction scale mass / 3 over the mass 180.
+inline constexpr double kVehicleRollingGain = 113.73963 / 3.0;
+// Wheel positions from the centre of mass, uu, {front, rear}: forward (x) and to either side (y)
+// (RocketSim src/Sim/Car/CarConfig/CarConfig.cpp FRONT_WHEELS_OFFSET / BACK_WHEELS_OFFSET, Octane).
+inline constexpr double kVehicleWheelX[2] = {51.25, -33.75};
+inline constexpr double kVehicleWheelY[2] = {25.90, 29.50};
+// Inertia over mass of the Octane's hitbox box, uu^2 (RocketSim CarConfig.cpp HITBOX_SIZES
+// 120.507 x 86.6994 x 38.6591; Bullet's btBoxShape: m (ly^2 + lz^2) / 12 ...).
+inline constexpr double kOctaneRollGyrationSq = (86.6994 * 86.6994 + 38.6591 * 38.6591) / 12.0;
+inline constexpr double kOctanePitchGyrationSq = (120.507 * 120.507 + 38.6591 * 38.6591) / 12.0;
+inline constexpr double kOctaneYawGyrationSq = (120.507 * 120.507 + 86.6994 * 86.6994) / 12.0;
+// Steer angle of the front wheels at full steer against forward speed, rad at uu/s: RocketSim
+// src/RLConst.h STEER_ANGLE_FROM_SPEED_CURVE.
+inline constexpr double kSteerAngleSpeeds[6] = {0.0, 500.0, 1000.0, 1500.0, 1750.0, 3000.0};
+inline constexpr double kSteerAngles[6] = {0.53356, 0.31930, 0.18203, 0.10570, 0.08507, 0.03454};
+// Drive torque factor against forward speed: RocketSim src/RLConst.h
+// DRIVE_SPEED_TORQUE_FACTOR_CURVE (the DriveTorqueCurve of vehicle_sim.md).
+inline constexpr double kDriveCurveSpeeds[3] = {0.0, 1400.0, 1410.0};
+inline constexpr double kDriveCurveFactors[3] = {1.0, 0.1, 0.0};
+
 }  // namespace rlfit::game

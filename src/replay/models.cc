@@ -14,6 +14,7 @@
 #include "src/models/jump.h"
 #include "src/models/powerslide.h"
 #include "src/models/surface.h"
+#include "src/models/vehicle.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
@@ -56,6 +57,15 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
       coeffs, file.integration,
       [](const GroundCoeffs<double>& c, const CarState<double>& s, const Episode& ep, int k,
          const Integration& integ) { return AdvanceGroundRow(c, s, ep, k, integ); });
+}
+
+// The vehicle's rollouts start from the recorded car, its wheels decided on the first tick.
+std::unique_ptr<Predictor> MakeVehicle(const CoeffFile& file, const std::string&) {
+  const auto coeffs = VehicleCoeffs<double>::FromArray(file.values.data());
+  return MakeRowPredictor<VehicleCoeffs<double>, VehicleState<double>>(
+      coeffs, file.integration,
+      [](const VehicleCoeffs<double>& c, const VehicleState<double>& s, const Episode& ep, int k,
+         const Integration& integ) { return AdvanceVehicleRow(c, s, ep, k, integ); });
 }
 
 // Jump rollouts start from the recorded car and the jump state since the take-off of the
@@ -358,6 +368,10 @@ const std::vector<ModelInfo>& Models() {
       {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
        &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround,
        nullptr, nullptr, nullptr},
+      // The ground model's rows and recordings, driven by the game's vehicle (issue 37).
+      {"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
+       EpisodeKind::kCar, true, &VehicleLayout(), {"car_control/ground_driving_no_handbrake"},
+       {0.5, 1.0, 2.0}, MakeVehicle, nullptr, nullptr, nullptr},
       // jumps.txt (two jumps, 582 rows) and the three jumps of freestyling.txt; data.txt holds
       // no jump (its jumped flag is never set).
       {"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",

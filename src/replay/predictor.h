@@ -19,6 +19,7 @@
 #include "src/models/jump.h"
 #include "src/models/model.h"
 #include "src/models/powerslide.h"
+#include "src/models/vehicle.h"
 #include "src/replay/regime.h"
 
 namespace rlfit {
@@ -60,6 +61,7 @@ class Predictor {
 // The ToPredicted of a state holding a car body beside a model's own state.
 inline PredictedState ToPredicted(const JumpCarState<double>& s) { return ToPredicted(s.car); }
 inline PredictedState ToPredicted(const PowerslideState<double>& s) { return ToPredicted(s.body); }
+inline PredictedState ToPredicted(const VehicleState<double>& s) { return ToPredicted(s.body); }
 
 // The rollout every predictor runs: rows start..end, element 0 the start state `s` (row start),
 // then s = advance(s, k) over each row k -> k + 1.

@@ -116,7 +116,7 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
   if (model == "aerial") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = AerialRegime(ep.rows[k], *arena);
-  } else if (model == "ground") {
+  } else if (model == "ground" || model == "vehicle") {
     CheckKind(model, ep, EpisodeKind::kCar);
     for (int k = 0; k < ep.size(); ++k) rows[k] = GroundRegime(ep.rows[k]);
   } else if (model == "jump") {
@@ -153,7 +153,7 @@ std::vector<Regime> Classify(const std::string& model, const Episode& ep, const 
   } else {
     throw InputError("model", 0, 0,
                      "unknown model '" + model +
-                         "' (known: aerial, ground, ball, wall, car, jump, powerslide)");
+                         "' (known: aerial, ground, ball, wall, car, jump, powerslide, vehicle)");
   }
   return rows;
 }
@@ -178,10 +178,11 @@ const char* RegimeLabel(Regime regime) {
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
   if (model != "aerial" && model != "ground" && model != "ball" && model != "wall" &&
-      model != "car" && model != "jump" && model != "powerslide")
+      model != "car" && model != "jump" && model != "powerslide" && model != "vehicle")
     return Classify(model, ep, nullptr);
   // The ground test needs no mesh: do not require one.
-  if (model == "ground" || model == "powerslide") return Classify(model, ep, nullptr);
+  if (model == "ground" || model == "powerslide" || model == "vehicle")
+    return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
   if ((model == "aerial" || model == "car" || model == "jump") && root.empty())

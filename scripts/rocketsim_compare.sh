@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# RocketSim side by side with this project's models: builds RocketSim from its own source
+# (ROCKETSIM_DIR, default ../shared/refs/RocketSim beside the checkout; not vendored) with our
+# driver bench/rocketsim/rocketsim_compare.cc into build-rocketsim/ (clang, ccache), then runs
+# it on the recordings with rlsim replay's scoring. Arguments go to the driver, e.g.
+#   scripts/rocketsim_compare.sh --delay-ticks 2 --sets ground,wall
+# A tool run by hand for NOTES.md ("RocketSim side by side"), not part of CI.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${RLFIT_ROCKETSIM_BUILD:-$root/build-rocketsim}
+rocketsim=${ROCKETSIM_DIR:-$root/../shared/refs/RocketSim}
+mkdir -p "$build"
+cmake -S "$root/bench/rocketsim" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DROCKETSIM_DIR="$rocketsim" > "$build/cmake.log" 2>&1 ||
+  { cat "$build/cmake.log" >&2; exit 2; }
+cmake --build "$build" -j"${JOBS:-2}" --target rocketsim_compare > "$build/build.log" 2>&1 ||
+  { tail -40 "$build/build.log" >&2; exit 2; }
+exec "$build/rocketsim_compare" "$@"

@@ -1,0 +1,293 @@
+// The car on the flat floor as the game's vehicle drives it (issue 37): four wheels, each
+// pushing the body with its own tyre impulse every tick (sideways: a fraction of the impulse
+// that would stop the wheel's sideways slip, falling as the wheel slides; lengthways: the
+// drive, the brake or the coasting friction), the front wheels steered by the game's steer
+// angle, the body turning under the impulses' moments. A candidate for the `ground` model,
+// replayed and fitted as the model `vehicle` on the same rows.
+#pragma once
+
+#include <cmath>
+
+#include "src/common/constants.h"
+#include "src/models/car_state.h"
+#include "src/models/model.h"
+
+namespace rlfit {
+
+// Coefficients of the vehicle step (per unit mass: impulses are velocity changes). Flat layout
+// (JSON names in brackets):
+//   block drive    [throttle_accel uu/s^2: the four wheels' drive at rest and full throttle
+//                  (game 1600: RocketSim src/RLConst.h THROTTLE_TORQUE_AMOUNT = 400 x mass,
+//                  over 4 wheels, x 4); brake_accel uu/s^2: the four wheels' braking (game
+//                  3500: BRAKE_TORQUE_AMOUNT); coast_brake (1): the braking while coasting, a
+//                  fraction of brake_accel (game COASTING_BRAKE_FACTOR 0.15); boost_accel
+//                  uu/s^2 (game 991.67: BOOST_ACCEL_GROUND)]
+//   block tyre     [lateral_rate_front, lateral_rate_rear 1/s: each wheel's sideways impulse per
+//                  tick is rate x dt of the impulse that would stop its sideways slip (the
+//                  contact's velocity along the wheel's axle, against the body's mass and yaw
+//                  inertia at that point); game 12 /s (RocketSim btVehicleRL calcFrictionImpulses:
+//                  Bullet's bilateral contact damping 0.2 x the friction scale mass / 3);
+//                  slide_grip (1): the sideways grip when the wheel slides fully sideways, the
+//                  grip falling linearly from 1 at no slide (game LAT_FRICTION_CURVE 1 -> 0.2)]
+//   block steer    [steer_scale (1): multiplies the game's steer angle curve
+//                  (STEER_ANGLE_FROM_SPEED_CURVE, kVehicleSteerAngle*)]
+//   block inertia  [yaw_gyration_sq uu^2: yaw inertia over mass (game: the Octane hitbox box,
+//                  (120.507^2 + 86.6994^2) / 12 = 1836.6)]
+// Not fitted: the wheel positions, the curves' shapes, the rolling-friction gain and the
+// stop speed (game values).
+template <typename T>
+struct VehicleCoeffs {
+  enum Index {
+    kThrottleAccel,
+    kBrakeAccel,
+    kCoastBrake,
+    kBoostAccel,
+    kLateralRateFront,
+    kLateralRateRear,
+    kSlideGrip,
+    kSteerScale,
+    kYawGyrationSq,
+    kSize
+  };
+  T throttle_accel, brake_accel, coast_brake, boost_accel;
+  T lateral_rate_front, lateral_rate_rear, slide_grip;
+  T steer_scale;
+  T yaw_gyration_sq;
+  // Not fitted.
+  double roll_gyration_sq = game::kOctaneRollGyrationSq;    // uu^2, inertia about forward / m
+  double pitch_gyration_sq = game::kOctanePitchGyrationSq;  // uu^2, inertia about left / m
+  double contact_below_uu = game::kCarRestHeight;  // contact points below the centre, uu
+  double rolling_gain = game::kVehicleRollingGain;  // 1/s, see StepVehicle
+  double stop_speed = game::kCarStopSpeed;           // uu/s
+  double throttle_deadzone = game::kVehicleThrottleDeadzone;
+  double slide_min_speed = game::kVehicleSlideMinSpeed;  // uu/s
+  double max_speed = game::kCarMaxSpeed;
+  double rest_height = game::kCarRestHeight;
+  double rest_reported_vz = game::kCarRestReportedVz;
+
+  static VehicleCoeffs FromBlocks(const T* drive, const T* tyre, const T* steer,
+                                  const T* inertia) {
+    VehicleCoeffs c;
+    c.throttle_accel = drive[0];
+    c.brake_accel = drive[1];
+    c.coast_brake = drive[2];
+    c.boost_accel = drive[3];
+    c.lateral_rate_front = tyre[0];
+    c.lateral_rate_rear = tyre[1];
+    c.slide_grip = tyre[2];
+    c.steer_scale = steer[0];
+    c.yaw_gyration_sq = inertia[0];
+    return c;
+  }
+  static VehicleCoeffs FromArray(const T* flat) {
+    return FromBlocks(flat + kThrottleAccel, flat + kLateralRateFront, flat + kSteerScale,
+                      flat + kYawGyrationSq);
+  }
+};
+
+inline const CoeffLayout& VehicleLayout() {
+  static const CoeffLayout layout{
+      {"throttle_accel", "brake_accel", "coast_brake", "boost_accel", "lateral_rate_front",
+       "lateral_rate_rear", "slide_grip", "steer_scale", "yaw_gyration_sq"},
+      {"uu/s^2", "uu/s^2", "1", "uu/s^2", "1/s", "1/s", "1", "1", "uu^2"},
+      {game::kThrottleAccel, game::kBrakeAccel, game::kVehicleCoastBrake,
+       game::kBoostAccelGround, game::kVehicleLateralRate, game::kVehicleLateralRate,
+       game::kVehicleSlideGrip, 1.0, game::kOctaneYawGyrationSq},
+      {{"drive", 0, 4}, {"tyre", 4, 3}, {"steer", 7, 1}, {"inertia", 8, 1}},
+      // Bounds.
+      {// Drive and brakes push the way the game's do (>= 0), at most 3x the game's values;
+       // coasting never brakes harder than braking.
+       {0.0, 3.0 * game::kThrottleAccel},
+       {0.0, 3.0 * game::kBrakeAccel},
+       {0.0, 1.0},
+       {0.0, 2.0 * game::kBoostAccelGround},
+       // Sideways impulse rates: 0 is ice; at 120 /s a wheel stops its slip within one tick.
+       {0.0, game::kTickRateHz},
+       {0.0, game::kTickRateHz},
+       {0.0, 1.0},  // slide_grip: a sliding wheel never grips more than a rolling one
+       // The steer angle within a factor 2 of the game's curve.
+       {0.5, 2.0},
+       // Yaw inertia over mass: from a tenth of the hitbox box's to 10x it.
+       {0.1 * game::kOctaneYawGyrationSq, 10.0 * game::kOctaneYawGyrationSq}}};
+  return layout;
+}
+
+// Piecewise-linear game curve through (x_i, y_i), constant beyond its ends.
+template <typename T, int N>
+T VehicleCurve(const double (&xs)[N], const double (&ys)[N], const T& x) {
+  if (x <= T(xs[0])) return T(ys[0]);
+  for (int i = 0; i + 1 < N; ++i)
+    if (x < T(xs[i + 1]))
+      return T(ys[i]) + (x - T(xs[i])) * T((ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i]));
+  return T(ys[N - 1]);
+}
+
+// What the wheels do in a tick, decided from the state and inputs of the tick before (the
+// game decides them after computing the tick's tyre impulses, which therefore use the last
+// tick's: RocketSim Car::_PreTickUpdate, updateVehicleFirst before _UpdateWheels).
+template <typename T>
+struct WheelSettings {
+  T steer_angle = T(0);   // rad, front wheels, positive turns left
+  T drive = T(0);         // uu/s^2 along each wheel's heading, the four wheels' sum
+  T brake = T(0);         // uu/s^2, the four wheels' sum of the largest braking
+  bool set = false;       // false: not decided yet (a rollout's first tick decides its own)
+};
+
+// The car and its wheels' settings. FromSample: a rollout's start, the recorded car, its wheels
+// decided on its first tick.
+template <typename T>
+struct VehicleState {
+  CarState<T> body;
+  WheelSettings<T> wheels;
+
+  static VehicleState FromSample(const Sample& row) {
+    VehicleState s;
+    s.body = CarState<T>::FromSample(row);
+    return s;
+  }
+};
+
+// The wheel settings for inputs u on a car rolling at forward speed v_f (RocketSim
+// Car::_UpdateWheels, handbrake released): boost makes the throttle 1; a throttle against the
+// motion above stop_speed brakes fully with no drive; a released throttle (below the deadzone)
+// coasts with coast_brake x brake_accel, or brakes fully below stop_speed; the drive follows
+// the game's DriveTorqueCurve (1 at rest, 0.1 at 1400 uu/s, 0 from 1410).
+template <typename T>
+WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Controls& u) {
+  using std::abs;
+  WheelSettings<T> w;
+  w.set = true;
+  const T speed = v_f < T(0) ? T(-v_f) : v_f;
+  const double throttle = u.boost > 0.5 ? 1.0 : u.throttle;
+  if (std::abs(throttle) >= c.throttle_deadzone) {
+    const bool against = (throttle > 0.0) != (v_f > T(0));
+    if (speed > T(c.stop_speed) && against) {
+      w.brake = c.brake_accel;
+    } else {
+      w.drive = T(throttle) * c.throttle_accel *
+                VehicleCurve(game::kDriveCurveSpeeds, game::kDriveCurveFactors, speed);
+    }
+  } else {
+    w.brake = speed < T(c.stop_speed) ? c.brake_accel : c.brake_accel * c.coast_brake;
+  }
+  w.steer_angle = T(u.steer) * c.steer_scale *
+                  VehicleCurve(game::kSteerAngleSpeeds, game::kSteerAngles, speed);
+  return w;
+}
+
+// One tick of dt_s with inputs u, the car on the flat floor (z = 0 under its wheels), as the
+// game's vehicle: in the car's planar frame (forward f, left l, the yaw rate w about +z),
+//   1. the wheels act with the settings decided last tick (WheelSettings; the first tick of a
+//      rollout decides its own from its state and inputs);
+//   2. each wheel i at (a_i, b_i) (kVehicleWheelX/Y: front wheels 51.25 uu ahead, 25.9 to
+//      the side; rear 33.75 behind, 29.5 to the side; contact points contact_below_uu below the
+//      centre) with heading h_i (f turned by the steer angle for the front wheels) and axle
+//      e_i = z x h_i: contact velocity c_i = v + w z x r_i; the sideways impulse
+//        J_lat = -rate dt grip_i (c_i . e_i) / K_i,  K_i = 1 + |r_i x e_i|^2 weighted by the
+//        inverse inertias (yaw_gyration_sq about z; roll and pitch: the Octane hitbox's),
+//      grip_i = 1 - (1 - slide_grip) s_i, s_i = |c_i . e_i| / (|c_i . e_i| + |c_i . h_i|)
+//      when |c_i . e_i| > slide_min_speed, else 1 (LAT_FRICTION_CURVE of the slip ratio);
+//      the lengthways impulse: the drive, drive dt / 4 along h_i, or, without drive, the
+//      rolling friction clamp(-rolling_gain dt (c_i . h_i), -brake dt / 4, brake dt / 4);
+//   3. all impulses, computed from the state at the start of the tick, are applied together:
+//      v += sum J_i, w += sum (r_i x J_i) . z / yaw_gyration_sq; boost adds boost_accel dt
+//      along f (a force on the centre); then the next tick's wheels are decided (1.);
+//   4. heading turns by w dt, |v| <= max_speed, |w| <= the car's 5.5 rad/s; the position moves
+//      with the velocity from before the tick (the recorded position trails the recorded
+//      velocity by one tick, see StepGround), the car stays on the plane (z = rest_height,
+//      roll and pitch kept, the reported vz = rest_reported_vz as StepGround).
+template <typename T>
+VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
+                            const Controls& u, double dt_s) {
+  using std::abs;
+  using std::sqrt;
+  const T dt(dt_s);
+  const Mat3<T>& theta = s.body.theta;
+  const T n = sqrt(theta(0, 0) * theta(0, 0) + theta(1, 0) * theta(1, 0));
+  const T fx = theta(0, 0) / n, fy = theta(1, 0) / n;  // forward; left = (-fy, fx)
+  const T vx = s.body.v(0), vy = s.body.v(1);
+  const T v_f = vx * fx + vy * fy;
+  const T v_l = -vx * fy + vy * fx;
+  const T w = s.body.omega(2);
+  const WheelSettings<T> wheels = s.wheels.set ? s.wheels : DecideWheels(c, v_f, u);
+
+  using std::cos;
+  using std::sin;
+  const T cs = cos(wheels.steer_angle), sn = sin(wheels.steer_angle);
+  const T hz(c.contact_below_uu);
+  T dv_f(0), dv_l(0), dw(0);
+  for (int i = 0; i < 4; ++i) {
+    const bool front = i < 2;
+    const T a(game::kVehicleWheelX[front ? 0 : 1]);
+    const T b(i % 2 == 0 ? game::kVehicleWheelY[front ? 0 : 1]
+                         : -game::kVehicleWheelY[front ? 0 : 1]);
+    // Heading and axle in the car's frame (forward, left).
+    const T h_f = front ? cs : T(1), h_l = front ? sn : T(0);
+    const T e_f = -h_l, e_l = h_f;
+    // Contact velocity: v + w z x r, r = (a, b).
+    const T c_f = v_f - w * b, c_l = v_l + w * a;
+    const T slip = c_f * e_f + c_l * e_l;  // along the axle
+    const T roll = c_f * h_f + c_l * h_l;  // along the heading
+    // r x e with r = (a, b, -hz), e = (e_f, e_l, 0): (hz e_l, -hz e_f, a e_l - b e_f).
+    const T m_roll = hz * e_l, m_pitch = -hz * e_f, m_yaw = a * e_l - b * e_f;
+    const T k = T(1) + m_roll * m_roll / T(c.roll_gyration_sq) +
+                m_pitch * m_pitch / T(c.pitch_gyration_sq) + m_yaw * m_yaw / c.yaw_gyration_sq;
+    const T abs_slip = slip < T(0) ? T(-slip) : slip;
+    const T abs_roll = roll < T(0) ? T(-roll) : roll;
+    T grip(1);
+    if (abs_slip > T(c.slide_min_speed))
+      grip = T(1) - (T(1) - c.slide_grip) * abs_slip / (abs_slip + abs_roll);
+    const T rate = front ? c.lateral_rate_front : c.lateral_rate_rear;
+    const T j_lat = -rate * dt * grip * slip / k;
+    T j_long(0);
+    if (wheels.drive != T(0)) {
+      j_long = wheels.drive * dt / T(4);
+    } else if (wheels.brake > T(0)) {
+      const T limit = wheels.brake * dt / T(4);
+      j_long = -T(c.rolling_gain) * dt * roll;
+      if (j_long > limit) j_long = limit;
+      if (j_long < -limit) j_long = -limit;
+    }
+    const T j_f = j_long * h_f + j_lat * e_f;
+    const T j_l = j_long * h_l + j_lat * e_l;
+    dv_f += j_f;
+    dv_l += j_l;
+    dw += (a * j_l - b * j_f) / c.yaw_gyration_sq;
+  }
+  const T boost = T(u.boost) * c.boost_accel * dt;
+  T nv_f = v_f + dv_f + boost;
+  T nv_l = v_l + dv_l;
+  T nw = w + dw;
+  const T cap_w(game::kCarMaxOmega);
+  if (nw > cap_w) nw = cap_w;
+  if (nw < -cap_w) nw = -cap_w;
+
+  VehicleState<T> next;
+  // The next tick's wheels, from this tick's inputs on the new speed.
+  next.wheels = DecideWheels(c, nv_f, u);
+  next.body.omega = Vec3<T>(T(0), T(0), nw);
+  next.body.theta = RotateAboutZ<T>(nw * dt, theta);
+  Vec3<T> v_plane(nv_f * fx - nv_l * fy, nv_f * fy + nv_l * fx, T(0));
+  v_plane = ClampNorm<T>(v_plane, c.max_speed);
+  next.body.x = s.body.x + Vec3<T>(vx, vy, T(0)) * dt;
+  next.body.x(2) = T(c.rest_height);
+  next.body.v = v_plane;
+  next.body.v(2) = T(c.rest_reported_vz);
+  return next;
+}
+
+// Advances over recorded row k -> k+1 of `ep` (the row's ticks, ForEachRowTick).
+template <typename T>
+VehicleState<T> AdvanceVehicleRow(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
+                                  const Episode& ep, int k, const Integration& integ) {
+  return AdvanceCarRow(s, ep, k, integ, [&](const VehicleState<T>& state, const Controls& u,
+                                            double h) { return StepVehicle(c, state, u, h); });
+}
+template <typename T>
+VehicleState<T> AdvanceVehicleRow(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
+                                  const Episode& ep, int k, const RowStepControls& controls) {
+  return AdvanceCarRow(s, ep, k, controls, [&](const VehicleState<T>& state, const Controls& u,
+                                               double h) { return StepVehicle(c, state, u, h); });
+}
+
+}  // namespace rlfit
