@@ -220,6 +220,16 @@ def build(coeffs_path, out_dir, shown_dir=None):
             "<p class=\"lead\">Drawn by <code>scripts/plot_fit.py</code> from a coefficients "
             "JSON written by <code>rlfit fit</code>.</p>",
             "<h2>Run</h2>", rc.kv_table(run_rows)]
+    unreadable = prov.get("unreadable") or []
+    if unreadable:
+        rows = "".join(f"<tr><td class=\"l\"><code>{rc.esc(u.get('path', '?'))}</code></td>"
+                       f"<td class=\"l\">{rc.esc(u.get('reason', ''))}</td></tr>\n"
+                       for u in unreadable)
+        body += [f"<p id=\"unreadable\"><b>{len(unreadable)} recording file"
+                 f"{'' if len(unreadable) == 1 else 's'} could not be read</b> (--keep-going: "
+                 "left out of the fit):</p>",
+                 f"<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n"
+                 f"{rows}</table>"]
     if prov:
         body += ["<h3>Provenance</h3>",
                  rc.kv_table([(k, rc.json_cell(v)) for k, v in prov.items()])]

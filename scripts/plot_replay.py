@@ -679,6 +679,34 @@ def skipped_html(summary):
             "</table>\n</details>\n")
 
 
+def unreadable_html(summary):
+    """The files --keep-going passed over, each with its one-line reason (shown open: a run
+    that left files out says so on its page)."""
+    bad = summary.data.get("unreadable") or []
+    if not bad:
+        return ""
+    rows = "".join(f"<tr><td class=\"l\"><code>{rc.esc(s.get('path', '?'))}</code></td>"
+                   f"<td class=\"l\">{rc.esc(s.get('reason', ''))}</td></tr>\n" for s in bad)
+    return (f"<div id=\"unreadable\"><p><b>{plural(len(bad), 'file')} could not be read</b> "
+            "(--keep-going: left out, the rest replayed):</p>\n"
+            f"<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n{rows}"
+            "</table></div>\n")
+
+
+def notes_html(summary):
+    """What the reader noted about the files: cuts at gaps of dropped frames, parts left out,
+    columns not read, a missing handbrake column."""
+    notes = summary.data.get("notes") or []
+    if not notes:
+        return ""
+    rows = "".join(f"<tr><td class=\"l\"><code>{rc.esc(n.get('path', '?'))}</code></td>"
+                   f"<td class=\"l\">{rc.esc(n.get('note', ''))}</td></tr>\n" for n in notes)
+    return (f"<details id=\"notes\"><summary>{plural(len(notes), 'note')} on the recordings "
+            "(cuts at gaps of dropped frames, columns not read)</summary>\n"
+            f"<table>\n<tr><th class=\"l\">file</th><th class=\"l\">note</th></tr>\n{rows}"
+            "</table>\n</details>\n")
+
+
 def run_html(summary, out_dir):
     d = summary.data
     files = " · ".join(f"<a href=\"{name}\">{name}</a>" for name in
@@ -742,6 +770,9 @@ def build(out_dir, figure_count, shown_dir=None):
     n_skipped = len(summary.data.get("skipped") or [])
     skipped_link = (f"<a href=\"#skipped\">{plural(n_skipped, 'file')} skipped</a>"
                     if n_skipped else "no file skipped")
+    n_bad = len(summary.data.get("unreadable") or [])
+    if n_bad:
+        skipped_link += f" · <a href=\"#unreadable\">{plural(n_bad, 'file')} unreadable</a>"
     body = [f"<h1>Replay of model {rc.esc(model)}</h1>",
             f"<p class=\"lead\">Coefficients: {rc.esc(summary.data.get('coefficients_source', 'n/a'))}"
             f" · {plural(len(summary.episodes), 'episode')} scored"
@@ -749,6 +780,7 @@ def build(out_dir, figure_count, shown_dir=None):
             "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
             "split</a> · <a href=\"#episodes\">episode figures</a> · <a href=\"#coefficients\">"
             "coefficients</a> · <a href=\"#run\">run details and files</a></p>",
+            unreadable_html(summary),
             verdict_html(summary, split),
             worst_html(summary, drawn)]
     if has_curve:
@@ -768,7 +800,7 @@ def build(out_dir, figure_count, shown_dir=None):
                  f"({len(members)})</h3>",
                  split_table(summary, s), episodes_table(summary, s, drawn)]
     body += ["<h3>Rows left out and files skipped</h3>", left_out_html(summary),
-             skipped_html(summary)]
+             skipped_html(summary), notes_html(summary)]
     body.append("<h2 id=\"episodes\">Episode figures</h2>")
     body.append("<p class=\"note\">Recorded solid, predicted dashed, earlier model dotted; "
                 "colours are components (x red, y green, z blue). The residual panel is "
