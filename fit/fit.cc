@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <future>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -211,9 +212,12 @@ std::vector<Episode> LoadForFit(const ModelInfo& model, const FitOptions& option
   // (An exception from the reading waits for `prepared` in its destructor.)
   ReadOptions read;
   read.facts = options.facts;
-  std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root, nullptr,
+  std::vector<SkippedInput> skipped;
+  std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root, &skipped,
                                              read, options.keep_going ? unreadable : nullptr);
   if (prepared.valid()) prepared.get();
+  for (const SkippedInput& s : skipped)
+    std::cerr << "rlfit: skipped " << s.path << ": " << s.reason << "\n";
   if (all.empty() && !unreadable->empty())
     throw InputError(unreadable->front().path, 0, 0,
                      unreadable->front().reason + " (" + std::to_string(unreadable->size()) +

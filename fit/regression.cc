@@ -287,8 +287,15 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     const std::vector<Episode>& all = cache.For(model);
     const auto loaded = std::chrono::steady_clock::now();
     if (!job.refit) {
-      replayed[m] = GuardedMetrics(ReplayDefault(model, committed[m], all, options.data_root,
-                                                 /*quiet=*/true));
+      // The episodes the committed fit knew (trained on or held out), so that recordings the
+      // root holds beyond them (the public dataset's held-back quarter, one's own) do not
+      // move the figures its baseline was recorded on; all of them if it names none.
+      std::vector<Episode> known;
+      for (const Episode& ep : all)
+        if (SplitOf(ep, committed[m].provenance, options.data_root) != "unseen")
+          known.push_back(ep);
+      replayed[m] = GuardedMetrics(ReplayDefault(model, committed[m], known.empty() ? all : known,
+                                                 options.data_root, /*quiet=*/true));
     } else {
       FitOptions fit;
       fit.model = model.name;

@@ -399,7 +399,11 @@ std::vector<std::string> DefaultRecordings(const std::string& model,
   const std::string how =
       "name the recordings, or give the root a dataset manifest " + std::string(kManifestFileName) +
       " whose default_data lists the " + model + " model's (README \"Dataset manifests\")";
-  if (!m) throw InputError(data_root, 0, 0, "no recordings given and no dataset manifest: " + how);
+  if (!m)
+    throw InputError(data_root, 0, 0,
+                     "no recordings given and no dataset manifest (none in the folder or above "
+                     "it, and none of the tools' own in " +
+                         ResourcePath(kShippedManifestsDir) + " describes it): " + how);
   const auto it = m->default_data.find(model);
   if (it == m->default_data.end())
     throw InputError(m->file, 0, 0,
