@@ -680,8 +680,8 @@ def skipped_html(summary):
 
 
 def unreadable_html(summary):
-    """The files --keep-going passed over, each with its one-line reason (shown open: a run
-    that left files out says so on its page)."""
+    """The files --keep-going passed over, each with its one-line reason (shown open; the
+    page's first line links here)."""
     bad = summary.data.get("unreadable") or []
     if not bad:
         return ""
@@ -780,7 +780,6 @@ def build(out_dir, figure_count, shown_dir=None):
             "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
             "split</a> · <a href=\"#episodes\">episode figures</a> · <a href=\"#coefficients\">"
             "coefficients</a> · <a href=\"#run\">run details and files</a></p>",
-            unreadable_html(summary),
             verdict_html(summary, split),
             worst_html(summary, drawn)]
     if has_curve:
@@ -800,7 +799,7 @@ def build(out_dir, figure_count, shown_dir=None):
                  f"({len(members)})</h3>",
                  split_table(summary, s), episodes_table(summary, s, drawn)]
     body += ["<h3>Rows left out and files skipped</h3>", left_out_html(summary),
-             skipped_html(summary), notes_html(summary)]
+             unreadable_html(summary), skipped_html(summary), notes_html(summary)]
     body.append("<h2 id=\"episodes\">Episode figures</h2>")
     body.append("<p class=\"note\">Recorded solid, predicted dashed, earlier model dotted; "
                 "colours are components (x red, y green, z blue). The residual panel is "
