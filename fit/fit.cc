@@ -842,7 +842,8 @@ FitResult RunFit(const FitOptions& requested, std::ostream& out) {
   FitResult r = FitEpisodes(train, heldout, init, options);
   if (options.keep_going) {
     nlohmann::json list = nlohmann::json::array();
-    for (const SkippedInput& u : unreadable) list.push_back({{"path", u.path}, {"reason", u.reason}});
+    for (const SkippedInput& u : unreadable)
+      list.push_back({{"path", u.path}, {"reason", u.reason}});
     r.coeffs.provenance["unreadable"] = list;
   }
   out << "fit " << model.name << ": " << train.size() << " training episodes, " << heldout.size()

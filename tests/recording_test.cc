@@ -494,7 +494,8 @@ TEST_CASE("ball time steps: gaps cut, time going back is an error") {
     for (double rows : {1.51, 2.0, 4.82, 50.0, 1e6}) {
       CAPTURE(rows);
       std::string s;
-      for (int k = 0; k < 80; ++k) s += BallRow(k * dt + (k >= 40 ? (rows - 1.0) * dt : 0.0), 0.0, 100);
+      for (int k = 0; k < 80; ++k)
+        s += BallRow(k * dt + (k >= 40 ? (rows - 1.0) * dt : 0.0), 0.0, 100);
       const auto episodes = Parse("episode_000001.csv", s);
       REQUIRE(episodes.size() == 2);
       CHECK(episodes[1].rows[0].source_row == 41);
@@ -753,7 +754,8 @@ TEST_CASE("named-column recordings: any order, unknown columns named once, same 
   }
   CHECK(named[0].step_dt_s == legacy[0].step_dt_s);
   CHECK(named[0].handbrake == HandbrakeRecord::kColumn);
-  CHECK(named[0].notes == std::vector<std::string>{"columns not read (unknown names): \"comment\""});
+  CHECK(named[0].notes ==
+        std::vector<std::string>{"columns not read (unknown names): \"comment\""});
   SUBCASE("without t: timed from the motion, as a 25-column file") {
     std::vector<std::string> untimed(order.begin(), order.end() - 1);
     const auto episodes = Parse("mine.csv", NamedCar(40, untimed));
@@ -870,7 +872,8 @@ TEST_CASE("the shipped Lobot manifest applies to a root holding its mesh") {
   const auto episodes = ReadRecording(root + "/car_control/aerial/episode_02.csv");
   CHECK(episodes[0].clock_origin_rows == 600.0);
   CHECK(episodes[0].reference_path == root + "/car_control/aerial/prediction_02.csv");
-  const auto handbrake = ReadRecording(root + "/car_control/ground_driving_handbrake/episode_01.csv");
+  const auto handbrake =
+      ReadRecording(root + "/car_control/ground_driving_handbrake/episode_01.csv");
   CHECK(handbrake[0].handbrake == HandbrakeRecord::kNotRecorded);
   // A copy of the mesh identifies another folder as the same dataset.
   TempDir dir;

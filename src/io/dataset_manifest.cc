@@ -72,7 +72,8 @@ void CheckPattern(const std::string& file, const std::string& key, const std::st
   auto fail = [&](const std::string& why) {
     throw InputError(file, 0, 0, key + ": pattern \"" + pattern + "\" " + why);
   };
-  if (pattern.empty() || pattern[0] == '/') fail("must be a path relative to the manifest's folder");
+  if (pattern.empty() || pattern[0] == '/')
+    fail("must be a path relative to the manifest's folder");
   for (const std::string& c : Components(pattern))
     if (c.empty() || c == "." || c == "..") fail("has an empty, '.' or '..' component");
   std::size_t count = 0;

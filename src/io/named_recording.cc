@@ -30,6 +30,19 @@ const char* const kNames[kNamedColumns] = {
 // the tools' own (-pi, pi].
 constexpr double kMaxAngleRad = 2.0 * 3.14159265358979323846;
 
+// A header name as a note quotes it: at most 40 bytes, bytes that are not printable ASCII as
+// '?' (a one-line note whatever the file holds); at most kNamesListed names.
+constexpr std::size_t kNamesListed = 10;
+std::string Printable(const std::string& name) {
+  constexpr std::size_t kMost = 40;
+  std::string out;
+  for (char c : name) {
+    if (out.size() == kMost) return out + "...";
+    out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  }
+  return out;
+}
+
 struct SkipBlank {
   static bool is_comment(const char* line) {
     for (; *line != '\0'; ++line)
@@ -108,7 +121,8 @@ std::vector<Episode> ParseNamedRecording(const std::string& name, const char* da
   const char* end = data + size;
   // The header line's text (the first non-blank line).
   const char* line = begin;
-  for (int l = 1; l < header_line; ++l) line = static_cast<const char*>(std::memchr(line, '\n', end - line)) + 1;
+  for (int l = 1; l < header_line; ++l)
+    line = static_cast<const char*>(std::memchr(line, '\n', end - line)) + 1;
   const char* line_end = static_cast<const char*>(std::memchr(line, '\n', end - line));
   if (line_end == nullptr) line_end = end;
   const std::vector<std::string> header = HeaderNames(line, line_end);
@@ -118,7 +132,8 @@ std::vector<Episode> ParseNamedRecording(const std::string& name, const char* da
     bool known = false;
     for (const char* n : kNames) known = known || header[i] == n;
     if (known) column_of.emplace(header[i], static_cast<int>(i + 1));
-    else unknown.push_back(header[i].empty() ? "(empty name)" : "\"" + header[i] + "\"");
+    else
+      unknown.push_back(header[i].empty() ? "(empty name)" : "\"" + Printable(header[i]) + "\"");
   }
   {
     NamedReader probe(name, begin, end);  // refuses a name given twice
@@ -160,7 +175,10 @@ std::vector<Episode> ParseNamedRecording(const std::string& name, const char* da
   std::vector<std::string> notes;
   if (!unknown.empty()) {
     std::string list;
-    for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;
+    for (std::size_t i = 0; i < unknown.size() && i < kNamesListed; ++i)
+      list += (list.empty() ? "" : ", ") + unknown[i];
+    if (unknown.size() > kNamesListed)
+      list += " and " + std::to_string(unknown.size() - kNamesListed) + " more";
     notes.push_back("columns not read (unknown names): " + list);
   }
   const bool handbrake_column = has(kHandbrake);
