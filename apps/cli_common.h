@@ -389,25 +389,50 @@ inline void AddForceFlag(CLI::App* app, bool* force) {
 
 // The files a command on `model` reads: the recordings named by `paths` (files or folders,
 // resolved as LoadEpisodesFor does; the model's default data under `data_root` when empty),
-// the prediction_*.csv beside them, and the arena mesh of the data root. Missing or empty
-// paths throw the same InputError the command would.
+// their reference predictions (dataset manifest or --reference), and the arena mesh of the data
+// root. Missing or empty paths throw the same InputError the command would (with --keep-going
+// the command names them and goes on: so does this).
 inline std::vector<std::string> InputFilesFor(const std::string& model,
                                               const std::vector<std::string>& paths,
-                                              const std::string& data_root) {
+                                              const std::string& data_root,
+                                              const RecordingFacts& facts = {},
+                                              bool keep_going = false) {
   namespace fs = std::filesystem;
   std::vector<std::string> resolved;
   if (paths.empty()) {
-    for (const std::string& p : FindModel(model).default_paths)
-      if (!data_root.empty()) resolved.push_back((fs::path(data_root) / p).string());
+    if (!data_root.empty()) resolved = DefaultRecordings(model, data_root);
   } else {
     for (const std::string& p : paths) resolved.push_back(ResolveUnderRoot(p, data_root));
   }
-  std::vector<std::string> files = ExpandRecordingPaths(resolved);
+  std::vector<SkippedInput> unreadable;
+  std::vector<std::string> files =
+      ExpandRecordingPaths(resolved, nullptr, keep_going ? &unreadable : nullptr);
   const std::size_t recordings = files.size();
-  for (std::size_t i = 0; i < recordings; ++i)
-    if (const auto prediction = FindBaselineFor(files[i])) files.push_back(*prediction);
+  for (std::size_t i = 0; i < recordings; ++i) {
+    const FileFacts f = FactsForRecording(files[i], facts);
+    if (!f.reference.empty()) files.push_back(f.reference);
+  }
   if (!data_root.empty()) files.push_back((fs::path(data_root) / "meshes" / "pitch.dat").string());
   return files;
+}
+
+// The options every command that reads recordings has: --keep-going, and the facts about
+// the recordings their dataset manifest would declare (README "Your own recordings").
+inline void AddRecordingOptions(CLI::App* app, RecordingFacts* facts, bool* keep_going) {
+  app->add_flag("--keep-going", *keep_going,
+                "a recording that cannot be read is named with its reason (stdout, summary, "
+                "page) and the rest are used; without it the first one is an error");
+  app->add_option("--reference", facts->reference_dir,
+                  "folder of an earlier model's predictions to compare with: recording F's is "
+                  "DIR/F's file name (9 columns x,y,z,vx,vy,vz,wx,wy,wz, a row per row of F)")
+      ->check(CLI::ExistingDirectory);
+  app->add_flag("--handbrake-unrecorded", facts->handbrake_unrecorded,
+                "the recordings' handbrake column holds no presses although the handbrake was "
+                "used: infer it from the motion (powerslide)");
+  app->add_option("--clock-origin", facts->clock_origin_rows,
+                  "row of the recording's 61 Hz row clock that row 0 of each recording sits on "
+                  "(the phase of the inputs on the physics ticks; default: unknown)")
+      ->check(CLI::Range(0.0, 1e9));
 }
 
 // The coefficients file a --coeffs value reads, if any ("" = the committed fit).

@@ -86,6 +86,7 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
                            "horizons of the held-out replay report, s (plus the last row)");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
   rlfit::AddDataOption(cmd, &o->data_root);
+  rlfit::AddRecordingOptions(cmd, &o->facts, &o->keep_going);
 }
 
 constexpr const char* kTool = "rlfit";
@@ -98,7 +99,8 @@ struct Command {
 
 // The files a fit or crossval reads: recordings, arena mesh, --init.
 std::vector<std::string> FitInputs(const rlfit::FitOptions& o) {
-  std::vector<std::string> inputs = rlfit::InputFilesFor(o.model, o.paths, o.data_root);
+  std::vector<std::string> inputs =
+      rlfit::InputFilesFor(o.model, o.paths, o.data_root, o.facts, o.keep_going);
   if (!o.init_coeffs.empty()) inputs.push_back(o.init_coeffs);
   return inputs;
 }
@@ -129,7 +131,8 @@ Command AddFit(CLI::App* app) {
       ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(fit, &args->force);
   fit->add_option("--holdout-every", args->options.holdout_every,
-                  "hold out every k-th episode for validation (0: none)")
+                  "hold out every k-th recording file (all its episodes) for validation (0: "
+                  "none)")
       ->capture_default_str()
       ->check(rlfit::NonNegative());
 
@@ -173,7 +176,8 @@ Command AddCrossval(CLI::App* app) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cv = app->add_subcommand(
-      "crossval", "k-fold by episode: replay every episode with coefficients fitted without it");
+      "crossval",
+      "k-fold by recording file: replay every episode with coefficients fitted without it");
   AddFitOptions(cv, &args->options);
   cv->add_option("--folds", args->folds, "number of folds")
       ->capture_default_str()
@@ -211,6 +215,9 @@ Command AddBaseline(CLI::App* app) {
       ->capture_default_str()
       ->check(rlfit::NonEmptyPath());
   rlfit::AddForceFlag(baseline, &args->force);
+  baseline->add_flag("--keep-coeffs", args->regression.keep_coeffs,
+                     "no refit: record the metrics the committed coefficients reach on the data "
+                     "as read now (after a change of the reading, not of the model)");
   baseline->add_flag("--quiet", args->regression.quiet, "no progress on stderr");
   rlfit::AddDataOption(baseline, &args->regression.data_root);
 

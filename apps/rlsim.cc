@@ -57,6 +57,7 @@ Command AddReplay(CLI::App* app) {
                  "also draw figures and OUT/index.html (scripts/plot_replay.py, matplotlib)")
       ->needs("--out");
   rlfit::AddDataOption(replay, &options.data_root);
+  rlfit::AddRecordingOptions(replay, &options.facts, &options.keep_going);
 
   return {replay, [args] {
             rlfit::ReplayOptions& o = args->options;
@@ -65,7 +66,8 @@ Command AddReplay(CLI::App* app) {
             if (!o.Check(&why)) throw rlfit::InputError("(options)", 0, 0, why);
             o.data_root = rlfit::ResolveDataRoot(o.data_root);
             if (!o.out_dir.empty()) {
-              std::vector<std::string> inputs = rlfit::InputFilesFor(o.model, o.paths, o.data_root);
+              std::vector<std::string> inputs =
+                  rlfit::InputFilesFor(o.model, o.paths, o.data_root, o.facts, o.keep_going);
               for (const std::string& f : rlfit::CoeffsInputFiles(o.model, o.coeffs_path))
                 inputs.push_back(f);
               rlfit::CheckOutputTarget(o.out_dir, rlfit::OutputKind::kFolder, inputs, o.force);

@@ -260,7 +260,9 @@ json OutlineTask(const json& p) {
               {"kept", true},
               {"first", -1},
               {"usable", false},
-              {"shipped_warning", ""}};
+              {"shipped_warning", ""},
+              {"segment", ep.segment},
+              {"fingerprint", ep.fingerprint}};
     kinds = kinds && ep.kind == model.kind;
     if (classify && ep.kind == model.kind) {
       regimes[i] = ClassifyRows(model.name, ep, data_root);
@@ -549,6 +551,8 @@ struct Outline {
   int first = -1;  // first covered row, -1 none (classified episodes only)
   bool usable = false;
   std::string shipped_warning;
+  int segment = -1;              // Episode::segment
+  std::uint64_t fingerprint = 0;  // Episode::fingerprint
 };
 
 // The shards and their episodes, read once by "outline" tasks.
@@ -596,6 +600,8 @@ Corpus ReadOutlines(const ModelInfo& model, const std::vector<std::string>& file
       o.first = e["first"];
       o.usable = e["usable"];
       o.shipped_warning = e["shipped_warning"];
+      o.segment = e["segment"];
+      o.fingerprint = e["fingerprint"];
       Episode k;
       k.path = o.path;
       k.name = o.name;
@@ -622,6 +628,8 @@ std::vector<Episode> Placeholders(const Corpus& c, const std::vector<int>& picke
     Episode e;
     e.path = o.path;
     e.name = o.name;
+    e.segment = o.segment;
+    e.fingerprint = o.fingerprint;
     e.rows.resize(2);
     e.rows[0].t_s = o.t0;
     e.rows[1].t_s = o.t1;
@@ -844,7 +852,14 @@ std::string ReferenceKind(const Corpus& c, const std::vector<int>& picked,
 
 // As fit.cc names episodes in the provenance: the path, with "#name" for a segment.
 std::string ProvenanceName(const Outline& o) {
-  return o.path + (o.name.find("_seg") != std::string::npos ? "#" + o.name : "");
+  return o.path + (o.segment >= 0 ? "#" + o.name : "");
+}
+
+// FileIndices of the corpus' episodes: the same file number for the episodes of one file.
+std::vector<int> FileIndicesOf(const Corpus& c) {
+  std::vector<Episode> paths(c.episodes.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) paths[i].path = c.episodes[i].path;
+  return FileIndices(paths);
 }
 
 // The fit of `train` (FitEpisodes on the workers' sums) with its held-out replays of `heldout`
@@ -878,8 +893,13 @@ FitResult FitRemote(const Corpus& c, const std::vector<int>& train,
     r.heldout_before = std::move(reports[0]);
     r.heldout_after = std::move(reports[1]);
     r.heldout.clear();
-    for (int i : heldout) r.heldout.push_back(ProvenanceName(c.episodes[i]));
+    r.heldout_fingerprints.clear();
+    for (int i : heldout) {
+      r.heldout.push_back(ProvenanceName(c.episodes[i]));
+      r.heldout_fingerprints.push_back(FingerprintText(c.episodes[i].fingerprint));
+    }
     r.coeffs.provenance["heldout_episodes"] = r.heldout;
+    r.coeffs.provenance["heldout_fingerprints"] = r.heldout_fingerprints;
     for (const auto& [key, report] :
          {std::pair<const char*, const ReplayReport*>{"heldout_before", &r.heldout_before},
           {"heldout_after", &r.heldout_after}})
@@ -1134,14 +1154,16 @@ FitResult DistributedFit(const FitOptions& requested, const DistributedOptions& 
   const Corpus c =
       ReadOutlines(model, RecordingFilesFor(model, options.paths, options.data_root),
                    options.data_root, "rlfit", false, false, false, dist, map);
+  // SplitEpisodes' rule: by file, so that training and validation never share one.
   std::vector<int> train, heldout;
   const int every = options.holdout_every;
+  const std::vector<int> file_of = FileIndicesOf(c);
   for (std::size_t i = 0; i < c.episodes.size(); ++i)
-    (every > 0 && static_cast<int>(i % every) == every - 1 ? heldout : train)
+    (every > 0 && file_of[i] % every == every - 1 ? heldout : train)
         .push_back(static_cast<int>(i));
   if (train.empty()) throw InputError("(data)", 0, 0, "no training episodes after the split");
   const FitResult r = FitRemote(c, train, heldout, init, options, dist, map);
-  PrintFitReport(options, init, r, out);
+  PrintFitReport(options, init, r, {}, out);
   if (!options.out_path.empty()) {
     WriteCoeffFile(options.out_path, r.coeffs, *model.layout);
     out << "wrote " << options.out_path << "\n";
@@ -1163,10 +1185,14 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
       ReadOutlines(model, RecordingFilesFor(model, options.paths, options.data_root),
                    options.data_root, "rlfit", true, false, false, dist, map);
   const int n = static_cast<int>(c.episodes.size());
-  if (n < folds)
+  // RunCrossValidation's folds: by file, training and validation never share one.
+  const std::vector<int> file_of = FileIndicesOf(c);
+  const int files = n == 0 ? 0 : file_of.back() + 1;
+  if (files < folds)
     throw InputError("--folds", 0, 0,
-                     std::to_string(folds) + " folds but the recordings hold only " +
-                         std::to_string(n) + " episodes (a fold needs one)");
+                     std::to_string(folds) + " folds but the recordings are only " +
+                         std::to_string(files) + " files (" + std::to_string(n) +
+                         " episodes; a fold needs a file)");
   std::vector<std::vector<double>> values;
   json fold_coeffs = json::array();
   double seconds = 0.0;
@@ -1175,7 +1201,7 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
   Progress progress("crossval " + model.name, folds, options.quiet);
   for (int f = 0; f < folds; ++f) {
     std::vector<int> train, test;
-    for (int i = 0; i < n; ++i) (i % folds == f ? test : train).push_back(i);
+    for (int i = 0; i < n; ++i) (file_of[i] % folds == f ? test : train).push_back(i);
     FitOptions fold_options = options;
     fold_options.quiet = true;
     FitResult r;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <future>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,7 @@
 #include "src/common/progress.h"
 #include "src/io/coeff_file.h"
 #include "src/io/files.h"
+#include "src/io/recording.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -155,8 +157,14 @@ class StepInSigmasCallback : public ceres::IterationCallback {
 
 std::vector<std::string> Names(const std::vector<Episode>& episodes) {
   std::vector<std::string> names;
-  for (const Episode& e : episodes) names.push_back(e.path + (e.name.find("_seg") != std::string::npos ? "#" + e.name : ""));
+  for (const Episode& e : episodes) names.push_back(e.path + (e.segment >= 0 ? "#" + e.name : ""));
   return names;
+}
+
+std::vector<std::string> Fingerprints(const std::vector<Episode>& episodes) {
+  std::vector<std::string> out;
+  for (const Episode& e : episodes) out.push_back(FingerprintText(e.fingerprint));
+  return out;
 }
 
 
@@ -190,7 +198,9 @@ void PrintComparison(const ReplayReport& before, const ReplayReport& after, std:
 
 // The episodes of `model`'s fit (LoadEpisodesFor), with the fitter's `prepare` (FitterInfo)
 // running beside the reading. Errors as LoadEpisodesFor's alone: prepare's are dropped here.
-std::vector<Episode> LoadForFit(const ModelInfo& model, const FitOptions& options) {
+// With --keep-going the files that cannot be read go to `unreadable`.
+std::vector<Episode> LoadForFit(const ModelInfo& model, const FitOptions& options,
+                                std::vector<SkippedInput>* unreadable) {
   std::future<void> prepared;
   for (const FitterInfo& fitter : Fitters())
     if (fitter.model == model.name && fitter.prepare)
@@ -202,8 +212,20 @@ std::vector<Episode> LoadForFit(const ModelInfo& model, const FitOptions& option
         }
       });
   // (An exception from the reading waits for `prepared` in its destructor.)
-  std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root);
+  ReadOptions read;
+  read.facts = options.facts;
+  std::vector<SkippedInput> skipped;
+  std::vector<Episode> all = LoadEpisodesFor(model, options.paths, options.data_root, &skipped,
+                                             read, options.keep_going ? unreadable : nullptr);
   if (prepared.valid()) prepared.get();
+  for (const SkippedInput& s : skipped)
+    std::cerr << "rlfit: skipped " << s.path << ": " << s.reason << "\n";
+  if (all.empty() && !unreadable->empty())
+    throw InputError(unreadable->front().path, 0, 0,
+                     unreadable->front().reason + " (" + std::to_string(unreadable->size()) +
+                         " unreadable inputs; nothing left to fit on)");
+  for (const SkippedInput& u : *unreadable)
+    std::cerr << "rlfit: unreadable " << u.path << ": " << u.reason << "\n";
   return all;
 }
 
@@ -466,18 +488,30 @@ const FitterInfo& FindFitter(const std::string& model) {
   throw InputError(model, 0, 0, "model has no fit");
 }
 
+std::vector<int> FileIndices(const std::vector<Episode>& all) {
+  std::vector<int> out(all.size());
+  int file = -1;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i == 0 || all[i].path.empty() || all[i].path != all[i - 1].path) ++file;
+    out[i] = file;
+  }
+  return out;
+}
+
 void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episode>* train,
                    std::vector<Episode>* heldout) {
+  const std::vector<int> file = FileIndices(all);
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (every > 0 && static_cast<int>(i % every) == every - 1) heldout->push_back(all[i]);
+    if (every > 0 && file[i] % every == every - 1) heldout->push_back(all[i]);
     else train->push_back(all[i]);
   }
 }
 
 void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* train,
                    std::vector<Episode>* heldout) {
+  const std::vector<int> file = FileIndices(all);
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (every > 0 && static_cast<int>(i % every) == every - 1)
+    if (every > 0 && file[i] % every == every - 1)
       heldout->push_back(std::move(all[i]));
     else
       train->push_back(std::move(all[i]));
@@ -686,6 +720,8 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   start.integration = options.integration;
   result.train = Names(train);
   result.heldout = Names(heldout);
+  result.train_fingerprints = Fingerprints(train);
+  result.heldout_fingerprints = Fingerprints(heldout);
   ReplayOptions replay = options.replay;
   replay.quiet = true;
   // The two held-out replays (each single-threaded) do not need the standard errors (replay
@@ -744,6 +780,8 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
       {"paths", options.paths},
       {"train_episodes", result.train},
       {"heldout_episodes", result.heldout},
+      {"train_fingerprints", result.train_fingerprints},
+      {"heldout_fingerprints", result.heldout_fingerprints},
       {"options",
        {{"window_s", options.window_s}, {"stride_s", options.stride_s},
         {"holdout_every", options.holdout_every}, {"loss", options.solver.loss},
@@ -802,10 +840,12 @@ CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
 }
 
 void PrintFitReport(const FitOptions& options, const CoeffFile& init, const FitResult& r,
-                    std::ostream& out) {
+                    const std::vector<SkippedInput>& unreadable, std::ostream& out) {
   out << "fit " << options.model << ": " << r.train.size() << " training episodes, "
       << r.heldout.size() << " held out, " << r.residual_blocks << " rollout windows of " << options.window_s
       << " s\n";
+  for (const SkippedInput& u : unreadable)
+    out << "  unreadable " << u.path << ": " << u.reason << "\n";
   out << "  " << r.solver_summary << "\n";
   char line[256];
   std::snprintf(line, sizeof(line), "  cost %.6g -> %.6g in %.2f s\n", r.cost_initial,
@@ -848,11 +888,19 @@ FitResult RunFit(const FitOptions& requested, std::ostream& out) {
   CheckSelection(options, layout);
   const CoeffFile init = StartingCoeffs(options, model);
   std::vector<Episode> train, heldout;
-  SplitEpisodes(LoadForFit(model, options), options.holdout_every, &train, &heldout);
+  std::vector<SkippedInput> unreadable;
+  SplitEpisodes(LoadForFit(model, options, &unreadable), options.holdout_every, &train,
+                &heldout);
   if (train.empty()) throw InputError("(data)", 0, 0, "no training episodes after the split");
 
-  const FitResult r = FitEpisodes(train, heldout, init, options);
-  PrintFitReport(options, init, r, out);
+  FitResult r = FitEpisodes(train, heldout, init, options);
+  if (options.keep_going) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const SkippedInput& u : unreadable)
+      list.push_back({{"path", u.path}, {"reason", u.reason}});
+    r.coeffs.provenance["unreadable"] = list;
+  }
+  PrintFitReport(options, init, r, unreadable, out);
   if (!options.out_path.empty()) {
     WriteCoeffFile(options.out_path, r.coeffs, layout);
     out << "wrote " << options.out_path << "\n";
@@ -897,11 +945,16 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
   const CoeffLayout& layout = *model.layout;
   CheckSelection(options, layout);
   const CoeffFile init = StartingCoeffs(options, model);
-  const std::vector<Episode> all = LoadForFit(model, options);
-  if (static_cast<int>(all.size()) < folds)
+  std::vector<SkippedInput> unreadable;
+  const std::vector<Episode> all = LoadForFit(model, options, &unreadable);
+  // Folds by file: training and validation never share one.
+  const std::vector<int> file_of = FileIndices(all);
+  const int files = all.empty() ? 0 : file_of.back() + 1;
+  if (files < folds)
     throw InputError("--folds", 0, 0,
-                     std::to_string(folds) + " folds but the recordings hold only " +
-                         std::to_string(all.size()) + " episodes (a fold needs one)");
+                     std::to_string(folds) + " folds but the recordings are only " +
+                         std::to_string(files) + " files (" + std::to_string(all.size()) +
+                         " episodes; a fold needs a file)");
 
   ReplayReport combined, combined_start;
   std::vector<Episode> ordered;
@@ -912,7 +965,7 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
   for (int f = 0; f < folds; ++f) {
     std::vector<Episode> train, test;
     for (std::size_t i = 0; i < all.size(); ++i)
-      (static_cast<int>(i % folds) == f ? test : train).push_back(all[i]);
+      (file_of[i] % folds == f ? test : train).push_back(all[i]);
     FitOptions fold_options = options;
     fold_options.quiet = true;  // the folds show progress, not each fit
     FitResult r;
@@ -936,6 +989,7 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
         return;
       }
       for (const EpisodeReport& e : from.episodes) into->episodes.push_back(e);
+      for (const SkippedInput& n : from.notes) into->notes.push_back(n);
       if (from.curve.size() > into->curve.size()) {
         into->curve.resize(from.curve.size());
         into->curve_horizons_s = from.curve_horizons_s;
@@ -949,6 +1003,8 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
     progress.Tick();
   }
 
+  combined.unreadable = unreadable;
+  combined.keep_going = options.keep_going;
   PrintCrossValidation(options, folds, all.size(), seconds, values, combined_start, combined,
                        out);
   if (!out_dir.empty()) {
@@ -959,6 +1015,8 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
     replay.out_dir = out_dir;
     replay.paths = options.paths;
     replay.data_root = options.data_root;
+    replay.facts = options.facts;
+    replay.keep_going = options.keep_going;
     replay.coeffs_path = "(cross-validation: see coefficients.provenance.fold_coefficients)";
     WriteReplayOutputs(combined, ordered, record, replay);
   }

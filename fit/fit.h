@@ -70,11 +70,16 @@ struct FitOptions {
   std::string model = "aerial";
   std::vector<std::string> paths;     // training+validation recordings; empty = model default
   std::string data_root;
+  RecordingFacts facts;               // --reference, --handbrake-unrecorded, --clock-origin
+  // --keep-going: unreadable recordings are named (stdout, provenance) and the rest are used.
+  bool keep_going = false;
   std::string init_coeffs;            // starting coefficients JSON; empty = seed note values
   std::string out_path;               // coefficients JSON to write; empty = none
   double window_s = 1.0;              // length of each rollout residual, s
   double stride_s = 0.1;              // spacing of rollout starts, s
-  int holdout_every = 4;              // every k-th episode (k-1, 2k-1, ...) is held out; 0 = none
+  // Every k-th recording file (k-1, 2k-1, ... in the order read) is held out, all its episodes
+  // with it; 0 = none.
+  int holdout_every = 4;
   Integration integration;            // row -> physics ticks, input delay
   FitSelection selection;
   SolverOptions solver;
@@ -142,6 +147,7 @@ struct FitResult {
   int residual_blocks = 0;
   double seconds = 0.0;
   std::vector<std::string> train, heldout;  // episode names
+  std::vector<std::string> train_fingerprints, heldout_fingerprints;  // FingerprintText
   ReplayReport heldout_before;      // held-out replay with the starting coefficients
   ReplayReport heldout_after;       // ... and with the fitted ones
   std::string solver_summary;     // "stopped at its start: ..." when no step succeeded
@@ -205,8 +211,9 @@ void HoldCoefficients(ceres::Problem* problem, double* params, const CoeffLayout
 void CheckSelection(const FitOptions& options, const CoeffLayout& layout);
 
 // What `rlfit fit` prints after the fit (`options` after WithModelDefaults, `init` the start).
+// `unreadable`: the files --keep-going passed over, named before the solver's summary.
 void PrintFitReport(const FitOptions& options, const CoeffFile& init, const FitResult& r,
-                    std::ostream& out);
+                    const std::vector<SkippedInput>& unreadable, std::ostream& out);
 // What `rlfit crossval` prints: the folds' coefficients (mean and spread of `values`, one per
 // fold), the held-out comparison and the combined replay table.
 void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
@@ -214,9 +221,13 @@ void PrintCrossValidation(const FitOptions& options, int folds, std::size_t epis
                           const ReplayReport& combined_start, const ReplayReport& combined,
                           std::ostream& out);
 
-// Splits episodes by index: every `every`-th (index % every == every - 1) is held out.
+// Splits episodes by recording file, so that training and validation never share a file: the
+// episodes of the `every`-th file (file index % every == every - 1; a file's episodes follow
+// one another, each file given once) are held out.
 void SplitEpisodes(const std::vector<Episode>& all, int every, std::vector<Episode>* train,
                    std::vector<Episode>* heldout);
+// The file index of each episode of `all` (consecutive episodes of one path share one).
+std::vector<int> FileIndices(const std::vector<Episode>& all);
 // The same, moving the episodes out of `all` instead of copying them.
 void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* train,
                    std::vector<Episode>* heldout);
@@ -224,8 +235,8 @@ void SplitEpisodes(std::vector<Episode>&& all, int every, std::vector<Episode>* 
 // The whole `rlfit fit` command: load, split, fit, print the report, write the JSON.
 FitResult RunFit(const FitOptions& options, std::ostream& out);
 
-// `rlfit crossval`: K folds by episode; every episode is replayed with coefficients fitted on
-// the other folds. Prints and (if out_dir) writes the combined held-out replay report.
+// `rlfit crossval`: K folds by recording file (file i in fold i % K, all its episodes with
+// it); every episode is replayed with coefficients fitted on the other folds. Prints and (if out_dir) writes the combined held-out replay report.
 ReplayReport RunCrossValidation(const FitOptions& options, int folds, const std::string& out_dir,
                                 std::ostream& out);
 

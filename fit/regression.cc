@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -208,21 +210,29 @@ void RecordBaseline(const std::string& model_name, const RegressionOptions& opti
   const std::string dir = ModelDir(options, model.name);
   EnsureDirectory(options.results_dir);
   const std::string revision = GitRevision();  // before this writes into the tree
-  const FitResult r = RunFit(fit, out);
-  CoeffFile coeffs = r.coeffs;
-  coeffs.provenance["data_root"] = "(datasets root)";  // machine-independent
+  CoeffFile coeffs;
+  std::string kept_text;  // --keep-coeffs: the committed file, byte for byte
+  if (options.keep_coeffs) {
+    coeffs = ReadCoeffFile(dir + "/coeffs.json", model.name, *model.layout);
+    std::ifstream in(dir + "/coeffs.json", std::ios::binary);
+    kept_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } else {
+    coeffs = RunFit(fit, out).coeffs;
+    coeffs.provenance["data_root"] = "(datasets root)";  // machine-independent
+  }
   // The three files are one result: staged beside results/MODEL and swapped in together, so an
   // interrupted or failed baseline leaves the earlier three as they were (never new
   // coefficients beside the old baseline).
   StagedDir staged(dir, options.force);
-  WriteCoeffFile(staged.Path("coeffs.json"), coeffs, *model.layout);
+  if (options.keep_coeffs) WriteFileAtomic(staged.Path("coeffs.json"), kept_text);
+  else WriteCoeffFile(staged.Path("coeffs.json"), coeffs, *model.layout);
   const ReplayReport report = ReplayDefault(
       model, coeffs, LoadEpisodesFor(model, {}, options.data_root), options.data_root,
       options.quiet);
   nlohmann::json baseline;
   baseline["schema_version"] = kBaselineSchemaVersion;
   baseline["model"] = model.name;
-  baseline["data"] = model.default_paths;
+  baseline["data"] = DefaultRecordings(model.name, options.data_root, /*relative=*/true);
   baseline["episodes"] = report.episodes.size();
   baseline["git_revision"] = revision;
   baseline["coefficients"] = "coeffs.json";
@@ -303,8 +313,15 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
     const std::vector<Episode>& all = cache.For(model);
     const auto loaded = std::chrono::steady_clock::now();
     if (!job.refit) {
-      replayed[m] = GuardedMetrics(ReplayDefault(model, committed[m], all, options.data_root,
-                                                 /*quiet=*/true));
+      // The episodes the committed fit knew (trained on or held out), so that recordings the
+      // root holds beyond them (the public dataset's held-back quarter, one's own) do not
+      // move the figures its baseline was recorded on; all of them if it names none.
+      std::vector<Episode> known;
+      for (const Episode& ep : all)
+        if (SplitOf(ep, committed[m].provenance, options.data_root) != "unseen")
+          known.push_back(ep);
+      replayed[m] = GuardedMetrics(ReplayDefault(model, committed[m], known.empty() ? all : known,
+                                                 options.data_root, /*quiet=*/true));
     } else {
       FitOptions fit;
       fit.model = model.name;
@@ -312,8 +329,14 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
       fit.quiet = true;
       fit.standard_errors = false;  // only the values are compared
       if (options.threads > 0) fit.solver.threads = std::max(1, options.threads / workers);
+      // The episodes the committed fit was trained on (its provenance), so that the refit
+      // solves the problem the committed fit solved, whatever the split rule has become since;
+      // a provenance that names none of them: the split `rlfit fit` makes.
       std::vector<Episode> train, heldout;
-      SplitEpisodes(all, fit.holdout_every, &train, &heldout);
+      for (const Episode& ep : all)
+        if (SplitOf(ep, committed[m].provenance, options.data_root) == "train")
+          train.push_back(ep);
+      if (train.empty()) SplitEpisodes(all, fit.holdout_every, &train, &heldout);
       CoeffFile start_coeffs = DefaultCoeffs(model.name, *model.layout);
       if (options.warm_refit) {
         start_coeffs = committed[m];

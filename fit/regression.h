@@ -49,6 +49,10 @@ struct RegressionOptions {
   int threads = 0;
   // rlfit baseline --force: replace a results/MODEL folder that rlfit did not write (StagedDir).
   bool force = false;
+  // rlfit baseline --keep-coeffs: no refit; record the metrics the committed coefficients
+  // reach on the data as the tools read it now (after a change of the reading, not of a
+  // model), coeffs.json kept byte for byte.
+  bool keep_coeffs = false;
   bool quiet = false;
   bool Check(std::string* why) const;
 };
@@ -56,9 +60,10 @@ struct RegressionOptions {
 // The metrics a baseline guards, flattened: "open_loop.dx.2s.median" -> value.
 nlohmann::json GuardedMetrics(const ReplayReport& report);
 
-// Fits `model` on its default data with default options, replays it with the result, and
-// writes results/<model>/coeffs.json, baseline.json and summary.txt, staged and swapped in as
-// one folder (StagedDir) only once all three are written.
+// Fits `model` on its default data with default options (options.keep_coeffs: takes the
+// committed coefficients instead), replays it with the result, and writes
+// results/<model>/coeffs.json, baseline.json and summary.txt, staged and swapped in as one
+// folder (StagedDir) only once all three are written.
 void RecordBaseline(const std::string& model, const RegressionOptions& options, std::ostream& out);
 
 // Runs the checks; returns the failures (one line each), printing progress to `out`.

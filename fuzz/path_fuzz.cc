@@ -1,17 +1,22 @@
-// libFuzzer target: which file names are recordings, the episode_NN.csv slice number, and
-// the folder search (ExpandRecordingPaths) on a temporary folder holding one file with the
-// fuzzed name. The pure functions and the search must agree; only InputError may escape.
+// libFuzzer target: file names meet no rule of the code but a dataset manifest's patterns. The
+// pattern matcher against the fuzzed name (a name matches itself, `*` and `{n}` as documented),
+// and the folder search (ExpandRecordingPaths) on a temporary folder holding one empty file
+// with the fuzzed name: whatever the name, it is no recording (named as skipped, the folder
+// "holds no recordings"), and given as a path it stands for itself. Only InputError may escape.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "fuzz/fuzz_check.h"
 #include "src/common/error.h"
+#include "src/io/dataset_manifest.h"
 #include "src/io/recording.h"
 
 namespace {
@@ -34,31 +39,33 @@ class TempFolder {
   std::string path_;
 };
 
-// Checks the slice number against the name it came from.
-void CheckSliceNumber(const std::string& name) {
-  const auto slice = rlfit::EpisodeSliceNumber(name);
-  if (!slice) return;
-  FUZZ_CHECK(*slice >= 0);
-  FUZZ_CHECK(rlfit::IsRecordingFileName(name));
-  FUZZ_CHECK(name.size() > 12 && name.compare(0, 8, "episode_") == 0 &&
-             name.compare(name.size() - 4, 4, ".csv") == 0);
-  const std::string digits = name.substr(8, name.size() - 12);
-  const std::size_t first = digits.find_first_not_of('0');
-  const std::string value = first == std::string::npos ? "0" : digits.substr(first);
-  FUZZ_CHECK(value == std::to_string(*slice));
+// The pattern rules of a dataset manifest, checked on one name.
+void CheckPatterns(const std::string& name) {
+  if (name.find('\0') != std::string::npos) return;
+  const bool plain = name.find('*') == std::string::npos && name.find("{n}") == std::string::npos;
+  if (plain) FUZZ_CHECK(rlfit::MatchManifestPattern(name, name));
+  const bool slash = name.find('/') != std::string::npos;
+  FUZZ_CHECK(rlfit::MatchManifestPattern("*", name) == !slash);
+  std::string digits;
+  const bool all_digits =
+      !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+  FUZZ_CHECK(rlfit::MatchManifestPattern("{n}", name, &digits) == all_digits);
+  if (all_digits) FUZZ_CHECK(digits == name);
+  if (rlfit::MatchManifestPattern("episode_{n}.csv", name, &digits))
+    FUZZ_CHECK(name == "episode_" + digits + ".csv");
 }
 
 bool UsableFileName(const std::string& name) {
   return !name.empty() && name.size() <= 255 && name != "." && name != ".." &&
-         name.find('/') == std::string::npos && name.find('\0') == std::string::npos;
+         name.find('/') == std::string::npos && name.find('\0') == std::string::npos &&
+         name != rlfit::kManifestFileName;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, std::size_t size) {
   const std::string name(reinterpret_cast<const char*>(bytes), size);
-  const bool recording = rlfit::IsRecordingFileName(name);
-  CheckSliceNumber(name);
+  CheckPatterns(name);
   if (!UsableFileName(name)) return 0;
 
   static const TempFolder folder;
@@ -66,15 +73,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, std::size_t size) {
   const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
   FUZZ_CHECK(fd >= 0);
   ::close(fd);
+  std::vector<rlfit::SkippedInput> skipped, unreadable;
   try {
-    const auto files = rlfit::ExpandRecordingPaths({folder.path()});
-    FUZZ_CHECK(recording && files.size() == 1 && files[0] == path);
-  } catch (const rlfit::InputError&) {
-    FUZZ_CHECK(!recording);  // "folder holds no recordings"
+    rlfit::ExpandRecordingPaths({folder.path()}, &skipped);
+    FUZZ_CHECK(false);  // an empty file is no recording, whatever it is called
+  } catch (const rlfit::InputError& e) {
+    FUZZ_CHECK(e.file() == folder.path());
   }
+  FUZZ_CHECK(skipped.size() == 1 && skipped[0].path == path);
+  const auto none = rlfit::ExpandRecordingPaths({folder.path()}, nullptr, &unreadable);
+  FUZZ_CHECK(none.empty() && unreadable.size() == 1 && unreadable[0].path == folder.path());
   const auto files = rlfit::ExpandRecordingPaths({path});  // a file stands for itself
   FUZZ_CHECK(files.size() == 1 && files[0] == path);
-  FUZZ_CHECK(!rlfit::FindBaselineFor(path).has_value());  // no prediction_ file beside it
   try {
     rlfit::ReadRecording(path);  // an empty file
     FUZZ_CHECK(false);

@@ -575,6 +575,11 @@ py::dict EpisodeDict(const Episode& ep) {
       py::array_t<int>(static_cast<py::ssize_t>(ep.step_ticks.size()), ep.step_ticks.data());
   d["clock_origin_rows"] = ep.clock_origin_rows;
   d["merged_source_rows"] = ep.merged_source_rows;
+  d["segment"] = ep.segment;
+  d["notes"] = ep.notes;
+  d["fingerprint"] = FingerprintText(ep.fingerprint);
+  if (ep.reference_path.empty()) d["reference"] = py::none();
+  else d["reference"] = FsPath{ep.reference_path};
   // The initial-state layout of Model.predict, one row per recorded row.
   Array states(std::vector<py::ssize_t>{n, car ? 12 : 9});
   for (py::ssize_t k = 0; k < n; ++k) {
@@ -613,13 +618,20 @@ py::dict EpisodeDict(const Episode& ep) {
   return d;
 }
 
-py::list ReadRecordingPy(const FsPath& path, const FsPath& data_root) {
+// With keep_going, a file that cannot be read is named in a warnings.warn line (the tools'
+// "unreadable FILE: reason") and the rest are read.
+py::list ReadRecordingPy(const FsPath& path, const FsPath& data_root, bool keep_going) {
   std::vector<Episode> episodes;
+  std::vector<SkippedInput> unreadable;
   {
     py::gil_scoped_release release;
     const std::string root = ResolveDataRoot(data_root.bytes);
-    episodes = ReadRecordings({ResolveUnderRoot(path.bytes, root)});
+    std::vector<SkippedInput>* bad = keep_going ? &unreadable : nullptr;
+    episodes = ReadRecordingFiles(
+        ExpandRecordingPaths({ResolveUnderRoot(path.bytes, root)}, nullptr, bad), {}, 0, bad);
   }
+  for (const SkippedInput& u : unreadable)
+    py::module_::import("warnings").attr("warn")(Text("unreadable " + u.path + ": " + u.reason));
   py::list out;
   for (const Episode& ep : episodes) out.append(EpisodeDict(ep));
   return out;
@@ -627,8 +639,9 @@ py::list ReadRecordingPy(const FsPath& path, const FsPath& data_root) {
 
 py::dict ReplayPy(const std::string& model_name, const std::vector<FsPath>& paths,
                   const FsPath& coeffs, const FsPath& data_root,
-                  const std::vector<double>& horizons_s, double window_s) {
+                  const std::vector<double>& horizons_s, double window_s, bool keep_going) {
   ReplayOptions o;
+  o.keep_going = keep_going;
   o.model = model_name;
   for (const FsPath& path : paths) o.paths.push_back(path.bytes);
   o.coeffs_path = coeffs.bytes;
@@ -962,7 +975,9 @@ PYBIND11_MODULE(_rlfit, m) {
            "triangles (N,).");
 
   m.def("read_recording", &ReadRecordingPy, py::arg("path"), py::arg("data_root") = "",
-        "Episodes of a recording file or folder (the tools' reader): a list of dicts.");
+        py::arg("keep_going") = false,
+        "Episodes of a recording file or folder (the tools' reader): a list of dicts. "
+        "keep_going: a file that cannot be read is named in a UserWarning and the rest read.");
   m.def(
       "_run_shard_task",
       [](const std::string& task, const py::bytes& payload) {
@@ -982,6 +997,8 @@ PYBIND11_MODULE(_rlfit, m) {
   m.def("replay", &ReplayPy, py::arg("model"), py::arg("paths") = std::vector<FsPath>{},
         py::arg("coeffs") = "", py::arg("data_root") = "",
         py::arg("horizons_s") = std::vector<double>{}, py::arg("window_s") = 0.5,
+        py::arg("keep_going") = false,
         "`rlsim replay` without files: dict summary (replay_summary.json's content), table, "
-        "episodes (with predicted (n, 9|12)), warnings, coefficients.");
+        "episodes (with predicted (n, 9|12)), warnings, coefficients. keep_going: as "
+        "--keep-going, files that cannot be read are listed in summary['unreadable'].");
 }

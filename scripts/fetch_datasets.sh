@@ -8,11 +8,17 @@
 #   RLFIT_DATA_UPSTREAM overrides the repository (a URL, file://... or a local path).
 # Atomic: the download goes to a temporary folder beside DEST and is renamed into place once
 # verified, so an interrupted or failed fetch leaves no DEST behind. Re-running is a no-op.
+# Beside the data goes the dataset manifest the tools read (DEST/rlfit_dataset.json, a copy of
+# datasets/manifests/lobot.json: each model's default recordings, the shipped predictions, the
+# slices' clock, the folder whose handbrake is not recorded; README "Dataset manifests").
 # Needs git (Debian: apt-get install git) and network access to the upstream.
 set -euo pipefail
 
 upstream="${RLFIT_DATA_UPSTREAM:-https://github.com/samuelpmish/Lobot.git}"
 die() { echo "fetch_datasets: error: $*" >&2; exit 1; }
+# The manifest shipped with this script: scripts/../datasets/manifests in a checkout (the build
+# tree's share/rlfit/scripts links there), share/rlfit/datasets/manifests when installed.
+manifest="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)/datasets/manifests/lobot.json"
 
 if [ $# -gt 1 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   echo "usage: $0 [DEST]" >&2
@@ -82,6 +88,8 @@ complete "$assets" ||
 if [ -f "$tmp/repo/LICENSE" ]; then
   cp "$tmp/repo/LICENSE" "$assets/LICENSE"
 fi
+[ -f "$manifest" ] || die "the dataset manifest $manifest is missing (a damaged install?)"
+cp "$manifest" "$assets/rlfit_dataset.json"
 revision="$(git -C "$tmp/repo" rev-parse HEAD 2>/dev/null || echo unknown)"
 printf 'upstream: %s\nrevision: %s\n' "$upstream" "$revision" > "$assets/FETCHED_FROM"
 

@@ -221,6 +221,16 @@ def build(coeffs_path, out_dir, shown_dir=None):
             H("<p class=\"lead\">Drawn by <code>scripts/plot_fit.py</code> from a coefficients "
               "JSON written by <code>rlfit fit</code>.</p>"),
             H("<h2>Run</h2>"), rc.kv_table(run_rows)]
+    unreadable = prov.get("unreadable") or []
+    if unreadable:
+        rows = H("").join(H("<tr><td class=\"l\"><code>{}</code></td><td class=\"l\">{}</td>"
+                            "</tr>\n", u.get("path", "?"), u.get("reason", ""))
+                          for u in unreadable)
+        body += [H("<p id=\"unreadable\"><b>{} recording file{} could not be read</b> "
+                   "(--keep-going: left out of the fit):</p>", len(unreadable),
+                   "" if len(unreadable) == 1 else "s"),
+                 H("<table>\n<tr><th class=\"l\">file</th><th class=\"l\">reason</th></tr>\n"
+                   "{}</table>", rows)]
     if prov:
         body += [H("<h3>Provenance</h3>"),
                  rc.kv_table([(k, rc.json_cell(v)) for k, v in prov.items()])]

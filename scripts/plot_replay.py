@@ -699,6 +699,34 @@ def skipped_html(summary):
              "</table>\n</details>\n", plural(len(skipped), "file"), rows)
 
 
+def unreadable_html(summary):
+    """The files --keep-going passed over, each with its one-line reason (shown open; the
+    page's first line links here)."""
+    bad = summary.data.get("unreadable") or []
+    if not bad:
+        return H("")
+    rows = H("").join(H("<tr><td class=\"l\"><code>{}</code></td><td class=\"l\">{}</td>"
+                        "</tr>\n", s.get("path", "?"), s.get("reason", "")) for s in bad)
+    return H("<div id=\"unreadable\"><p><b>{} could not be read</b> (--keep-going: left out, "
+             "the rest replayed):</p>\n<table>\n<tr><th class=\"l\">file</th>"
+             "<th class=\"l\">reason</th></tr>\n{}</table></div>\n",
+             plural(len(bad), "file"), rows)
+
+
+def notes_html(summary):
+    """What the reader noted about the files: cuts at gaps of dropped frames, parts left out,
+    columns not read, a missing handbrake column."""
+    notes = summary.data.get("notes") or []
+    if not notes:
+        return H("")
+    rows = H("").join(H("<tr><td class=\"l\"><code>{}</code></td><td class=\"l\">{}</td>"
+                        "</tr>\n", n.get("path", "?"), n.get("note", "")) for n in notes)
+    return H("<details id=\"notes\"><summary>{} on the recordings (cuts at gaps of dropped "
+             "frames, columns not read)</summary>\n<table>\n<tr><th class=\"l\">file</th>"
+             "<th class=\"l\">note</th></tr>\n{}</table>\n</details>\n",
+             plural(len(notes), "note"), rows)
+
+
 def run_html(summary, out_dir):
     d = summary.data
     files = H(" · ").join(H("<a href=\"{}\">{}</a>", rc.href(name), name) for name in
@@ -771,6 +799,10 @@ def page_body(summary, out_dir, split, figures, drawn, has_curve, curve_image, c
     n_skipped = len(summary.data.get("skipped") or [])
     skipped_link = (H("<a href=\"#skipped\">{}</a>", plural(n_skipped, "file") + " skipped")
                     if n_skipped else "no file skipped")
+    n_bad = len(summary.data.get("unreadable") or [])
+    if n_bad:
+        skipped_link = H("{} · <a href=\"#unreadable\">{}</a>", skipped_link,
+                         plural(n_bad, "file") + " unreadable")
     body = [H("<h1>Replay of model {}</h1>", model),
             H("<p class=\"lead\">Coefficients: {} · {} scored{} · {}<br>"
               "<a href=\"#horizon\">error vs horizon</a> · <a href=\"#tables\">tables by "
@@ -798,7 +830,7 @@ def page_body(summary, out_dir, split, figures, drawn, has_curve, curve_image, c
                    SPLIT_NAMES[s].capitalize(), len(members)),
                  split_table(summary, s), episodes_table(summary, s, drawn)]
     body += [H("<h3>Rows left out and files skipped</h3>"), left_out_html(summary),
-             skipped_html(summary)]
+             unreadable_html(summary), skipped_html(summary), notes_html(summary)]
     body.append(H("<h2 id=\"episodes\">Episode figures</h2>"))
     body.append(H("<p class=\"note\">Recorded solid, predicted dashed, earlier model dotted; "
                   "colours are components (x red, y green, z blue). The residual panel is "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ctest "fetch": scripts/fetch_datasets.sh against a local git repository standing in for the
-# upstream (assets/ with synthetic episodes from datasets/synthetic/, a two-triangle
-# meshes/pitch.dat, a LICENSE): the layout arrives, rlsim replays it, a re-run is a no-op, and
-# a failing or wrong upstream leaves no DEST behind. No network.
+# upstream (assets/ with synthetic episodes from datasets/synthetic/, a ball episode with dropped
+# frames built like public episode 343, a two-triangle meshes/pitch.dat, a LICENSE): the layout
+# arrives with its dataset manifest, rlsim replays it (the ball episode cut at its gap), a re-run
+# is a no-op, and a failing or wrong upstream leaves no DEST behind. No network.
 # Usage: tests/fetch_test.sh PATH/TO/rlsim   (exit 77 = skipped: git missing)
 set -euo pipefail
 
@@ -24,6 +25,9 @@ mkdir -p "$up/assets/car_control/aerial" "$up/assets/ball_trajectories" "$up/ass
 cp "$src/datasets/synthetic/aerial/episode_9000.csv" "$up/assets/car_control/aerial/episode_00.csv"
 cp "$src/datasets/synthetic/aerial/episode_9005.csv" "$up/assets/car_control/aerial/episode_01.csv"
 cp "$src/datasets/synthetic/ball/episode_900001.csv" "$up/assets/ball_trajectories/"
+# Rows 336-337 repeat row 335's time stamp, row 338 comes 4.82 rows later (as episode 343).
+cp "$src/tests/fixtures/dropped_frames/ball_dropped_frames.csv" \
+   "$up/assets/ball_trajectories/episode_000343.csv"
 # A floor and a ceiling: rows outside the mesh's box are not scored, so the stand-in must
 # enclose the episodes' positions.
 printf -- '-4096\t-5120\t0\t4096\t-5120\t0\t4096\t5120\t0\n-4096\t-5120\t0\t4096\t5120\t0\t-4096\t5120\t0\n' \
@@ -41,6 +45,8 @@ check_layout() {
   [ -f "$1/ball_trajectories/episode_900001.csv" ] || fail "$1: ball_trajectories missing"
   [ -f "$1/meshes/pitch.dat" ] || fail "$1: meshes/pitch.dat missing"
   [ -f "$1/LICENSE" ] || fail "$1: LICENSE missing"
+  cmp -s "$1/rlfit_dataset.json" "$src/datasets/manifests/lobot.json" ||
+    fail "$1: the dataset manifest rlfit_dataset.json is missing or not the shipped one"
   [ ! -e "$1/other" ] && [ ! -e "$1/assets" ] && [ ! -e "$1/.git" ] || fail "$1: not the assets/ layout"
 }
 
@@ -60,6 +66,15 @@ check_layout "$work/plain"
 [ "$(ls "$work/out"/episode_*.csv | wc -l)" -eq 2 ] || fail "expected 2 replayed episodes"
 ( cd "$work" && RLFIT_DATA="$dest" "$rlsim" replay aerial car_control/aerial/episode_01.csv \
     --out "$work/out1" --quiet > /dev/null ) || fail "replay of a path under the fetched root failed"
+
+# The ball recordings (the model's defaults, found through the installed manifest), the
+# dropped-frame episode among them: read, cut at its gap, and the cut reported.
+"$rlsim" replay ball --data "$dest" --out "$work/ball" --quiet > "$work/ball.txt" 2>&1 ||
+  fail "rlsim replay ball on the fetched data failed: $(cat "$work/ball.txt")"
+grep -q "^note .*episode_000343.csv: cut at row 338: time jumps by 0.0791" "$work/ball.txt" ||
+  fail "the cut of the dropped-frame episode is not reported: $(head -20 "$work/ball.txt")"
+[ -f "$work/ball/episode_000343_seg00.csv" ] && [ -f "$work/ball/episode_000343_seg01.csv" ] ||
+  fail "the dropped-frame episode was not replayed as two parts: $(ls "$work/ball")"
 
 # 4. Re-running is a no-op (says so, changes nothing).
 touch "$dest/marker"

@@ -279,10 +279,16 @@ TEST_CASE("CheckOutputTarget refuses what would destroy an input or fail late") 
 
   // A folder holding recordings (not inputs) is not replaced, not even with force; an earlier
   // replay output inside a folder (trajectories named as recordings) does not count.
+  // What a file holds decides, not its name: a named-column recording under any name is one,
+  // a three-column episode_00.csv is not.
   fs::create_directories(dir.path() + "/recs/sub");
-  dir.Write("recs/sub/episode_00.csv", "1,2,3\n");
+  dir.Write("recs/sub/drive.csv", "t,x,y,z,vx,vy,vz,wx,wy,wz\n0,0,0,93,0,0,0,0,0,0\n");
   CHECK(Contains(check(dir.path() + "/recs", OutputKind::kFolder, true),
-                 "holds recordings (sub/episode_00.csv)"));
+                 "holds recordings (sub/drive.csv)"));
+  fs::create_directories(dir.path() + "/notes");
+  dir.Write("notes/episode_00.csv", "1,2,3\n");
+  dir.Write("notes/todo.txt", "replay the ball\n");
+  CHECK(check(dir.path() + "/notes", OutputKind::kFolder, true) == "");
   fs::create_directories(dir.path() + "/outs/replay");
   dir.Write("outs/replay/replay_summary.json", "{}");
   dir.Write("outs/replay/episode_00.csv", "source_row,t_s\n");

@@ -29,6 +29,7 @@ for f in bin/rlsim bin/rlfit share/rlfit/scripts/plot_replay.py share/rlfit/scri
          share/rlfit/scripts/report_common.py share/rlfit/scripts/fetch_datasets.sh \
          share/doc/rlfit/LICENSE share/doc/rlfit/README.md include/rlfit/src/common/resources.h \
          include/rlfit/fit/fit.h lib/librlfit_core.a lib/librlfit_fit.a \
+         share/rlfit/datasets/manifests/lobot.json \
          lib/cmake/rlfit/rlfitConfig.cmake; do
   [ -s "$p/$f" ] || fail "$p/$f not installed"
 done

@@ -136,6 +136,32 @@ TEST_CASE("coefficients no window exercises keep their start and get no standard
   }
 }
 
+TEST_CASE("training and validation never share a file: the split and the folds go by file") {
+  // Files a (2 segments), b, c (3 segments), d, e: every 2nd file held out, all its segments.
+  std::vector<Episode> all;
+  for (const auto& [path, parts] : std::vector<std::pair<std::string, int>>{
+           {"a.txt", 2}, {"b.csv", 1}, {"c.txt", 3}, {"d.csv", 1}, {"e.csv", 1}})
+    for (int k = 0; k < parts; ++k) {
+      Episode ep;
+      ep.path = path;
+      ep.name = path + std::to_string(k);
+      all.push_back(ep);
+    }
+  CHECK(FileIndices(all) == std::vector<int>{0, 0, 1, 2, 2, 2, 3, 4});
+  std::vector<Episode> train, heldout;
+  SplitEpisodes(all, 2, &train, &heldout);
+  std::vector<std::string> held;
+  for (const Episode& e : heldout) held.push_back(e.name);
+  CHECK(held == std::vector<std::string>{"b.csv0", "d.csv0"});
+  CHECK(train.size() == 6);
+  // By episode, a.txt1 and c.txt1 would have been held out beside their files' other parts.
+  train.clear();
+  heldout.clear();
+  SplitEpisodes(all, 3, &train, &heldout);
+  for (const Episode& e : heldout) CHECK(e.path == "c.txt");
+  CHECK(heldout.size() == 3);
+}
+
 TEST_CASE("rlfit fit's held-out table says n/a where no held-out episode has a covered row") {
   const std::string root = ResolveDataRoot("");
   if (root.empty()) {
@@ -143,7 +169,7 @@ TEST_CASE("rlfit fit's held-out table says n/a where no held-out episode has a c
     return;
   }
   // jumps.txt (one episode, two jumps) trains; data.txt's two segments (no jump: no row the
-  // jump model covers) are held out (every 2nd episode).
+  // jump model covers) are held out (every 2nd file, both its segments).
   FitOptions options;
   options.model = "jump";
   options.paths = {root + "/car_control/jumps.txt", root + "/car_control/data.txt"};

@@ -97,6 +97,28 @@ JSON
 grep -q "nothing was scored" "$empty/index.html" || fail "empty: the verdict does not say so"
 check_page "$empty"
 
+# 3b. Files --keep-going could not read, and the reader's notes (a cut at dropped frames): the
+#     page names each with its reason, its first line links to the unreadable ones.
+kept="$work/kept going"
+cp -r "$work/fixture sparse" "$kept"
+"$python" - "$kept/replay_summary.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["unreadable"] = [{"path": "/x/bad.csv", "reason": "row 3, column 1: 'abc' is not a number"},
+                   {"path": "/x/gone.csv", "reason": "no such file or folder"}]
+j["notes"] = [{"path": "/x/ball.csv", "note": "cut at row 338: time jumps by 0.0791 s"}]
+json.dump(j, open(sys.argv[1], "w"))
+PY
+"$src/scripts/plot_replay.py" "$kept" > /dev/null
+for text in "2 files could not be read" "/x/bad.csv" "is not a number" "/x/gone.csv" \
+            "cut at row 338: time jumps by 0.0791 s" 'href="#unreadable"'; do
+  grep -qF -- "$text" "$kept/index.html" || fail "kept going: the page lacks: $text"
+done
+link=$(offset 'href="#unreadable"' "$kept/index.html")
+[ "$link" -lt "$(offset 'id="verdict"' "$kept/index.html")" ] ||
+  fail "kept going: the first line does not link to the unreadable files"
+check_page "$kept"
+
 # 4. A schema-1 summary is refused with one line and exit status 2.
 old="$work/schema1"
 mkdir "$old"

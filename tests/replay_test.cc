@@ -482,13 +482,15 @@ TEST_CASE("JSON schema 2: keys, tidy records and nulls") {
   CHECK(r.Table().find("0.500") != std::string::npos);
 }
 
-TEST_CASE("a garbage or wrong-length prediction_*.csv is dropped with one warning") {
+TEST_CASE("a garbage or wrong-length reference prediction is dropped with one warning") {
   TempDir dir;
   const std::string episode = testing::RepoDatasets() + "/synthetic/aerial/episode_9000.csv";
   fs::copy_file(episode, dir.path() + "/episode_00.csv");
+  fs::create_directories(dir.path() + "/refs");
   ReplayOptions options = QuietOptions();
   options.coeffs_path = "seed";
   options.paths = {dir.path() + "/episode_00.csv"};
+  options.facts.reference_dir = dir.path() + "/refs";  // --reference: refs/<recording's name>
   std::ostringstream table;
   std::stringstream captured;
   std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
@@ -497,18 +499,18 @@ TEST_CASE("a garbage or wrong-length prediction_*.csv is dropped with one warnin
     ~Restore() { std::cerr.rdbuf(old); }
   } restore{old};
 
-  dir.Write("prediction_00.csv", "abc, def\n1,2\n");
+  dir.Write("refs/episode_00.csv", "abc, def\n1,2\n");
   ReplayReport r = RunReplay(options, table);
   CHECK(r.episodes.size() == 1);
   CHECK_FALSE(r.episodes[0].has_reference);
   CHECK(r.reference_kind == "none");
   std::string err = captured.str();
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
-  CHECK(err.rfind("rlsim: warning: " + dir.path() + "/prediction_00.csv: ", 0) == 0);
+  CHECK(err.rfind("rlsim: warning: " + dir.path() + "/refs/episode_00.csv: ", 0) == 0);
   CHECK(err.find("; compared without it\n") != std::string::npos);
 
   captured.str("");
-  dir.Write("prediction_00.csv", "1,2,3,4,5,6,7,8,9\n1,2,3,4,5,6,7,8,9\n");
+  dir.Write("refs/episode_00.csv", "1,2,3,4,5,6,7,8,9\n1,2,3,4,5,6,7,8,9\n");
   r = RunReplay(options, table);
   err = captured.str();
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
@@ -522,7 +524,7 @@ TEST_CASE("a garbage or wrong-length prediction_*.csv is dropped with one warnin
   for (const Sample& s : ep.rows)
     pred << s.x(0) << "," << s.x(1) << "," << s.x(2) << "," << s.v(0) << "," << s.v(1) << ","
          << s.v(2) << "," << s.omega(0) << "," << s.omega(1) << "," << s.omega(2) << "\n";
-  dir.Write("prediction_00.csv", pred.str());
+  dir.Write("refs/episode_00.csv", pred.str());
   r = RunReplay(options, table);
   CHECK(captured.str().empty());
   CHECK(r.reference_kind == "shipped_predictions");
@@ -565,9 +567,25 @@ TEST_CASE("splits come from the coefficients' provenance, matched under the data
   CHECK(SplitOf(ep, nlohmann::json(), "/data/here") == "unseen");
   ep.path = "/data/here/car_control/driving.txt";
   ep.name = "driving_seg01.csv";
+  ep.segment = 1;
   CHECK(SplitOf(ep, provenance, "/data/here") == "train");
+  // A part the provenance does not name, of a file it does (cut since at a gap of dropped
+  // frames): the file's side. Not a part of a file it does not name.
   ep.name = "driving_seg02.csv";
+  ep.segment = 2;
+  CHECK(SplitOf(ep, provenance, "/data/here") == "train");
+  ep.path = "/data/here/car_control/jumps.txt";
   CHECK(SplitOf(ep, provenance, "/data/here") == "unseen");
+  // A provenance with fingerprints matches by content, whatever the path or name.
+  ep.fingerprint = 0x0123456789abcdefULL;
+  const nlohmann::json by_content = {{"train_fingerprints", {"0123456789abcdef"}},
+                                     {"heldout_fingerprints", {"00000000000000ff"}},
+                                     {"train_episodes", {"/anything/else.csv"}}};
+  CHECK(SplitOf(ep, by_content, "/data/here") == "train");
+  ep.fingerprint = 0xff;
+  CHECK(SplitOf(ep, by_content, "/somewhere") == "heldout");
+  ep.fingerprint = 0xfe;
+  CHECK(SplitOf(ep, by_content, "/data/here") == "unseen");
 
   // Tables put held-out first and training apart.
   FakePredictor fake;

@@ -80,7 +80,8 @@ def test_replay_equals_rlsim_replay(client, tmp_path):
     assert got["table"] == r.stdout
     assert summary(cli) == summary(dist)  # per-episode records and aggregates, bit for bit
     names = sorted(os.listdir(cli))
-    assert names == sorted(os.listdir(dist)) and len(names) == len(files) + 2
+    # the episodes, replay_summary.json, summary.txt and the .rlfit-files guard
+    assert names == sorted(os.listdir(dist)) and len(names) == len(files) + 3
     others = [n for n in names if n != "replay_summary.json"]  # compared above
     _, mismatch, errors = filecmp.cmpfiles(cli, dist, others, shallow=False)
     assert mismatch == [] and errors == []
@@ -89,7 +90,9 @@ def test_replay_equals_rlsim_replay(client, tmp_path):
 @needs_data
 def test_replay_skips_and_references_as_rlsim(client, tmp_path):
     """A file the model does not cover is skipped with rlsim's line (alone, it is an error);
-    ball episodes with shipped prediction_*.csv take them as the reference."""
+    ball episodes whose dataset manifest names a reference prediction take it, as in rlsim,
+    and the same files copied elsewhere (no manifest) have none: a sibling prediction_*.csv
+    is never taken for one by its name."""
     ground = os.path.join(DATA, "car_control", "ground_driving_no_handbrake", "episode_00.csv")
     paths = aerial_files(2) + [ground]
     r = run(RLSIM, "replay", "aerial", *paths)
@@ -107,12 +110,15 @@ def test_replay_skips_and_references_as_rlsim(client, tmp_path):
     for n in ("000000", "000001", "000002"):
         for kind in ("episode", "prediction"):
             shutil.copy(os.path.join(source, f"{kind}_{n}.csv"), balls)
-    cli, dist = tmp_path / "cli", tmp_path / "dask"
-    r = run(RLSIM, "replay", "ball", str(balls), "--out", str(cli))
-    assert r.returncode == 0, r.stderr
-    got = rlfit.dask.replay("ball", [balls], client=client, out=dist, shards=2)
-    assert got["summary"]["reference"]["kind"] == "shipped_predictions"
-    assert got["table"] == r.stdout and summary(cli) == summary(dist)
+    in_place = [os.path.join(source, f"episode_{n}.csv") for n in ("000000", "000001", "000002")]
+    for paths, kind, name in (([str(balls)], "seed_coefficients", "copied"),
+                              (in_place, "shipped_predictions", "in_place")):
+        cli, dist = tmp_path / ("cli_" + name), tmp_path / ("dask_" + name)
+        r = run(RLSIM, "replay", "ball", *paths, "--out", str(cli))
+        assert r.returncode == 0, r.stderr
+        got = rlfit.dask.replay("ball", paths, client=client, out=dist, shards=2)
+        assert got["summary"]["reference"]["kind"] == kind
+        assert got["table"] == r.stdout and summary(cli) == summary(dist)
 
 
 @needs_data

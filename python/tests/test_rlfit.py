@@ -189,6 +189,30 @@ def test_bad_recording_is_an_input_error_with_the_tools_message(tmp_path):
         rlfit.read_recording(str(tmp_path / "missing.csv"))
 
 
+def test_keep_going_names_every_bad_file_and_reads_the_rest(tmp_path):
+    """keep_going=True is the tools' --keep-going: each file that cannot be read is named with
+    its reason (a UserWarning from read_recording, summary['unreadable'] from replay) and the
+    others are used; without it the first bad file raises, as before."""
+    good = open(SYNTH_AERIAL).read()
+    (tmp_path / "a.csv").write_text(good)
+    lines = good.splitlines()
+    lines[2] = "abc," + lines[2].split(",", 1)[1]
+    (tmp_path / "b.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "c.csv").write_text(good[: len(good) // 2].rstrip("\n"))  # cut short
+    with pytest.raises(rlfit.InputError, match="b.csv: row 3, column 1"):
+        rlfit.read_recording(str(tmp_path))
+    with pytest.warns(UserWarning) as caught:
+        eps = rlfit.read_recording(str(tmp_path), keep_going=True)
+    assert [os.path.basename(e["path"]) for e in eps] == ["a.csv"]
+    messages = [str(w.message) for w in caught]
+    assert any("b.csv: row 3, column 1" in m for m in messages), messages
+    assert any("c.csv" in m and "truncated" in m for m in messages), messages
+    r = rlfit.replay("aerial", [str(tmp_path)], keep_going=True)
+    bad = {os.path.basename(u["path"]): u["reason"] for u in r["summary"]["unreadable"]}
+    assert sorted(bad) == ["b.csv", "c.csv"] and bad["b.csv"].startswith("row 3, column 1")
+    assert len(r["episodes"]) == 1 and "unreadable" in r["table"]
+
+
 def test_paths_take_str_bytes_pathlike_and_names_that_are_not_utf8(tmp_path):
     """A path argument is what os.fsencode takes: str (a name that is not UTF-8 as os.fsdecode
     gives it, with surrogate escapes), bytes or os.PathLike; paths come back as os.fsdecode

@@ -2,6 +2,7 @@
 // the controller inputs), the unit every model is replayed and fitted on.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -56,6 +57,14 @@ struct Sample {
 
 enum class EpisodeKind { kBall, kCar };
 
+// What a car recording says of its handbrake (the facts and the measurement that decide whether
+// the handbrake input is read from the file or inferred: ChooseHandbrakeSource).
+enum class HandbrakeRecord {
+  kColumn,         // the file has a handbrake column (it may hold no press: see powerslide.h)
+  kNoColumn,       // a named-column recording without a `handbrake` column
+  kNotRecorded,    // declared not recorded (dataset manifest or --handbrake-unrecorded)
+};
+
 // A continuous stretch of recording. rows[k+1] follows rows[k] after step_dt_s[k] seconds,
 // which spans step_ticks[k] physics ticks of the game (1 tick = 1/120 s nominally).
 struct Episode {
@@ -65,10 +74,32 @@ struct Episode {
   std::vector<Sample> rows;
   std::vector<double> step_dt_s;  // size rows.size() - 1
   std::vector<int> step_ticks;    // size rows.size() - 1
-  // Where row 0 sits on the recording's row clock, in rows, when known: the 61 Hz car folders
-  // are one continuous recording cut into 301-row slices (row 300 of slice k is row 0 of
-  // slice k+1), so episode_NN.csv starts at row 300 * NN. NaN when unknown.
+  // Where row 0 sits on the recording's row clock, in rows, when known: the Lobot 61 Hz car
+  // folders are one continuous recording cut into 301-row slices (row 300 of slice k is row 0
+  // of slice k+1), so slice NN starts at row 300 * NN, which their dataset manifest declares
+  // (or --clock-origin gives). NaN when unknown.
   double clock_origin_rows = std::numeric_limits<double>::quiet_NaN();
+  // Index of this episode among the parts of its file when they are named as segments
+  // (name_segNN.csv: a timed recording cut at pauses and restarts, a file cut at a gap of
+  // dropped frames, any .txt recording); -1 when the file is read as one episode under its own
+  // name. Provenance names a segment as "path#name".
+  int segment = -1;
+  // What the reader has to say about the episode's file, one line each (the same list in every
+  // episode of the file; empty for most files): where it cut the file at a gap of dropped
+  // frames and why, the parts it left out, columns it did not read, a missing handbrake column.
+  std::vector<std::string> notes;
+  // Source rows of the file's first and last kept rows (the span of a whole-file episode): a
+  // reference prediction of the recording has one row per source row between them.
+  int file_first_row = 0;
+  int file_last_row = 0;
+  // Content identity of the episode: a 64-bit hash of its rows' states, inputs and steps (not of
+  // the file's name, bytes or format): the same recording under another name, or rewritten in
+  // the named-column format, has the same fingerprint. Fit provenance lists it.
+  std::uint64_t fingerprint = 0;
+  // Facts the rows do not carry (dataset manifest, command line; recording.h ReadRecording).
+  HandbrakeRecord handbrake = HandbrakeRecord::kColumn;
+  std::string reference_path;  // an earlier model's prediction of this recording; "" if none
+  std::string facts_source;    // where the facts came from ("" when none applied)
   // Source rows inside this episode's span that the reader merged into the row before them
   // (an exact repeat of it), ascending. Outputs repeat that row for them, so a predicted
   // trajectory stays row-aligned with its recording. A repeat belongs to the episode holding
@@ -79,7 +110,9 @@ struct Episode {
   double duration_s() const { return rows.empty() ? 0.0 : rows.back().t_s; }
 };
 
-// An earlier model's open-loop prediction shipped beside an episode (prediction_NN.csv).
+// An earlier model's open-loop prediction of a recording, one row per source row of the
+// recording (the Lobot datasets' prediction_NN.csv, paired by the dataset manifest or
+// --reference).
 struct BaselinePrediction {
   std::string path;
   std::vector<Eigen::Vector3d> x, v, omega;

@@ -415,17 +415,17 @@ void ProbeWritable(const std::string& out, const fs::path& dir) {
   ::unlink(probe.c_str());
 }
 
-// The first recording (episode_*.csv, freefalling_*.csv; not *.txt, a common name for notes)
-// or arena mesh (pitch.dat) found in `dir` or its sub-folders (not in an rlfit output folder,
-// whose trajectories carry the recordings' names; symbolic links not followed; at most 100000
-// entries looked at), as a path relative to `dir`; "" when there is none.
+// The first recording (a .csv or .txt file whose start reads as one: NotARecordingReason) or
+// arena mesh (pitch.dat) found in `dir` or its sub-folders (not in an rlfit output folder,
+// whose trajectories are named as the recordings were; symbolic links not followed; at most
+// 100000 entries looked at), as a path relative to `dir`; "" when there is none.
 std::string FindRecordingIn(const fs::path& dir) {
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   for (int seen = 0; !ec && it != fs::recursive_directory_iterator() && seen < 100000;
        it.increment(ec), ++seen) {
     const std::string name = it->path().filename().string();
-    const bool txt = name.size() >= 4 && name.compare(name.size() - 4, 4, ".txt") == 0;
+    const std::string extension = it->path().extension().string();
     std::error_code type_ec;
     if (it->is_directory(type_ec)) {
       // An earlier replay's output (its trajectories are named as the recordings were).
@@ -433,8 +433,9 @@ std::string FindRecordingIn(const fs::path& dir) {
       continue;
     }
     if (!it->is_regular_file(type_ec)) continue;
-    if ((IsRecordingFileName(name) && !txt) || name == "pitch.dat")
-      return it->path().lexically_relative(dir).string();
+    const bool recording = (extension == ".csv" || extension == ".txt") &&
+                           NotARecordingReason(it->path().string()).empty();
+    if (recording || name == "pitch.dat") return it->path().lexically_relative(dir).string();
   }
   return "";
 }

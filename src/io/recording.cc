@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <cctype>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -30,6 +32,7 @@
 #include "src/common/resources.h"
 #include "src/common/rotation.h"
 #include "src/io/plausible.h"
+#include "src/io/recording_rows.h"
 
 namespace rlfit {
 namespace {
@@ -38,8 +41,6 @@ namespace fs = std::filesystem;
 
 // Largest magnitude of an Euler angle in the game's rotation units (32768 = pi occurs).
 constexpr double kMaxRotationUnits = 32768.0;
-// Rows per 61 Hz slice of the car folders: slice NN starts at row 300 * NN of the recording.
-constexpr double kSliceRows = 300.0;
 constexpr unsigned kBallColumns = 13;
 constexpr unsigned kCarColumns = 25;
 constexpr unsigned kTimedCarColumns = 26;
@@ -131,6 +132,8 @@ int LineNumber(const std::string& name, long long line) {
 struct FirstLine {
   int line = 0;
   std::size_t columns = 0;
+  const char* begin = nullptr;  // the line's text, up to its '\n' (or a NUL byte)
+  const char* end = nullptr;
 };
 
 FirstLine FindFirstLine(const std::string& name, const char* data, std::size_t size) {
@@ -145,7 +148,7 @@ FirstLine FindFirstLine(const std::string& name, const char* data, std::size_t s
     const char* text_end = nul != nullptr ? static_cast<const char*>(nul) : end;
     if (!IsBlank(begin, text_end))
       return {LineNumber(name, line),
-              1 + static_cast<std::size_t>(std::count(begin, text_end, ','))};
+              1 + static_cast<std::size_t>(std::count(begin, text_end, ',')), begin, text_end};
     pos = static_cast<std::size_t>(end - data) + 1;
   }
   return {};
@@ -199,81 +202,95 @@ void ForEachRow(const std::string& name, const char* data, std::size_t size, OnR
   }
 }
 
-// Where the columns of one row format sit (1-based, as in errors): x, y, z at x_column.., then
-// velocity, Euler angles, angular velocity, and for the car flags and inputs.
-struct Layout {
-  int x_column;
-  bool car;
-  int v_column() const { return x_column + 3; }
-  int angle_column() const { return x_column + 6; }   // pitch; yaw and roll follow
-  int omega_column() const { return x_column + 9; }
-  int input_column() const { return x_column + 17; }  // throttle, steer, pitch, yaw, roll
-};
+using recording_rows::RowLayout;
+namespace cell = recording_rows;
 
-// `c` points at the row's x cell (see Layout).
-Sample SampleFromCells(const double* c, const Layout& layout, int source_row) {
+// The datasets' formats: `first` the 1-based file column of the first canonical cell (x),
+// `time` that of the time (0: none); integer rotation units, pre-spawn rows skipped.
+RowLayout DatasetLayout(bool car, int first, int time) {
+  RowLayout layout;
+  layout.car = car;
+  layout.angle_unit_rad = game::kRadiansPerUnrealUnit;
+  layout.max_angle = kMaxRotationUnits;
+  layout.pre_spawn_rows = true;
+  const int cells = car ? cell::kCells : cell::kBallCells;
+  for (int c = 0; c < cells; ++c) layout.column[static_cast<std::size_t>(c)] = first + c;
+  layout.time_column = time;
+  return layout;
+}
+
+// `c` holds the row's canonical cells (see RowLayout).
+Sample SampleFromCells(const double* c, const RowLayout& layout, int source_row) {
   Sample s;
   s.source_row = source_row;
-  s.x = {c[0], c[1], c[2]};
-  s.v = {c[3], c[4], c[5]};
-  s.theta = EulerToMatrix(c[6] * game::kRadiansPerUnrealUnit, c[7] * game::kRadiansPerUnrealUnit,
-                          c[8] * game::kRadiansPerUnrealUnit);
-  s.omega = {c[9], c[10], c[11]};
+  s.x = {c[cell::kX], c[cell::kY], c[cell::kZ]};
+  s.v = {c[cell::kVx], c[cell::kVy], c[cell::kVz]};
+  s.theta = EulerToMatrix(c[cell::kPitch] * layout.angle_unit_rad,
+                          c[cell::kYaw] * layout.angle_unit_rad,
+                          c[cell::kRoll] * layout.angle_unit_rad);
+  s.omega = {c[cell::kWx], c[cell::kWy], c[cell::kWz]};
   if (!layout.car) return s;
-  s.supersonic = c[12] != 0.0;
-  s.jumped = c[13] != 0.0;
-  s.double_jumped = c[14] != 0.0;
-  s.on_ground = c[15] != 0.0;
-  s.boost_amount = c[16];
-  s.input = CarInputs::FromColumns(&c[17]);
+  s.supersonic = c[cell::kSupersonic] != 0.0;
+  s.jumped = c[cell::kJumped] != 0.0;
+  s.double_jumped = c[cell::kDoubleJumped] != 0.0;
+  s.on_ground = c[cell::kOnGround] != 0.0;
+  s.boost_amount = c[cell::kBoostAmount];
+  s.input = CarInputs::FromColumns(&c[cell::kThrottle]);
   return s;
 }
 
-// Plausibility of one row's values (`c` at its x cell); the limits are generous multiples of
+// The angles as the error messages quote their range.
+std::string AngleRange(const RowLayout& layout) {
+  return "[-" + Fmt(layout.max_angle) + ", " + Fmt(layout.max_angle) + "]";
+}
+
+// Plausibility of one row's values (canonical cells `c`); the limits are generous multiples of
 // the arena's size and the game's caps. The yaw is checked by the caller (pre-spawn rows).
-void ValidateCells(const std::string& name, int row, const double* c, const Layout& layout) {
+void ValidateCells(const std::string& name, int row, const double* c, const RowLayout& layout) {
   static const char* const kAxis[] = {"x", "y", "z"};
   for (int i = 0; i < 3; ++i) {
     const double limit = plausible::MaxAbsPositionUu(i);
-    if (std::abs(c[i]) > limit)
-      throw InputError(name, row, layout.x_column + i,
-                       std::string("position ") + kAxis[i] + " = " + Fmt(c[i]) +
+    if (std::abs(c[cell::kX + i]) > limit)
+      throw InputError(name, row, layout.Column(cell::kX + i),
+                       std::string("position ") + kAxis[i] + " = " + Fmt(c[cell::kX + i]) +
                            " uu is outside the arena (|" + kAxis[i] + "| <= " + Fmt(limit) +
                            " accepted)");
   }
-  for (int i : {0, 2}) {  // pitch, roll
-    if (std::abs(c[6 + i]) > kMaxRotationUnits)
-      throw InputError(name, row, layout.angle_column() + i,
-                       std::string(i == 0 ? "pitch " : "roll ") + Fmt(c[6 + i]) +
-                           " is outside [-32768, 32768]");
+  for (int i : {cell::kPitch, cell::kRoll}) {
+    if (std::abs(c[i]) > layout.max_angle)
+      throw InputError(name, row, layout.Column(i),
+                       std::string(i == cell::kPitch ? "pitch " : "roll ") + Fmt(c[i]) +
+                           " is outside " + AngleRange(layout));
   }
   const double max_speed = plausible::MaxSpeedUuS(layout.car);
   const double max_omega = plausible::MaxOmegaRadS(layout.car);
-  const double speed = std::hypot(c[3], c[4], c[5]);
-  const double omega = std::hypot(c[9], c[10], c[11]);
+  const double speed = std::hypot(c[cell::kVx], c[cell::kVy], c[cell::kVz]);
+  const double omega = std::hypot(c[cell::kWx], c[cell::kWy], c[cell::kWz]);
   if (speed > max_speed)
-    throw InputError(name, row, layout.v_column(),
+    throw InputError(name, row, layout.Column(cell::kVx),
                      "speed " + Fmt(speed) + " uu/s is implausible (at most " + Fmt(max_speed) +
                          ")");
   if (omega > max_omega)
-    throw InputError(name, row, layout.omega_column(),
+    throw InputError(name, row, layout.Column(cell::kWx),
                      "angular speed " + Fmt(omega) + " rad/s is implausible (at most " +
                          Fmt(max_omega) + ")");
   if (layout.car) {
-    for (int i = 0; i < 5; ++i)
-      if (std::abs(c[17 + i]) > 1.0 + 1e-6)
-        throw InputError(name, row, layout.input_column() + i,
-                         "input " + Fmt(c[17 + i]) + " outside [-1, 1]");
+    for (int i = cell::kThrottle; i <= cell::kInputRoll; ++i)
+      if (std::abs(c[i]) > 1.0 + 1e-6)
+        throw InputError(name, row, layout.Column(i),
+                         "input " + Fmt(c[i]) + " outside [-1, 1]");
     // Flags (supersonic, jumped, double_jumped, on_ground) and buttons (jump, boost,
     // handbrake) are 0 or 1 in every recording; any other value is not a game state (a
     // shifted column), which would otherwise read as "set".
-    for (int i : {12, 13, 14, 15, 22, 23, 24})
+    for (int i : {cell::kSupersonic, cell::kJumped, cell::kDoubleJumped, cell::kOnGround,
+                  cell::kJump, cell::kBoost, cell::kHandbrake})
       if (c[i] != 0.0 && c[i] != 1.0)
-        throw InputError(name, row, layout.x_column + i,
-                         (i < 16 ? "flag " : "button ") + Fmt(c[i]) + " is neither 0 nor 1");
-    if (!(c[16] >= 0.0 && c[16] <= 100.0))
-      throw InputError(name, row, layout.x_column + 16,
-                       "boost amount " + Fmt(c[16]) + " outside [0, 100]");
+        throw InputError(name, row, layout.Column(i),
+                         (i < cell::kBoostAmount ? "flag " : "button ") + Fmt(c[i]) +
+                             " is neither 0 nor 1");
+    if (!(c[cell::kBoostAmount] >= 0.0 && c[cell::kBoostAmount] <= 100.0))
+      throw InputError(name, row, layout.Column(cell::kBoostAmount),
+                       "boost amount " + Fmt(c[cell::kBoostAmount]) + " outside [0, 100]");
   }
 }
 
@@ -282,7 +299,7 @@ void ValidateCells(const std::string& name, int row, const double* c, const Layo
 double EstimateStepFromMotion(const Sample& a, const Sample& b) {
   const Eigen::Vector3d v_avg = 0.5 * (a.v + b.v);
   const double speed2 = v_avg.squaredNorm();
-  if (speed2 < 100.0 * 100.0) return -1.0;
+  if (speed2 < kMovingSpeedUuS * kMovingSpeedUuS) return -1.0;
   return (b.x - a.x).dot(v_avg) / speed2;
 }
 
@@ -296,6 +313,8 @@ bool SameState(const Sample& a, const Sample& b) {
   return a.x == b.x && a.v == b.v && a.omega == b.omega;
 }
 
+// For episode names only: a .txt recording's episodes have always been named as segments
+// (driving_seg00.csv), as outputs and fit provenance list them; nothing is read differently.
 bool IsTxt(const std::string& name) { return fs::path(name).extension() == ".txt"; }
 
 // "empty episode (1 rows)", and why when rows repeating the state before them (repeated frames,
@@ -314,45 +333,126 @@ struct Track {
   std::vector<double> dt_s;  // dt_s[k]: rows[k] to rows[k+1], s; <= 0 marks a clock break
   std::vector<int> ticks;    // physics ticks of the same step
   std::vector<int> merged;   // source rows merged into the row before them, ascending
+  // Steps k (rows[k] to rows[k+1]) across a gap of dropped frames, with the reason: the track
+  // is cut there whatever the format.
+  std::vector<std::pair<int, std::string>> gaps;
 
-  // Reserves room for every row the text can hold (a row of N cells has at least 2N bytes),
-  // so that the vectors do not grow (and briefly double) while rows stream in.
-  void Reserve(const char* data, std::size_t size, std::size_t columns) {
-    const std::size_t lines = static_cast<std::size_t>(std::count(data, data + size, '\n')) + 1;
-    const std::size_t most = std::min(lines, size / (2 * columns) + 1);
+  void Reserve(std::size_t most) {
     rows.reserve(most);
     dt_s.reserve(most);
     ticks.reserve(most);
   }
 };
 
-// Cuts `track` into continuous episodes at clock breaks and teleports and appends them to
-// `out`, dropping stretches shorter than the minimum. Without `allow_split` a break is an
-// InputError instead (a position jump at the x column of `layout`).
-void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const Layout& layout,
-                  const ReadOptions& options, bool allow_split, std::vector<Episode>* out) {
+// An upper bound on the rows of an N-cell text: a row of N cells has at least 2N bytes.
+std::size_t RowsHint(const char* data, std::size_t size, std::size_t columns) {
+  const std::size_t lines = static_cast<std::size_t>(std::count(data, data + size, '\n')) + 1;
+  return std::min(lines, size / (2 * columns) + 1);
+}
+
+// FNV-1a 64 over the bytes of `value`.
+template <typename T>
+void Mix(std::uint64_t* h, const T& value) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
+  for (std::size_t i = 0; i < sizeof(T); ++i) {
+    *h ^= bytes[i];
+    *h *= 0x100000001b3ULL;
+  }
+}
+
+// Episode::fingerprint: the rows' states (a car's orientation, flags, boost and inputs too; not
+// the ball's orientation, which no model reads and the named format need not carry) and steps.
+std::uint64_t Fingerprint(const Episode& ep) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  Mix(&h, ep.kind == EpisodeKind::kCar ? 1 : 0);
+  for (const Sample& s : ep.rows) {
+    for (int i = 0; i < 3; ++i) {
+      Mix(&h, s.x(i));
+      Mix(&h, s.v(i));
+      Mix(&h, s.omega(i));
+    }
+    if (ep.kind != EpisodeKind::kCar) continue;
+    for (int i = 0; i < 9; ++i) Mix(&h, s.theta(i));
+    const unsigned char flags = (s.jumped ? 1 : 0) | (s.double_jumped ? 2 : 0) |
+                                (s.on_ground ? 4 : 0) | (s.input.jump ? 8 : 0) |
+                                (s.input.boost ? 16 : 0) | (s.input.handbrake ? 32 : 0);
+    Mix(&h, flags);
+    Mix(&h, s.boost_amount);
+    for (double u : {s.input.throttle, s.input.steer, s.input.pitch, s.input.yaw, s.input.roll})
+      Mix(&h, u);
+  }
+  for (int t : ep.step_ticks) Mix(&h, t);
+  return h;
+}
+
+// "rows 336-337" or "row 336".
+std::string RowSpan(int first, int last) {
+  return first == last ? "row " + std::to_string(first)
+                       : "rows " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// Cuts `track` into continuous episodes and appends them to `out`: at its gaps of dropped
+// frames always (with a note each); at clock breaks and teleports when `split_at_breaks` (a
+// timed recording), else a break is an InputError (a position jump at the x column).
+// Stretches shorter than the minimum are dropped (an error when nothing is left).
+void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const RowLayout& layout,
+                  const ReadOptions& options, bool split_at_breaks,
+                  std::vector<std::string> notes, std::vector<Episode>* out) {
   const std::string file_name = fs::path(name).filename().string();
   const int n = static_cast<int>(track.rows.size());
   std::vector<std::pair<int, int>> ranges;  // [begin, end) row ranges
+  std::vector<bool> after_gap;              // the range starts after a gap
   int begin = 0;
+  std::size_t next_gap = 0;
+  bool gap_before = false;
   for (int k = 0; k + 1 < n; ++k) {
     const Sample& a = track.rows[k];
     const Sample& b = track.rows[k + 1];
+    if (next_gap < track.gaps.size() && track.gaps[next_gap].first == k) {
+      notes.push_back("cut at row " + std::to_string(b.source_row) + ": " +
+                      track.gaps[next_gap].second);
+      ++next_gap;
+      ranges.push_back({begin, k + 1});
+      after_gap.push_back(gap_before);
+      begin = k + 1;
+      gap_before = true;
+      continue;
+    }
     const double dt = track.dt_s[k];
     const double miss_uu = (a.x + dt * 0.5 * (a.v + b.v) - b.x).norm();
     if (dt > 0.0 && miss_uu <= options.max_teleport_uu) continue;
-    if (!allow_split) {
+    if (!split_at_breaks) {
       if (dt <= 0.0) throw InputError(name, b.source_row, 1, "time does not increase");
-      throw InputError(name, b.source_row, layout.x_column,
+      throw InputError(name, b.source_row, layout.Column(cell::kX),
                        "position jumps " + Fmt(miss_uu) +
                            " uu from the velocity prediction: not a continuous episode");
     }
     ranges.push_back({begin, k + 1});
+    after_gap.push_back(gap_before);
     begin = k + 1;
+    gap_before = false;
   }
   ranges.push_back({begin, n});
+  after_gap.push_back(gap_before);
+  const bool any_gap = !track.gaps.empty();
+  const bool split = split_at_breaks || any_gap;
+
+  // The file's last kept row (repeats merged into it after it are not counted).
+  const int last_source = n > 0 ? track.rows.back().source_row : 0;
+  // Parts of a cut recording that are too short to keep are noted.
+  for (std::size_t r = 0; r < ranges.size() && any_gap; ++r) {
+    const auto [b, e] = ranges[r];
+    const bool gap_side = after_gap[r] || (r + 1 < ranges.size() && after_gap[r + 1]);
+    if (e - b < options.min_segment_rows && gap_side)
+      notes.push_back(RowSpan(track.rows[b].source_row, track.rows[e - 1].source_row) +
+                      " left out: a part of " + std::to_string(e - b) +
+                      " rows beside a cut (at least " +
+                      std::to_string(options.min_segment_rows) + " kept)");
+  }
 
   const bool segmented = ranges.size() > 1;
+  const int first_source = n > 0 ? track.rows[0].source_row : 0;
+  const std::size_t first_out = out->size();
   std::size_t next_merged = 0;
   int index = 0;
   for (const auto& [b, e] : ranges) {
@@ -364,8 +464,8 @@ void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const 
     std::vector<int> merged;
     while (next_merged < track.merged.size() && track.merged[next_merged] < end_row)
       merged.push_back(track.merged[next_merged++]);
-    if (e - b < (allow_split ? options.min_segment_rows : 2)) {
-      if (!allow_split)
+    if (e - b < (split ? options.min_segment_rows : 2)) {
+      if (!split)
         throw InputError(name, 0, 0, EmptyEpisodeText(e - b, merged.size()));
       continue;
     }
@@ -377,6 +477,7 @@ void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const 
       char suffix[32];
       std::snprintf(suffix, sizeof(suffix), "_seg%02d.csv", index);
       ep.name = fs::path(name).stem().string() + suffix;
+      ep.segment = index;
     }
     ++index;
     if (!segmented) {  // the whole track: move, not copy (a long recording is large)
@@ -389,62 +490,85 @@ void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const 
       ep.step_ticks.assign(track.ticks.begin() + b, track.ticks.begin() + e - 1);
     }
     ep.merged_source_rows = std::move(merged);
+    ep.file_first_row = first_source;
+    ep.file_last_row = last_source;
     // Times are accumulated from the steps: whole multiples of the row period for episode
-    // files, the game clock's steps for .txt recordings.
+    // files, the game clock's steps for timed recordings.
     double t = 0.0;
     ep.rows[0].t_s = 0.0;
     for (int k = 0; k + 1 < ep.size(); ++k) {
       t += ep.step_dt_s[k];
       ep.rows[k + 1].t_s = t;
     }
+    ep.fingerprint = Fingerprint(ep);
     out->push_back(std::move(ep));
   }
-  if (out->empty())
+  if (out->size() == first_out)
     throw InputError(name, 0, 0, "empty episode: no continuous stretch of at least " +
                                      std::to_string(options.min_segment_rows) + " rows");
+  for (std::size_t i = first_out; i < out->size(); ++i) (*out)[i].notes = notes;
 }
 
-// 25-column car rows (timed = false) or 26-column .txt rows with the game time first.
-template <unsigned N>
-std::vector<Episode> ParseCar(const std::string& name, const char* data, std::size_t size,
-                              const ReadOptions& options) {
-  constexpr bool timed = N == kTimedCarColumns;
-  const bool txt = IsTxt(name);
-  const Layout layout{timed ? 2 : 1, true};
-  const int yaw_column = layout.angle_column() + 1;
+}  // namespace
+
+namespace recording_rows {
+
+double ParseCellNumber(const std::string& name, int row, int column, const char* text) {
+  return ParseNumber(name, row, column, text);
+}
+
+int FileLineNumber(const std::string& name, long long line) { return LineNumber(name, line); }
+
+// Car rows (any format, canonical cells): validation, merged repeats, pre-spawn rows, the row
+// timing (the game clock, else inferred from the motion: 61 Hz or 120 Hz), and the continuity
+// checks of ParseRecording (rows out of order, jumps, gaps of dropped frames).
+std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint,
+                                  const ReadOptions& options, const RowLayout& layout,
+                                  const RowSource& source, const std::vector<std::string>& notes) {
+  const bool timed = layout.time_column > 0;
+  const int yaw_column = layout.Column(cell::kYaw);
   Track track;
-  track.Reserve(data, size, N);
+  track.Reserve(rows_hint);
   std::vector<double> game_time;
-  if (timed) game_time.reserve(track.rows.capacity());
-  ForEachRow<N>(name, data, size, [&](int line, const std::array<double, N>& r) {
-    const double* c = r.data() + (timed ? 1 : 0);
-    if (std::abs(c[7]) > kMaxRotationUnits) {
+  if (timed) game_time.reserve(rows_hint);
+  source([&](int line, double t_s, const double* c) {
+    if (std::abs(c[cell::kYaw]) > layout.max_angle) {
       // Frames before the car spawns carry unwrapped yaw (81920, 90112): not car states.
-      // They come first in a recording, and in a .txt again after a restart of the game.
-      const double step = timed && !game_time.empty() ? r[0] - game_time.back() : 0.0;
+      // They come first in a recording, and in a timed one again after a restart of the game.
+      const double step = timed && !game_time.empty() ? t_s - game_time.back() : 0.0;
       const bool clock_broke = step < 0.0 || step > options.max_step_s;
-      if (track.rows.empty() || clock_broke) return;
+      if (layout.pre_spawn_rows && (track.rows.empty() || clock_broke)) return;
       throw InputError(name, line, yaw_column,
-                       "yaw " + Fmt(c[7]) +
-                           " is outside [-32768, 32768]: frames before the car spawns are "
-                           "skipped only before the first car row" +
-                           (timed ? std::string(" or after a break of the game clock") : ""));
+                       "yaw " + Fmt(c[cell::kYaw]) + " is outside " + AngleRange(layout) +
+                           (layout.pre_spawn_rows
+                                ? std::string(": frames before the car spawns are skipped only "
+                                              "before the first car row") +
+                                      (timed ? " or after a break of the game clock" : "")
+                                : std::string()));
     }
     ValidateCells(name, line, c, layout);
     Sample s = SampleFromCells(c, layout, line);
     if (!track.rows.empty()) {
       // A repeated frame (identical state, no game-time step) carries no information.
-      if (SameState(track.rows.back(), s) && (!timed || r[0] <= game_time.back())) {
+      if (SameState(track.rows.back(), s) && (!timed || t_s <= game_time.back())) {
         track.merged.push_back(line);
         return;
       }
-      if (timed && r[0] == game_time.back())
-        throw InputError(name, line, 1,
-                         "time does not increase (" + Fmt(r[0]) +
+      if (timed && t_s == game_time.back())
+        throw InputError(name, line, layout.time_column,
+                         "time does not increase (" + Fmt(t_s) +
                              " s as in the row before) while the state changes");
+      // The clock going back while the car stays where it was is not a restart of the game
+      // (which teleports it) but rows out of order.
+      if (timed && t_s < game_time.back() &&
+          (s.x - track.rows.back().x).norm() <= options.max_teleport_uu)
+        throw InputError(name, line, layout.time_column,
+                         "rows out of order: time goes back from " + Fmt(game_time.back()) +
+                             " s to " + Fmt(t_s) + " s while the car stays within " +
+                             Fmt(options.max_teleport_uu) + " uu (a restart teleports it)");
     }
     track.rows.push_back(std::move(s));
-    if (timed) game_time.push_back(r[0]);
+    if (timed) game_time.push_back(t_s);
   });
   if (track.rows.size() < 2)
     throw InputError(name, 0, 0, EmptyEpisodeText(track.rows.size(), track.merged.size()));
@@ -473,6 +597,7 @@ std::vector<Episode> ParseCar(const std::string& name, const char* data, std::si
     const double median = Median(std::move(estimates));
     const double tick = 1.0 / game::kTickRateHz;
     const double row61 = 1.0 / game::kEpisodeRowRateHz;
+    double period = row61;  // the step a row is measured in
     if (estimate_count < 3 || std::abs(median - row61) < 0.15 * row61) {
       // ~61 Hz episode rows (also the assumption for recordings with too little motion).
       std::fill(track.dt_s.begin(), track.dt_s.end(), row61);
@@ -480,6 +605,7 @@ std::vector<Episode> ParseCar(const std::string& name, const char* data, std::si
     } else if (std::abs(median - tick) < 0.15 * tick) {
       // 120 Hz rows; some rows span two ticks: count them from the motion (1 to 4, rounded
       // in double precision so that no unbounded value is converted to an integer).
+      period = tick;
       for (int k = 0; k + 1 < n; ++k) {
         const double e = EstimateStepFromMotion(rows[k], rows[k + 1]);
         const double ticks = e > 0.0 ? std::clamp(std::round(e / tick), 1.0, 4.0) : 1.0;
@@ -491,68 +617,113 @@ std::vector<Episode> ParseCar(const std::string& name, const char* data, std::si
                        "cannot infer the row timing: median step from motion is " +
                            Fmt(median) + " s, neither 1/61 s nor 1/120 s");
     }
+    // Continuity: rows out of order, gaps of dropped frames (61 Hz only: 120 Hz rows are
+    // ticks, stepped through above), and jumps.
+    for (int k = 0; k + 1 < n; ++k) {
+      const Sample& a = rows[k];
+      const Sample& b = rows[k + 1];
+      const Eigen::Vector3d v_avg = 0.5 * (a.v + b.v);
+      const double speed = v_avg.norm();
+      const Eigen::Vector3d dx = b.x - a.x;
+      if (speed >= kMovingSpeedUuS) {
+        const double along = dx.dot(v_avg) / (speed * speed) / period;  // periods travelled
+        if (along < kMaxOutOfOrderRows)
+          throw InputError(name, b.source_row, layout.Column(cell::kX),
+                           "rows out of order: the car covers " + Fmt(along) +
+                               " rows of its velocity (" + Fmt(speed) +
+                               " uu/s) since the row before, under " +
+                               Fmt(kMaxOutOfOrderRows) +
+                               " (an earlier or later row, or a reversed file)");
+        if (period == row61 && along >= kMinGapRows &&
+            (dx - along * period * v_avg).norm() <= kMaxCarRowJumpUu) {
+          track.gaps.push_back(
+              {k, "the car covers " + Fmt(along) + " rows of its velocity in one step: frames "
+                  "dropped (the parts are replayed apart)"});
+          continue;
+        }
+      }
+      const double miss_uu = (dx - track.dt_s[k] * v_avg).norm();
+      if (miss_uu > kMaxCarRowJumpUu)
+        throw InputError(name, b.source_row, layout.Column(cell::kX),
+                         "position jumps " + Fmt(miss_uu) +
+                             " uu from the velocity prediction (at most " +
+                             Fmt(kMaxCarRowJumpUu) +
+                             " uu between consecutive car rows): not a continuous episode");
+    }
   }
   std::vector<Episode> out;
-  EmitSegments(name, EpisodeKind::kCar, std::move(track), layout, options, txt, &out);
-  // A 301-row 61 Hz slice named episode_NN.csv: place it on the recording's row clock.
-  if (!timed && !txt && out.size() == 1 && out[0].size() == 301 && out[0].step_ticks[0] == 2) {
-    if (const auto slice = EpisodeSliceNumber(fs::path(name).filename().string()))
-      out[0].clock_origin_rows = kSliceRows * *slice;
-  }
+  EmitSegments(name, EpisodeKind::kCar, std::move(track), layout, options, timed, notes, &out);
   return out;
 }
 
-// 13-column ball rows. The time column is quantised to 2^-12 s; it only tells how many
-// ~1/61 s rows a step spans (0 for a repeated row, 2 for a skipped one).
-std::vector<Episode> ParseBall(const std::string& name, const char* data, std::size_t size,
-                               const ReadOptions& options) {
+// Ball rows (canonical cells, the time): the time column only tells how many ~1/61 s rows a
+// step spans (0 for a repeated row); it is quantised to 2^-12 s.
+std::vector<Episode> ParseBallRows(const std::string& name, std::size_t rows_hint,
+                                   const ReadOptions& options, const RowLayout& layout,
+                                   const RowSource& source,
+                                   const std::vector<std::string>& notes) {
   const double row_s = 1.0 / game::kEpisodeRowRateHz;
-  const Layout layout{2, false};
   Track track;
-  track.Reserve(data, size, kBallColumns);
+  track.Reserve(rows_hint);
   double last_t = 0.0;
   // How far each step is from a whole number of rows (in rows), and its line.
   std::vector<std::pair<double, int>> off_rows;
-  ForEachRow<kBallColumns>(name, data, size, [&](int line, const std::array<double, 13>& r) {
-    const double* c = r.data() + 1;
-    if (std::abs(c[7]) > kMaxRotationUnits)
-      throw InputError(name, line, layout.angle_column() + 1,
-                       "yaw " + Fmt(c[7]) + " is outside [-32768, 32768]");
+  source([&](int line, double t_s, const double* c) {
+    if (std::abs(c[cell::kYaw]) > layout.max_angle)
+      throw InputError(name, line, layout.Column(cell::kYaw),
+                       "yaw " + Fmt(c[cell::kYaw]) + " is outside " + AngleRange(layout));
     ValidateCells(name, line, c, layout);
     Sample s = SampleFromCells(c, layout, line);
     if (!track.rows.empty()) {
-      const double step_s = r[0] - last_t;
+      const double step_s = t_s - last_t;
       const double periods = step_s / row_s;  // may be huge or infinite: compared, not converted
-      if (!(periods < kMaxBallStepRows + 0.5))
-        throw InputError(name, line, 1,
-                         "time jumps by " + Fmt(step_s) + " s (" + Fmt(periods) +
-                             " rows of 1/61 s, at most " + std::to_string(kMaxBallStepRows) +
-                             " expected): not a continuous episode");
-      if (!(periods >= 0.5)) {
-        if (periods > -0.5 && SameState(track.rows.back(), s)) {  // a repeated row
+      if (!(periods >= -0.5))
+        throw InputError(name, line, layout.time_column,
+                         "rows out of order: time goes back (" + Fmt(last_t) + " s, then " +
+                             Fmt(t_s) + " s)");
+      const int k = static_cast<int>(track.rows.size()) - 1;  // the step rows[k] -> this row
+      if (periods < 0.5) {
+        if (SameState(track.rows.back(), s)) {  // a repeated row
           track.merged.push_back(line);
           return;
         }
-        throw InputError(name, line, 1,
-                         step_s <= 0.0 ? "time does not increase (" + Fmt(last_t) +
-                                             " s, then " + Fmt(r[0]) + " s)"
-                                       : "time advances only " + Fmt(step_s) +
-                                             " s, under half a row of 1/61 s");
+        // A stale time stamp: the time of this row is unknown, so is its place on the clock.
+        track.gaps.push_back(
+            {k, "the time stamp " + Fmt(t_s) + " s repeats with a new state: frames dropped "
+                "(the parts are replayed apart)"});
+        track.dt_s.push_back(0.0);
+        track.ticks.push_back(0);
+      } else if (periods < kMinGapRows) {
+        off_rows.emplace_back(std::abs(periods - 1.0), line);
+        track.dt_s.push_back(row_s);
+        track.ticks.push_back(static_cast<int>(std::lround(row_s * game::kTickRateHz)));
+      } else {
+        track.gaps.push_back(
+            {k, "time jumps by " + Fmt(step_s) + " s (" + Fmt(periods) +
+                    " rows of 1/60.96 s): frames dropped (the parts are replayed apart)"});
+        track.dt_s.push_back(0.0);
+        track.ticks.push_back(0);
       }
-      const double rows = std::round(periods);  // 1 .. kMaxBallStepRows
-      off_rows.emplace_back(std::abs(periods - rows), line);
-      track.dt_s.push_back(rows * row_s);
-      track.ticks.push_back(static_cast<int>(std::lround(rows * row_s * game::kTickRateHz)));
     }
-    last_t = r[0];
+    last_t = t_s;
     track.rows.push_back(std::move(s));
   });
   if (track.rows.size() < 2)
     throw InputError(name, 0, 0, EmptyEpisodeText(track.rows.size(), track.merged.size()));
-  // A recording at another rate (120 Hz: 0.51 row a step; 40 Hz: 1.52) is read as one or two
-  // rows a step and replayed at the wrong speed (a ball's own 120 Hz ticks were 105 uu off at
-  // 0.5 s). The recordings' steps are within 0.012 row of whole rows but for 2 of 155,367
-  // (episodes 270 and 332: 1.49 and 1.16 rows), so the median decides, not each step.
+  // A recording at another rate (120 Hz: 0.51 row a step; 40 Hz: 1.52, also a gap) is read as
+  // one row a step and replayed at the wrong speed (a ball's own 120 Hz ticks were 105 uu off
+  // at 0.5 s). The recordings' steps are within 0.012 row of whole rows but for 2 of 155,367
+  // (episodes 270 and 332: 1.49 and 1.16 rows), so the median decides, not each step; a file
+  // whose steps are mostly gaps is refused too.
+  const std::size_t steps = track.rows.size() - 1;
+  if (track.gaps.size() * 2 > steps) {
+    throw InputError(name, track.rows[track.gaps.front().first + 1].source_row,
+                     layout.time_column,
+                     "time steps are not whole rows of 1/60.96 s (" +
+                         std::to_string(track.gaps.size()) + " of " + std::to_string(steps) +
+                         " steps are gaps of 1.5 rows or more): the ball model reads "
+                         "recordings of ~61 rows a second");
+  }
   if (!off_rows.empty()) {
     std::vector<std::pair<double, int>> sorted = off_rows;
     const std::size_t mid = sorted.size() / 2;
@@ -561,15 +732,50 @@ std::vector<Episode> ParseBall(const std::string& name, const char* data, std::s
       const auto first = std::find_if(off_rows.begin(), off_rows.end(), [](const auto& o) {
         return o.first > kMaxBallMedianOffRows;
       });
-      throw InputError(name, first->second, 1,
+      throw InputError(name, first->second, layout.time_column,
                        "time steps are not whole rows of 1/60.96 s (the median step is " +
                            Fmt(sorted[mid].first) +
                            " row off one): the ball model reads recordings of ~61 rows a second");
     }
   }
   std::vector<Episode> out;
-  EmitSegments(name, EpisodeKind::kBall, std::move(track), layout, options, false, &out);
+  EmitSegments(name, EpisodeKind::kBall, std::move(track), layout, options, false, notes, &out);
   return out;
+}
+
+}  // namespace recording_rows
+
+namespace {
+
+// The datasets' numeric formats as a row source: N cells a row, the canonical cells from
+// `first` (0-based) on, the time (when timed) in cell 0.
+template <unsigned N>
+recording_rows::RowSource NumericRows(const std::string& name, const char* data,
+                                      std::size_t size, unsigned first, bool timed) {
+  return [&name, data, size, first, timed](const recording_rows::RowSink& sink) {
+    std::array<double, cell::kCells> cells{};
+    ForEachRow<N>(name, data, size, [&](int line, const std::array<double, N>& r) {
+      std::copy(r.begin() + first, r.end(), cells.begin());
+      sink(line, timed ? r[0] : 0.0, cells.data());
+    });
+  };
+}
+
+std::vector<Episode> ParseBall(const std::string& name, const char* data, std::size_t size,
+                               const ReadOptions& options) {
+  return recording_rows::ParseBallRows(name, RowsHint(data, size, kBallColumns), options,
+                                       DatasetLayout(false, 2, 1),
+                                       NumericRows<kBallColumns>(name, data, size, 1, true), {});
+}
+
+// 25-column car rows (timed = false) or 26-column rows with the game time first.
+template <unsigned N>
+std::vector<Episode> ParseCar(const std::string& name, const char* data, std::size_t size,
+                              const ReadOptions& options) {
+  constexpr bool timed = N == kTimedCarColumns;
+  return recording_rows::ParseCarRows(
+      name, RowsHint(data, size, N), options, DatasetLayout(true, timed ? 2 : 1, timed ? 1 : 0),
+      NumericRows<N>(name, data, size, timed ? 1 : 0, timed), {});
 }
 
 // What kind of file a stat mode is, for "not a regular file".
@@ -611,6 +817,7 @@ constexpr std::size_t kSniffBytes = 1 << 16;
 // long line and were reported as "truncated: the file does not end with a newline", or as an
 // empty file after reading gigabytes of NUL bytes.
 void RefuseNonText(const std::string& name, const char* head, std::size_t size) {
+  if (size == 0) return;  // an empty file is refused later, by name; `head` may then be null
   const auto starts = [&](const char* magic, std::size_t n) {
     return size >= n && std::memcmp(head, magic, n) == 0;
   };
@@ -728,6 +935,19 @@ std::string DescribeError(const std::error_code& ec) {
 
 }  // namespace
 
+std::string FingerprintText(std::uint64_t fingerprint) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(fingerprint));
+  return text;
+}
+
+std::string PlaceAndMessage(const InputError& e) {
+  std::string where;
+  if (e.row() > 0) where = "row " + std::to_string(e.row());
+  if (e.column() > 0) where += ", column " + std::to_string(e.column());
+  return where.empty() ? e.message() : where + ": " + e.message();
+}
+
 bool ReadOptions::Check(std::string* why) const {
   auto fail = [&](const std::string& reason) {
     if (why != nullptr) *why = reason;
@@ -737,6 +957,8 @@ bool ReadOptions::Check(std::string* why) const {
   if (!(max_step_s > 0.0 && max_step_s <= 1.0)) return fail("max_step_s must be in (0, 1] s");
   if (!(max_teleport_uu > 0.0 && std::isfinite(max_teleport_uu)))
     return fail("max_teleport_uu must be positive and finite");
+  std::string facts_why;
+  if (!facts.Check(&facts_why)) return fail(facts_why);
   return true;
 }
 
@@ -747,6 +969,8 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
   RefuseNonText(name, data, size);
   const FirstLine first = FindFirstLine(name, data, size);
   if (first.line != 0) CheckLastRowEnded(name, data, size);
+  if (first.line != 0 && recording_rows::IsHeaderLine(first.begin, first.end))
+    return recording_rows::ParseNamedRecording(name, data, size, options, first.line);
   switch (first.line == 0 ? 0 : first.columns) {
     case 0:
       throw InputError(name, 0, 0, "empty file (no rows)");
@@ -755,96 +979,225 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
     case kCarColumns:
       return ParseCar<kCarColumns>(name, data, size, options);
     case kTimedCarColumns:
-      if (IsTxt(name)) return ParseCar<kTimedCarColumns>(name, data, size, options);
-      throw InputError(name, first.line, 0,
-                       "26 columns: the timed format (game time + 25 car columns) is read "
-                       "only from .txt recordings; a .csv episode has 13 (ball) or 25 (car)");
+      return ParseCar<kTimedCarColumns>(name, data, size, options);
     default:
       throw InputError(name, first.line, 0,
                        std::to_string(first.columns) +
-                           " columns: expected 13 (ball), 25 (car) or, in a .txt, 26 (timed "
-                           "car)");
+                           " columns: expected 13 (ball), 25 (car), 26 (timed car) or a header "
+                           "of column names (README \"Your own recordings\")");
   }
 }
 
+namespace {
+
+// The facts of `path`'s manifest and the command line, on its episodes (ReadRecording).
+void ApplyRecordingFacts(const std::string& path, const RecordingFacts& given,
+                         std::vector<Episode>* episodes) {
+  const FileFacts facts = FactsForRecording(path, given);
+  if (facts.source.empty() || episodes->empty()) return;
+  for (Episode& ep : *episodes) {
+    ep.facts_source = facts.source;
+    if (ep.kind == EpisodeKind::kCar && facts.handbrake_unrecorded)
+      ep.handbrake = HandbrakeRecord::kNotRecorded;
+    // A reference predicts the recording from its first row: it belongs to the part that
+    // starts there (later parts of a cut recording have none from their own start).
+    if (ep.rows[0].source_row == ep.file_first_row) ep.reference_path = facts.reference;
+  }
+  // The clock origin is that of the file's first row; it holds for the part starting there
+  // while its rows follow the row clock one by one (61 Hz rows of two ticks, nothing merged:
+  // after a repeated frame the clock row of the rows is not known).
+  Episode& first = episodes->front();
+  const bool on_clock =
+      first.rows[0].source_row == first.file_first_row && first.merged_source_rows.empty() &&
+      std::all_of(first.step_ticks.begin(), first.step_ticks.end(), [](int t) { return t == 2; });
+  if (!std::isnan(facts.clock_origin_rows) && on_clock)
+    first.clock_origin_rows = facts.clock_origin_rows;
+}
+
+// The start of a file: its bytes up to the first non-blank line's end (at most 16 MiB), or
+// less when the file is shorter. Refuses what LoadFile refuses.
+std::string LoadFileStart(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, 0, 0, DescribeError(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(path, 0, 0, DescribeError(errno));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, 0, 0, "not a regular file (" + FileKind(st.st_mode) + ")");
+  constexpr std::size_t kChunk = 1 << 16, kMost = 16u << 20;
+  std::string data;
+  char buf[kChunk];
+  while (data.size() < kMost) {
+    const ssize_t got = ::read(fd, buf, sizeof(buf));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path, 0, 0, "cannot read: " + DescribeError(errno));
+    }
+    if (got == 0) break;
+    const std::size_t before = data.size();
+    data.append(buf, static_cast<std::size_t>(got));
+    // Done once a line that is not blank has ended.
+    if (std::memchr(data.data() + before, '\n', data.size() - before) == nullptr) continue;
+    const FirstLine first = FindFirstLine(path, data.data(), data.size());
+    if (first.line != 0 && first.end < data.data() + data.size()) break;
+  }
+  return data;
+}
+
+}  // namespace
+
 std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& options) {
   const std::string data = LoadFile(path);
-  return ParseRecording(path, data.data(), data.size(), options);
+  std::vector<Episode> episodes = ParseRecording(path, data.data(), data.size(), options);
+  ApplyRecordingFacts(path, options.facts, &episodes);
+  return episodes;
 }
 
-bool IsRecordingFileName(const std::string& file_name) {
-  const auto starts_with = [&](const char* prefix) { return file_name.rfind(prefix, 0) == 0; };
-  if (starts_with("prediction_")) return false;
-  const fs::path extension = fs::path(file_name).extension();
-  return extension == ".txt" ||
-         (extension == ".csv" && (starts_with("episode_") || starts_with("freefalling_")));
+std::string NotARecordingReason(const std::string& path) {
+  std::string data;
+  try {
+    data = LoadFileStart(path);
+  } catch (const InputError& e) {
+    return e.message();
+  }
+  const FirstLine first = FindFirstLine(path, data.data(), data.size());
+  if (first.line == 0) return "empty file (no rows)";
+  if (recording_rows::IsHeaderLine(first.begin, first.end)) {
+    // A header: a recording's names x, y and z among its cells.
+    std::string line(first.begin, first.end);
+    int found = 0;
+    std::size_t begin = 0;
+    while (begin <= line.size()) {
+      const std::size_t end = std::min(line.find(',', begin), line.size());
+      std::string name = line.substr(begin, end - begin);
+      name.erase(0, name.find_first_not_of(" \t\r{"));
+      name.erase(name.find_last_not_of(" \t\r}") + 1);
+      found += name == "x" || name == "y" || name == "z";
+      begin = end + 1;
+    }
+    if (found == 3) return "";
+  } else if (first.columns == kBallColumns || first.columns == kCarColumns ||
+             first.columns == kTimedCarColumns) {
+    return "";
+  }
+  return "its first line is neither a header naming x, y and z nor 13, 25 or 26 numbers";
 }
 
-std::optional<int> EpisodeSliceNumber(const std::string& file_name) {
-  constexpr std::size_t kPrefix = 8, kSuffix = 4;  // "episode_", ".csv"
-  if (file_name.size() <= kPrefix + kSuffix || file_name.compare(0, kPrefix, "episode_") != 0 ||
-      file_name.compare(file_name.size() - kSuffix, kSuffix, ".csv") != 0)
-    return std::nullopt;
-  const char* begin = file_name.data() + kPrefix;
-  const char* end = file_name.data() + file_name.size() - kSuffix;
-  if (!std::all_of(begin, end, [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  int value = 0;
-  const auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
-std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& paths) {
+std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& paths,
+                                              std::vector<SkippedInput>* skipped,
+                                              std::vector<SkippedInput>* unreadable) {
   std::vector<std::string> files;
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;  // file identity -> its first path
+  auto fail = [&](const std::string& path, const std::string& why) {
+    if (unreadable == nullptr) throw InputError(path, 0, 0, why);
+    unreadable->push_back({path, why});
+  };
+  auto add = [&](const std::string& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0) {
+      const auto [it, fresh] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), file);
+      if (!fresh) {
+        if (skipped != nullptr)
+          skipped->push_back({file, "the same file as " + it->second + ": read once"});
+        return;
+      }
+    }
+    files.push_back(file);
+  };
   for (const std::string& p : paths) {
     std::error_code ec;
     const fs::file_status status = fs::status(p, ec);
-    if (status.type() == fs::file_type::not_found)
-      throw InputError(p, 0, 0, "no such file or folder");
-    if (ec) throw InputError(p, 0, 0, DescribeError(ec));
+    if (status.type() == fs::file_type::not_found) {
+      fail(p, "no such file or folder");
+      continue;
+    }
+    if (ec) {
+      fail(p, DescribeError(ec));
+      continue;
+    }
     if (fs::is_regular_file(status)) {
-      files.push_back(p);
+      add(p);
       continue;
     }
     struct stat st {};
-    if (!fs::is_directory(status))
-      throw InputError(p, 0, 0,
-                       "not a regular file" +
-                           (::stat(p.c_str(), &st) == 0 ? " (" + FileKind(st.st_mode) + ")"
-                                                         : std::string()));
-    std::vector<std::string> found;
-    fs::directory_iterator it(p, ec);
-    if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
-      if (!IsRecordingFileName(it->path().filename().string())) continue;
-      std::error_code entry_ec;
-      const fs::file_status entry = it->status(entry_ec);
-      if (entry_ec)
-        throw InputError(it->path().string(), 0, 0,
-                         entry_ec == std::errc::no_such_file_or_directory
-                             ? "broken symbolic link"
-                             : DescribeError(entry_ec));
-      if (fs::is_regular_file(entry)) found.push_back(it->path().string());
+    if (!fs::is_directory(status)) {
+      fail(p, "not a regular file" + (::stat(p.c_str(), &st) == 0
+                                          ? " (" + FileKind(st.st_mode) + ")"
+                                          : std::string()));
+      continue;
     }
-    if (ec) throw InputError(p, 0, 0, "cannot list the folder: " + DescribeError(ec));
-    if (found.empty())
-      throw InputError(p, 0, 0,
-                       "folder holds no recordings (episode_*.csv, freefalling_*.csv or *.txt; "
-                       "other files are not read)");
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
+    std::vector<std::string> entries;
+    fs::directory_iterator it(p, ec);
+    bool listed = !ec;
+    for (; listed && it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      entries.push_back(it->path().string());
+    }
+    if (ec) {
+      fail(p, "cannot list the folder: " + DescribeError(ec));
+      continue;
+    }
+    std::sort(entries.begin(), entries.end());
+    std::vector<std::string> found;
+    std::vector<SkippedInput> not_recordings;
+    for (const std::string& entry : entries) {
+      const fs::path e(entry);
+      std::error_code entry_ec;
+      const fs::file_status entry_status = fs::status(e, entry_ec);
+      if (fs::is_directory(entry_status)) continue;  // sub-folders: RecordingFilesFor
+      std::string extension = e.extension().string();
+      std::transform(extension.begin(), extension.end(), extension.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (extension != ".csv" && extension != ".txt") {
+        not_recordings.push_back({entry, "not a .csv or .txt file"});
+        continue;
+      }
+      if (entry_ec) {
+        fail(entry, entry_ec == std::errc::no_such_file_or_directory ? "broken symbolic link"
+                                                                      : DescribeError(entry_ec));
+        continue;
+      }
+      if (!fs::is_regular_file(entry_status)) {
+        not_recordings.push_back({entry, "not a regular file"});
+        continue;
+      }
+      if (IsDeclaredReference(entry)) continue;  // its manifest says what it is
+      const std::string why = NotARecordingReason(entry);
+      if (!why.empty()) {
+        not_recordings.push_back({entry, "not a recording: " + why});
+        continue;
+      }
+      found.push_back(entry);
+    }
+    if (skipped != nullptr)
+      skipped->insert(skipped->end(), not_recordings.begin(), not_recordings.end());
+    if (found.empty()) {
+      std::string why = "folder holds no recordings (a recording is a .csv or .txt file whose "
+                        "first line is a header of column names or 13, 25 or 26 numbers";
+      if (!not_recordings.empty())
+        why += "; " + std::to_string(not_recordings.size()) + " other file" +
+               (not_recordings.size() == 1 ? "" : "s") + ", e.g. " +
+               fs::path(not_recordings.front().path).filename().string() + ": " +
+               not_recordings.front().reason;
+      fail(p, why + ")");
+      continue;
+    }
+    for (const std::string& f : found) add(f);
   }
   return files;
 }
 
 std::vector<Episode> ReadRecordingFiles(const std::vector<std::string>& files,
-                                        const ReadOptions& options, int threads) {
+                                        const ReadOptions& options, int threads,
+                                        std::vector<SkippedInput>* unreadable) {
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, std::min<int>(threads, static_cast<int>(files.size())));
+  const bool keep_going = unreadable != nullptr;
   // Per file its episodes or its error; files are handed out one at a time (they differ in
-  // size), and a thread stops taking new ones once any file has failed.
+  // size), and a thread stops taking new ones once any file has failed (unless keep_going).
   std::vector<std::vector<Episode>> per_file(files.size());
   std::vector<std::exception_ptr> errors(files.size());
   std::atomic<std::size_t> next{0};
@@ -852,7 +1205,7 @@ std::vector<Episode> ReadRecordingFiles(const std::vector<std::string>& files,
   auto work = [&] {
     // A file once taken is read, so every file before a failed one is read (files are taken
     // in order): its error, if any, is found.
-    while (!failed) {
+    while (keep_going || !failed) {
       const std::size_t i = next++;
       if (i >= files.size()) break;
       try {
@@ -868,8 +1221,15 @@ std::vector<Episode> ReadRecordingFiles(const std::vector<std::string>& files,
   work();
   for (std::thread& t : helpers) t.join();
   // The first error in the list is the one reading in order would have met first.
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    if (!errors[i]) continue;
+    if (!keep_going) std::rethrow_exception(errors[i]);
+    try {
+      std::rethrow_exception(errors[i]);
+    } catch (const InputError& e) {
+      unreadable->push_back({files[i], PlaceAndMessage(e)});
+    }
+  }
   std::vector<Episode> episodes;
   for (std::vector<Episode>& some : per_file)
     for (Episode& e : some) episodes.push_back(std::move(e));
@@ -903,16 +1263,6 @@ BaselinePrediction ParseBaselinePrediction(const std::string& name, const char* 
 BaselinePrediction ReadBaselinePrediction(const std::string& path) {
   const std::string data = LoadFile(path);
   return ParseBaselinePrediction(path, data.data(), data.size());
-}
-
-std::optional<std::string> FindBaselineFor(const std::string& episode_path) {
-  const fs::path p(episode_path);
-  const std::string name = p.filename().string();
-  if (name.rfind("episode_", 0) != 0) return std::nullopt;
-  const fs::path candidate = p.parent_path() / ("prediction_" + name.substr(8));
-  std::error_code ec;
-  if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  return std::nullopt;
 }
 
 std::string ResolveDataRoot(const std::string& cli_value) {

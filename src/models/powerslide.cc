@@ -92,11 +92,50 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
   return out;
 }
 
-HandbrakeSource ChooseHandbrakeSource(const Episode& ep) {
+double RearSlipShare(const Episode& ep, int* flat_rows) {
+  const std::vector<bool> slip = LargeRearSlip(ep, kSlideRearSlipUuS);
+  int flat = 0, sliding = 0;
+  for (int k = 0; k < ep.size(); ++k) {
+    if (!OnFlatFloor(ep.rows[k])) continue;
+    ++flat;
+    sliding += slip[k] ? 1 : 0;
+  }
+  if (flat_rows != nullptr) *flat_rows = flat;
+  return flat > 0 ? static_cast<double>(sliding) / flat : 0.0;
+}
+
+namespace {
+
+bool AnyPress(const Episode& ep) {
   for (const Sample& s : ep.rows)
-    if (s.input.handbrake) return HandbrakeSource::kRecorded;
-  const bool unrecorded = ep.path.find("ground_driving_handbrake") != std::string::npos;
-  return unrecorded ? HandbrakeSource::kInferred : HandbrakeSource::kRecorded;
+    if (s.input.handbrake) return true;
+  return false;
+}
+
+// Measured: no press, yet the car slides like a powerslide on enough of its flat-floor rows.
+bool SlidesWithoutPresses(const Episode& ep) {
+  int flat = 0;
+  const double share = RearSlipShare(ep, &flat);
+  return flat >= kMinFlatRowsMeasured && share > kUnrecordedHandbrakeShare;
+}
+
+}  // namespace
+
+HandbrakeSource ChooseHandbrakeSource(const Episode& ep) {
+  if (AnyPress(ep)) return HandbrakeSource::kRecorded;
+  if (ep.handbrake != HandbrakeRecord::kColumn) return HandbrakeSource::kInferred;
+  return SlidesWithoutPresses(ep) ? HandbrakeSource::kInferred : HandbrakeSource::kRecorded;
+}
+
+std::string HandbrakeSourceReason(const Episode& ep) {
+  if (AnyPress(ep)) return "";
+  if (ep.handbrake == HandbrakeRecord::kNoColumn) return "no handbrake column";
+  if (ep.handbrake == HandbrakeRecord::kNotRecorded) return "";
+  return SlidesWithoutPresses(ep)
+             ? "measured: no press recorded while the car slides on over " +
+                   std::to_string(static_cast<int>(kUnrecordedHandbrakeShare * 100)) +
+                   "% of its flat-floor rows"
+             : "";
 }
 
 std::vector<bool> LargeRearSlip(const Episode& ep, double min_slip_uu_s) {

@@ -329,10 +329,28 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
                                    const PowerslideCoeffs<double>& c, const Episode& ep,
                                    const Integration& integ, const HandbrakeInference& opt = {});
 
-// Recorded when any row of `ep` has the handbrake pressed, or the file is not known to leave
-// the handbrake out; inferred when the column is all zero in a file known not to record it
-// (car_control/ground_driving_handbrake, dataset README).
+// Recorded when any row of `ep` has the handbrake pressed; inferred when the file has no
+// handbrake column (named format), when its dataset manifest or the command line declares it
+// not recorded (Episode::handbrake: the Lobot ground_driving_handbrake folder), or, measured,
+// when its column holds no press while the car slides sideways like a powerslide
+// (UnrecordedHandbrakeShare); recorded otherwise.
 HandbrakeSource ChooseHandbrakeSource(const Episode& ep);
+// Why ChooseHandbrakeSource chose as it did, for the report: "" for the recorded column or a
+// declared unrecorded handbrake, else "no handbrake column" or "measured: ...".
+std::string HandbrakeSourceReason(const Episode& ep);
+
+// The share of `ep`'s flat-floor rows on which the rear axle slides sideways by more than
+// kSlideRearSlipUuS, and the count of those rows: the measure of an unrecorded handbrake.
+// Measured per file of the Lobot recordings with 30 flat-floor rows or more and no press: the
+// ground_driving_no_handbrake episodes and spirals, the wall_driving episodes and the timed
+// .txt recordings 0, jumps.txt 0.021 (its landings); the 30 ground_driving_handbrake episodes
+// 0.226 to 0.957.
+double RearSlipShare(const Episode& ep, int* flat_rows);
+// A car recording whose handbrake column holds no press drove with an unrecorded handbrake when
+// more than this share of at least kMinFlatRowsMeasured flat-floor rows slide (ten times the
+// largest share without one, under half the smallest with one).
+inline constexpr double kUnrecordedHandbrakeShare = 0.1;
+inline constexpr int kMinFlatRowsMeasured = 30;
 
 // Per row, whether the car slides sideways: the rear axle's sideways speed |v_l - b w_z| is
 // above `min_slip_uu_s` (the measure the inference is compared with).

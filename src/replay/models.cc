@@ -200,7 +200,8 @@ std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& da
 
 // The powerslide runs on the committed ground coefficients (results/ground/coeffs.json: the
 // step at handbrake level 0) and its own. The handbrake acting on each step is the recorded
-// input, or inferred from the motion where the file does not record it (ChooseHandbrakeSource).
+// input, or inferred from the motion where the file does not record it (ChooseHandbrakeSource:
+// no column, declared unrecorded, or measured).
 class PowerslidePredictor : public Predictor {
  public:
   PowerslidePredictor(GroundCoeffs<double> ground, PowerslideCoeffs<double> coeffs,
@@ -246,6 +247,9 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
   const std::vector<double> inferred = p.Inferred(ep);
   const std::vector<bool> slip = LargeRearSlip(ep, kSlideRearSlipUuS);
   const bool recorded = ChooseHandbrakeSource(ep) == HandbrakeSource::kRecorded;
+  // Why it is inferred, unless declared (the dataset manifest or --handbrake-unrecorded).
+  const std::string reason = HandbrakeSourceReason(ep);
+  const std::string why = reason.empty() ? "" : " (" + reason + ")";
   bool presses = false;
   for (const Sample& s : ep.rows) presses = presses || s.input.handbrake;
   const Integration& integ = p.integration();
@@ -257,7 +261,8 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
     if (regimes[k] != Regime::kCovered) continue;
     const bool on = inferred[k] > 0.5;
     ++out[source + ".rows"];
-    out[source + (recorded ? ".from the recorded column" : ".inferred from the motion")] += 1;
+    out[source + (recorded ? ".from the recorded column"
+                           : ".inferred from the motion" + why)] += 1;
     ++out[vs_slip + ".rows"];
     if (on == slip[k + 1]) ++out[vs_slip + ".agree"];
     else if (on) ++out[vs_slip + ".switch on, no slip"];
@@ -359,40 +364,30 @@ std::string BallSituationAt(const Episode& ep, int row, const std::string& data_
 const std::vector<ModelInfo>& Models() {
   static const std::vector<ModelInfo> models = {
       {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
-       {"car_control/aerial"}, {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
+       {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
       {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
-       false, &BallLayout(), {"ball_trajectories"}, {0.5, 1.0, 2.0, 5.0}, MakeBall,
+       false, &BallLayout(), {0.5, 1.0, 2.0, 5.0}, MakeBall,
        BallSituationAt, nullptr, nullptr},
-      // The whole folder: episode_*.csv (compared with prediction_*.csv) and the long
-      // driving.txt / spiral_*.txt recordings, which the reader cuts into segments.
       {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
-       &GroundLayout(), {"car_control/ground_driving_no_handbrake"}, {0.5, 1.0, 2.0}, MakeGround,
+       &GroundLayout(), {0.5, 1.0, 2.0}, MakeGround,
        nullptr, nullptr, nullptr},
       // The ground model's rows and recordings, driven by the game's vehicle (issue 37).
       {"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
-       EpisodeKind::kCar, true, &VehicleLayout(), {"car_control/ground_driving_no_handbrake"},
-       {0.5, 1.0, 2.0}, MakeVehicle, nullptr, nullptr, nullptr},
-      // jumps.txt (two jumps, 582 rows) and the three jumps of freestyling.txt; data.txt holds
-      // no jump (its jumped flag is never set).
-      {"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
-       EpisodeKind::kCar, true, &JumpLayout(),
-       {"car_control/jumps.txt", "car_control/freestyling.txt"}, {0.25, 0.5, 1.0}, MakeJump,
-       nullptr, nullptr, nullptr},
-      // Floor -> curve -> wall and back (all 25 episodes on the wheels).
-      {"wall", "car driving on any surface of the arena: floor, curves, walls", EpisodeKind::kCar,
-       true, &SurfaceLayout(), {"car_control/wall_driving"}, {0.5, 1.0, 2.0}, MakeWall, nullptr,
+       EpisodeKind::kCar, true, &VehicleLayout(), {0.5, 1.0, 2.0}, MakeVehicle, nullptr,
        nullptr, nullptr},
-      // The handbrake on the flat floor: ground_driving_handbrake (handbrake not recorded:
-      // inferred). freestyling.txt holds recorded presses (replay it with the known input).
+      {"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
+       EpisodeKind::kCar, true, &JumpLayout(), {0.25, 0.5, 1.0}, MakeJump,
+       nullptr, nullptr, nullptr},
+      {"wall", "car driving on any surface of the arena: floor, curves, walls", EpisodeKind::kCar,
+       true, &SurfaceLayout(), {0.5, 1.0, 2.0}, MakeWall, nullptr,
+       nullptr, nullptr},
       {"powerslide", "car on the flat floor with the handbrake: per-axle tyre forces",
-       EpisodeKind::kCar, true, &PowerslideLayout(), {"car_control/ground_driving_handbrake"},
+       EpisodeKind::kCar, true, &PowerslideLayout(),
        {0.5, 1.0, 2.0}, MakePowerslide, nullptr, PowerslideChecks, nullptr},
-      // The mixed recordings: freestyling.txt (floor, ramps, walls, jumps, flight, 61 Hz) and
-      // data.txt (flat-floor driving, 120 Hz). Rows no sub-model covers yet are labelled
-      // (ClassifyRows "car") and left out of the scores.
+      // Rows no sub-model covers yet are labelled (ClassifyRows "car") and left out of the
+      // scores.
       {"car", "one car across regimes: surface (floor, ramps, walls), air and jump, switched per tick",
-       EpisodeKind::kCar, true, &CarLayout(),
-       {"car_control/freestyling.txt", "car_control/data.txt"}, {0.5, 1.0, 2.0}, MakeCar, nullptr,
+       EpisodeKind::kCar, true, &CarLayout(), {0.5, 1.0, 2.0}, MakeCar, nullptr,
        CarChecks, CarRowLabels},
   };
   return models;

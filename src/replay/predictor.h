@@ -101,7 +101,6 @@ struct ModelInfo {
   EpisodeKind kind;            // which recordings it replays
   bool has_orientation;        // orientation error is reported
   const CoeffLayout* layout;
-  std::vector<std::string> default_paths;  // relative to the data root
   std::vector<double> horizons_s;          // reported horizons by default, s (plus "last")
   // Builds the predictor for these coefficients; data_root is where model data other than
   // coefficients lives (the ball's arena mesh), "" for the default lookup.

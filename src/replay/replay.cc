@@ -92,13 +92,20 @@ void StretchFigures(const Episode& ep, int a, int b, const std::vector<Predicted
   }
 }
 
-// A shipped prediction_*.csv as predicted states on the episode's rows (merged source rows
-// dropped), or nullopt with one warning line when it cannot be compared.
+// Whether `ep` starts where its file's rows start (the first part of a cut recording, or the
+// whole of it): an earlier model's prediction of the recording is one from there.
+bool StartsItsFile(const Episode& ep) {
+  return !ep.rows.empty() && ep.rows.front().source_row == ep.file_first_row;
+}
+
+// The recording's reference prediction (Episode::reference_path: a dataset manifest's or
+// --reference's) as predicted states on the episode's rows (merged source rows dropped), or
+// nullopt with one warning line when it cannot be compared.
 std::optional<std::vector<PredictedState>> LoadShipped(const Episode& ep,
                                                        const std::string& program,
                                                        std::ostream& warnings = std::cerr) {
-  const std::optional<std::string> path = FindBaselineFor(ep.path);
-  if (!path || ep.rows.empty()) return std::nullopt;
+  const std::string* path = &ep.reference_path;
+  if (path->empty() || ep.rows.empty() || !StartsItsFile(ep)) return std::nullopt;
   auto warn = [&](const std::string& why) {
     warnings << program << ": warning: " << *path << ": " << why << "; compared without it\n";
     return std::nullopt;
@@ -111,9 +118,9 @@ std::optional<std::vector<PredictedState>> LoadShipped(const Episode& ep,
     if (why.rfind(*path + ": ", 0) == 0) why = why.substr(path->size() + 2);
     return warn(why);
   }
-  // One prediction row per source row of the episode's span.
-  const int first = ep.rows.front().source_row;
-  const int span = ep.rows.back().source_row - first + 1;
+  // One prediction row per source row of the recording (through its last row).
+  const int first = ep.file_first_row;
+  const int span = ep.file_last_row - first + 1;
   if (static_cast<int>(b.x.size()) != span)
     return warn(std::to_string(b.x.size()) + " rows, but its episode has " +
                 std::to_string(span));
@@ -273,17 +280,31 @@ std::string RelativeKey(const std::string& p, const std::string& root) {
   return abs.generic_string();
 }
 
-bool Listed(const nlohmann::json& list, const std::string& full, const std::string& key) {
+// Whether `list` names the episode `full` (its path, "#name" for a segment) or `key` (the same
+// relative to the data root); with `file_only`, whether it names any episode of that file (the
+// entries' "#name" dropped): a part of a file the fit read whole, which the reader now cuts.
+bool Listed(const nlohmann::json& list, const std::string& full, const std::string& key,
+            bool file_only = false) {
   if (!list.is_array()) return false;
   for (const nlohmann::json& entry : list) {
     if (!entry.is_string()) continue;
-    const std::string s = entry.get<std::string>();
+    std::string s = entry.get<std::string>();
+    if (file_only) s = s.substr(0, s.find('#'));
     if (s == full || s == key) return true;
     if (s.size() > key.size() && s.compare(s.size() - key.size(), key.size(), key) == 0 &&
         s[s.size() - key.size() - 1] == '/')
       return true;
   }
   return false;
+}
+
+// The command line's facts about the recordings, as the options record them.
+nlohmann::json FactsJson(const RecordingFacts& facts) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!facts.reference_dir.empty()) j["reference_dir"] = facts.reference_dir;
+  if (facts.handbrake_unrecorded) j["handbrake_unrecorded"] = true;
+  if (!std::isnan(facts.clock_origin_rows)) j["clock_origin_rows"] = facts.clock_origin_rows;
+  return j;
 }
 
 // "1104 on the ground, 90 touching a surface"
@@ -373,14 +394,38 @@ bool ReplayOptions::Check(std::string* why) const {
 std::string SplitOf(const Episode& ep, const nlohmann::json& provenance,
                     const std::string& data_root) {
   if (!provenance.is_object()) return "unseen";
-  const bool segment = ep.name.find("_seg") != std::string::npos;
-  const std::string suffix = segment ? "#" + ep.name : "";
+  // A fit's provenance lists its episodes' fingerprints (content, whatever the file is called
+  // or where it lies); an older one only their paths.
+  const std::string fingerprint = FingerprintText(ep.fingerprint);
+  if (provenance.contains("heldout_fingerprints") || provenance.contains("train_fingerprints")) {
+    auto in = [&](const char* key) {
+      if (!provenance.contains(key) || !provenance[key].is_array()) return false;
+      for (const nlohmann::json& f : provenance[key])
+        if (f.is_string() && f.get<std::string>() == fingerprint) return true;
+      return false;
+    };
+    if (in("heldout_fingerprints")) return "heldout";
+    if (in("train_fingerprints")) return "train";
+    return "unseen";
+  }
+  const std::string suffix = ep.segment >= 0 ? "#" + ep.name : "";
   const std::string full = ep.path + suffix;
   const std::string key = RelativeKey(ep.path, data_root) + suffix;
   if (provenance.contains("heldout_episodes") && Listed(provenance["heldout_episodes"], full, key))
     return "heldout";
   if (provenance.contains("train_episodes") && Listed(provenance["train_episodes"], full, key))
     return "train";
+  // A segment the provenance does not name, of a file it does (cut since at a gap of dropped
+  // frames): the side of that file.
+  if (ep.segment >= 0) {
+    const std::string file_key = RelativeKey(ep.path, data_root);
+    if (provenance.contains("heldout_episodes") &&
+        Listed(provenance["heldout_episodes"], ep.path, file_key, true))
+      return "heldout";
+    if (provenance.contains("train_episodes") &&
+        Listed(provenance["train_episodes"], ep.path, file_key, true))
+      return "train";
+  }
   return "unseen";
 }
 
@@ -429,7 +474,7 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
     for (std::size_t i = 0; i < episodes.size(); ++i) {
       const auto stretches = CoveredStretches(regimes[i]);
       const bool usable = LoadShipped(episodes[i], options.program).has_value();
-      if (stretches.empty()) continue;
+      if (stretches.empty() || !StartsItsFile(episodes[i])) continue;
       ++scored;
       if (!usable || stretches.front().first != 0) all_shipped = false;
     }
@@ -443,6 +488,9 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
   for (std::size_t i = 0; i < episodes.size(); ++i) {
     const Episode& ep = episodes[i];
     RLFIT_CHECK(static_cast<int>(regimes[i].size()) == ep.size(), "one regime per row");
+    // A file's notes, once (its episodes follow one another).
+    if (i == 0 || episodes[i - 1].path != ep.path)
+      for (const std::string& note : ep.notes) report.notes.push_back({ep.path, note});
     EpisodeReport r;
     r.name = ep.name;
     r.path = ep.path;
@@ -459,7 +507,10 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
       r.covered_labels = model.row_labels(ep, options.data_root);
 
     const auto stretches = CoveredStretches(regimes[i]);
-    if (!stretches.empty() && report.reference_kind != "none") {
+    // Later parts of a cut recording have no shipped prediction from their own start.
+    const bool comparable =
+        report.reference_kind != "shipped_predictions" || StartsItsFile(ep);
+    if (!stretches.empty() && report.reference_kind != "none" && comparable) {
       const auto [a, b] = stretches.front();
       if (report.reference_kind == "shipped_predictions") {
         const std::optional<std::vector<PredictedState>> shipped =
@@ -564,6 +615,12 @@ nlohmann::json ReplayReport::ToJson() const {
   j["reference"] = {{"kind", reference_kind}, {"label", reference_label}};
   j["skipped"] = nlohmann::json::array();
   for (const SkippedInput& s : skipped) j["skipped"].push_back({{"path", s.path}, {"reason", s.reason}});
+  // Files --keep-going passed over, with the reason each could not be read.
+  j["unreadable"] = nlohmann::json::array();
+  for (const SkippedInput& s : unreadable)
+    j["unreadable"].push_back({{"path", s.path}, {"reason", s.reason}});
+  j["notes"] = nlohmann::json::array();
+  for (const SkippedInput& s : notes) j["notes"].push_back({{"path", s.path}, {"note", s.reason}});
 
   if (!Checks().empty()) j["checks"] = Checks();
 
@@ -702,6 +759,9 @@ std::string ReplayReport::Table() const {
   if (!left_out.empty()) out << "; left out: " << LeftOutText(left_out);
   out << "\n";
   for (const SkippedInput& s : skipped) out << "skipped " << s.path << ": " << s.reason << "\n";
+  for (const SkippedInput& s : unreadable)
+    out << "unreadable " << s.path << ": " << s.reason << "\n";
+  for (const SkippedInput& s : notes) out << "note " << s.path << ": " << s.reason << "\n";
   out << "diverged (open loop): " << EpisodesDiverged() << " of " << episodes.size()
       << " episodes\n";
   out << "reference: " << reference_label << "\n";
@@ -830,47 +890,66 @@ std::string ReplayReport::Table() const {
 
 std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<std::string>& paths,
                                      const std::string& data_root,
-                                     std::vector<SkippedInput>* skipped) {
-  std::vector<Episode> episodes =
-      ReadRecordingFiles(RecordingFilesFor(model, paths, data_root, skipped));
+                                     std::vector<SkippedInput>* skipped, const ReadOptions& read,
+                                     std::vector<SkippedInput>* unreadable) {
+  std::vector<Episode> episodes = ReadRecordingFiles(
+      RecordingFilesFor(model, paths, data_root, skipped, unreadable), read, 0, unreadable);
+  if (unreadable != nullptr) {
+    // A file of the other kind is one more input that cannot be used: named, left out.
+    std::vector<Episode> kept;
+    std::string last_refused;
+    for (Episode& ep : episodes) {
+      if (ep.kind == model.kind) {
+        kept.push_back(std::move(ep));
+      } else if (ep.path != last_refused) {
+        unreadable->push_back({ep.path, KindMismatch(model, ep)});
+        last_refused = ep.path;
+      }
+    }
+    episodes = std::move(kept);
+  }
   CheckEpisodeKinds(model, episodes);
   return episodes;
 }
 
+std::string KindMismatch(const ModelInfo& model, const Episode& ep) {
+  return std::string("is a ") + (ep.kind == EpisodeKind::kBall ? "ball" : "car") +
+         " recording; model " + model.name + " replays " +
+         (model.kind == EpisodeKind::kBall ? "ball" : "car") + " recordings";
+}
+
 void CheckEpisodeKinds(const ModelInfo& model, const std::vector<Episode>& episodes) {
   for (const Episode& ep : episodes)
-    if (ep.kind != model.kind)
-      throw InputError(ep.path, 0, 0,
-                       std::string("is a ") + (ep.kind == EpisodeKind::kBall ? "ball" : "car") +
-                           " recording; model " + model.name + " replays " +
-                           (model.kind == EpisodeKind::kBall ? "ball" : "car") + " recordings");
+    if (ep.kind != model.kind) throw InputError(ep.path, 0, 0, KindMismatch(model, ep));
 }
 
 std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
                                            const std::vector<std::string>& paths,
                                            const std::string& data_root,
-                                           std::vector<SkippedInput>* skipped) {
+                                           std::vector<SkippedInput>* skipped,
+                                           std::vector<SkippedInput>* unreadable) {
   std::vector<std::string> resolved;
   if (paths.empty()) {
     if (data_root.empty())
       throw InputError("(no data)", 0, 0,
                        "no recordings given and " + MissingDataRootMessage());
-    for (const std::string& p : model.default_paths)
-      resolved.push_back((fs::path(data_root) / p).string());
+    resolved = DefaultRecordings(model.name, data_root);
   } else {
     for (const std::string& p : paths) resolved.push_back(ResolveUnderRoot(p, data_root));
   }
   if (skipped != nullptr)
     for (const std::string& p : resolved) {
-      if (!fs::is_directory(p)) continue;
+      std::error_code ec;
+      if (!fs::is_directory(p, ec)) continue;
       std::vector<std::string> subs;
-      for (const auto& entry : fs::directory_iterator(p))
-        if (entry.is_directory()) subs.push_back(entry.path().string());
+      for (fs::directory_iterator it(p, ec); !ec && it != fs::directory_iterator();
+           it.increment(ec))
+        if (it->is_directory(ec)) subs.push_back(it->path().string());
       std::sort(subs.begin(), subs.end());
       for (const std::string& s : subs)
         skipped->push_back({s, "sub-folder: not searched (name it to replay it)"});
     }
-  return ExpandRecordingPaths(resolved);
+  return ExpandRecordingPaths(resolved, skipped, unreadable);
 }
 
 std::vector<std::string> ReplayOutputNames(const std::vector<EpisodeReport>& episodes) {
@@ -984,7 +1063,9 @@ void WriteReplaySummaries(const ReplayReport& report, const CoeffFile& coeffs,
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
   j["options"] = {{"paths", options.paths},       {"data_root", options.data_root},
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
-                  {"window_s", report.window_s},   {"curve_step_s", report.curve_step_s}};
+                  {"window_s", report.window_s},   {"curve_step_s", report.curve_step_s},
+                  {"keep_going", options.keep_going}};
+  if (!options.facts.Empty()) j["options"]["facts"] = FactsJson(options.facts);
   j["git_revision"] = GitRevision();
   dir.WriteFile("replay_summary.json", DumpJson(j, 1) + "\n");
   dir.WriteFile("summary.txt", report.Table());
@@ -1047,6 +1128,32 @@ void WarnSkipped(const ReplayOptions& options, const std::vector<SkippedInput>& 
     warnings << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
 }
 
+void WarnUnreadable(const ReplayOptions& options, const std::vector<SkippedInput>& unreadable,
+                    std::ostream& warnings) {
+  for (const SkippedInput& s : unreadable)
+    warnings << options.program << ": unreadable " << s.path << ": " << s.reason << "\n";
+}
+
+// How the replay reads its recordings (the command line's facts).
+ReadOptions ReadOptionsOf(const ReplayOptions& options) {
+  ReadOptions read;
+  read.facts = options.facts;
+  return read;
+}
+
+// With --keep-going, an input with nothing readable in it at all is still an error: the first
+// unreadable file's, with how many there were.
+void RequireSomethingRead(const std::vector<Episode>& episodes,
+                          const std::vector<SkippedInput>& unreadable) {
+  if (!episodes.empty() || unreadable.empty()) return;
+  throw InputError(unreadable.front().path, 0, 0,
+                   unreadable.front().reason +
+                       (unreadable.size() > 1
+                            ? " (and " + std::to_string(unreadable.size() - 1) +
+                                  " more unreadable inputs; nothing left to replay)"
+                            : " (nothing left to replay)"));
+}
+
 // The seed coefficients' predictor as the reference (none when the coefficients are the
 // seed's), and what the report says of the coefficients. Returns the reference's owner.
 std::unique_ptr<Predictor> SetUpReference(const ModelInfo& model, const CoeffFile& coeffs,
@@ -1071,20 +1178,35 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
   const ModelInfo& model = FindModel(options.model);
   const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
   std::vector<SkippedInput> skipped;
+  std::vector<SkippedInput> unreadable;
+  std::vector<SkippedInput>* bad = options.keep_going ? &unreadable : nullptr;
   const std::vector<std::string> files =
-      RecordingFilesFor(model, options.paths, options.data_root, &skipped);
+      RecordingFilesFor(model, options.paths, options.data_root, &skipped, bad);
   WarnSkipped(options, skipped, warnings);
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
   ReplayExtras extras;
   const std::unique_ptr<Predictor> seed = SetUpReference(model, coeffs, options, &extras);
+  const ReadOptions read = ReadOptionsOf(options);
 
-  std::vector<Episode> outlines;  // path and name only
+  std::vector<Episode> outlines;  // path, name, kind and where the file starts only
   std::vector<std::vector<Regime>> regimes;
   std::vector<bool> shipped_usable;
   std::vector<std::string> shipped_warnings;  // printed for the episodes replayed
   // Every file is read before any is refused for its kind, as LoadEpisodesFor does.
-  for (const std::string& file : files)
-    for (Episode& ep : ReadRecording(file)) {
+  for (const std::string& file : files) {
+    std::vector<Episode> episodes;
+    try {
+      episodes = ReadRecording(file, read);
+    } catch (const InputError& e) {
+      if (!options.keep_going) throw;
+      unreadable.push_back({file, PlaceAndMessage(e)});
+      continue;
+    }
+    if (options.keep_going && !episodes.empty() && episodes.front().kind != model.kind) {
+      unreadable.push_back({file, KindMismatch(model, episodes.front())});
+      continue;
+    }
+    for (Episode& ep : episodes) {
       const bool kind = ep.kind == model.kind;
       regimes.push_back(kind ? ClassifyRows(model.name, ep, options.data_root)
                              : std::vector<Regime>());
@@ -1095,9 +1217,13 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
       outline.path = ep.path;
       outline.name = ep.name;
       outline.kind = ep.kind;
+      outline.file_first_row = ep.file_first_row;
+      outline.rows.push_back(ep.rows.front());
       outlines.push_back(std::move(outline));
     }
+  }
   CheckEpisodeKinds(model, outlines);
+  RequireSomethingRead(outlines, unreadable);
   std::vector<std::pair<std::string, std::string>> keys;  // (path, name) of every episode
   for (const Episode& ep : outlines) keys.emplace_back(ep.path, ep.name);
   std::map<std::pair<std::string, std::string>, bool> usable;
@@ -1113,7 +1239,9 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
   bool all_shipped = true;
   for (std::size_t i = 0; i < outlines.size(); ++i) {
     const auto stretches = CoveredStretches(regimes[i]);
-    if (stretches.empty()) continue;  // SelectCovered kept at least one scored episode
+    // SelectCovered kept at least one scored episode; later parts of a cut recording have no
+    // shipped prediction from their start and do not decide.
+    if (stretches.empty() || !StartsItsFile(outlines[i])) continue;
     if (!usable[{outlines[i].path, outlines[i].name}] || stretches.front().first != 0)
       all_shipped = false;
   }
@@ -1130,7 +1258,7 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
   for (const std::string& file : files) {
     if (next == outlines.size()) break;
     if (outlines[next].path != file) continue;  // skipped by SelectCovered, or no episode
-    std::vector<Episode> episodes = ReadRecording(file);
+    std::vector<Episode> episodes = ReadRecording(file, read);
     extras.regimes.clear();
     for (const Episode& ep : episodes) {
       RLFIT_CHECK(next < outlines.size() && outlines[next].name == ep.name,
@@ -1142,6 +1270,7 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
       report = std::move(part);
     } else {
       for (EpisodeReport& e : part.episodes) report.episodes.push_back(std::move(e));
+      for (SkippedInput& n : part.notes) report.notes.push_back(std::move(n));
       for (std::size_t c = 0; c < part.curve.size(); ++c)
         report.curve[c].insert(report.curve[c].end(), part.curve[c].begin(),
                                part.curve[c].end());
@@ -1149,6 +1278,9 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
     for (std::size_t i = 0; i < episodes.size(); ++i) progress.Tick();
   }
   report.skipped = skipped;
+  report.unreadable = unreadable;
+  report.keep_going = options.keep_going;
+  WarnUnreadable(options, unreadable, warnings);
   return report;
 }
 
@@ -1158,9 +1290,12 @@ ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
                          std::vector<Episode>* episodes, CoeffFile* coeffs) {
   const ModelInfo& model = FindModel(options.model);
   *coeffs = LoadCoefficients(model, options.coeffs_path);
-  std::vector<SkippedInput> skipped;
-  *episodes = LoadEpisodesFor(model, options.paths, options.data_root, &skipped);
+  std::vector<SkippedInput> skipped, unreadable;
+  *episodes = LoadEpisodesFor(model, options.paths, options.data_root, &skipped,
+                              ReadOptionsOf(options),
+                              options.keep_going ? &unreadable : nullptr);
   WarnSkipped(options, skipped, warnings);
+  RequireSomethingRead(*episodes, unreadable);
   ReplayExtras extras;
   for (const Episode& ep : *episodes)
     extras.regimes.push_back(ClassifyRows(model.name, ep, options.data_root));
@@ -1171,6 +1306,9 @@ ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
   const std::unique_ptr<Predictor> seed = SetUpReference(model, *coeffs, options, &extras);
   ReplayReport report = ReplayEpisodes(*episodes, *predictor, model, options, extras);
   report.skipped = skipped;
+  report.unreadable = unreadable;
+  report.keep_going = options.keep_going;
+  WarnUnreadable(options, unreadable, warnings);
   return report;
 }
 

@@ -13,6 +13,7 @@
 
 #include "src/io/coeff_file.h"
 #include "src/io/episode.h"
+#include "src/io/recording.h"
 #include "src/replay/metrics.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
@@ -54,6 +55,13 @@ struct ReplayOptions {
   bool force = false;                  // replace an out_dir rlfit did not write (StagedDir)
   bool plots = false;                  // also draw OUT/index.html (scripts/plot_replay.py)
   bool keep_predictions = true;        // keep open-loop rollouts for TrajectoryCsv (memory)
+  // Facts about the recordings from the command line (--reference, --handbrake-unrecorded,
+  // --clock-origin), over their dataset manifest's.
+  RecordingFacts facts;
+  // --keep-going: a file that cannot be read (or is of the other kind) is named with its
+  // reason in the report (ReplayReport::unreadable) and the rest are replayed; without it the
+  // first such file ends the replay with its error and nothing written.
+  bool keep_going = false;
   std::string program = "rlsim";       // prefix of warning lines on stderr
 
   bool Check(std::string* why) const;
@@ -82,12 +90,6 @@ inline constexpr int kWorstListed = 10;
 struct ErrorPoint {
   bool diverged = false;
   ErrorSample error;
-};
-
-// Why an input was not replayed, for the table, stderr and JSON.
-struct SkippedInput {
-  std::string path;
-  std::string reason;
 };
 
 struct EpisodeReport {
@@ -143,6 +145,12 @@ struct ReplayReport {
   std::string reference_kind = "none";      // "shipped_predictions", "seed_coefficients", "none"
   std::string reference_label;
   std::vector<SkippedInput> skipped;
+  // --keep-going: the inputs that could not be read, with their one-line reasons.
+  std::vector<SkippedInput> unreadable;
+  bool keep_going = false;
+  // What the reader noted about a file (Episode::notes: cuts at gaps of dropped frames, parts
+  // left out, columns not read, a missing handbrake column), one entry per note.
+  std::vector<SkippedInput> notes;
   std::vector<EpisodeReport> episodes;
   // The error-vs-horizon grid: curve_step_s apart up to the longest report horizon.
   std::vector<double> curve_horizons_s;
@@ -191,25 +199,37 @@ ReplayReport ReplayEpisodes(const std::vector<Episode>& episodes, const Predicto
 // episodes, for the fit report's held-out figures.
 nlohmann::json AggregateJson(const ReplayReport& report);
 
-// "train", "heldout" or "unseen" for `ep` given coefficient provenance (entries are the
-// source path, plus "#<episode name>" for segments; matched by path relative to the data
-// root so that a fit recorded on another machine still applies).
+// "train", "heldout" or "unseen" for `ep` given coefficient provenance: by its fingerprint
+// (Episode::fingerprint: the recording's content, whatever its name or place) when the
+// provenance lists them (train_fingerprints, heldout_fingerprints); in an older provenance by
+// path (entries are the source path, plus "#<episode name>" for segments; matched by path
+// relative to the data root so that a fit recorded on another machine still applies).
 std::string SplitOf(const Episode& ep, const nlohmann::json& provenance,
                     const std::string& data_root);
 
-// The recording files LoadEpisodesFor reads, in its order (the same `skipped`).
+// The recording files LoadEpisodesFor reads, in its order (the same `skipped`): the paths
+// resolved under the data root, or the model's default recordings its dataset manifest names
+// (DefaultRecordings); see ExpandRecordingPaths for `skipped` and `unreadable`.
 std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
                                            const std::vector<std::string>& paths,
                                            const std::string& data_root,
-                                           std::vector<SkippedInput>* skipped = nullptr);
+                                           std::vector<SkippedInput>* skipped = nullptr,
+                                           std::vector<SkippedInput>* unreadable = nullptr);
+// Why `ep` cannot be replayed by `model` ("is a ball recording; model aerial replays car
+// recordings").
+std::string KindMismatch(const ModelInfo& model, const Episode& ep);
 // InputError naming the first episode that is not of the model's kind (ball or car).
 void CheckEpisodeKinds(const ModelInfo& model, const std::vector<Episode>& episodes);
 // Reads the episodes named by the paths (or the model's defaults under the data root).
 // Folders are searched for recordings directly inside them; their sub-folders are not
-// searched and are listed in `skipped` when given.
+// searched and are listed in `skipped` when given. With `unreadable` (--keep-going), a file
+// that cannot be read or is of the other kind is listed there with its reason and the rest
+// are read; without, the first such file is an InputError.
 std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<std::string>& paths,
                                      const std::string& data_root,
-                                     std::vector<SkippedInput>* skipped = nullptr);
+                                     std::vector<SkippedInput>* skipped = nullptr,
+                                     const ReadOptions& read = {},
+                                     std::vector<SkippedInput>* unreadable = nullptr);
 
 // Keeps the episodes of files with at least one covered stretch (with their regimes). A file
 // with none is an InputError when `single_file` (the only input), else skipped: one line on
