@@ -241,12 +241,35 @@ std::vector<Episode> ReadShard(const json& p) {
   return ReadRecordingFiles(p["files"].get<std::vector<std::string>>(), {}, p.value("threads", 1));
 }
 
+// The shard's episodes as the tools read them with --keep-going (LoadEpisodesFor's rule): a
+// file that cannot be read, or holds recordings of another kind than the model's, is listed in
+// `unreadable` (in the shard's file order) with its reason and contributes no episode.
+std::vector<Episode> ReadShardKeepingGoing(const json& p, const ModelInfo& model,
+                                           std::vector<SkippedInput>* unreadable) {
+  const std::vector<std::string> files = p["files"].get<std::vector<std::string>>();
+  std::vector<SkippedInput> failed;
+  std::vector<Episode> read = ReadRecordingFiles(files, {}, p.value("threads", 1), &failed);
+  std::map<std::string, std::string> reason;
+  for (const SkippedInput& f : failed) reason[f.path] = f.reason;
+  for (const Episode& ep : read)
+    if (ep.kind != model.kind && !reason.count(ep.path)) reason[ep.path] = KindMismatch(model, ep);
+  for (const std::string& f : files)
+    if (reason.count(f)) unreadable->push_back({f, reason[f]});
+  std::vector<Episode> episodes;
+  for (Episode& ep : read)
+    if (!reason.count(ep.path)) episodes.push_back(std::move(ep));
+  return episodes;
+}
+
 json OutlineTask(const json& p) {
   const ModelInfo& model = FindModel(p["model"]);
   const std::string data_root = p["data_root"];
   const std::string program = p["program"];
   const bool classify = p["classify"], select = p["select"];
-  const std::vector<Episode> episodes = ReadShard(p);
+  std::vector<SkippedInput> unreadable;
+  const std::vector<Episode> episodes = p.value("keep_going", false)
+                                            ? ReadShardKeepingGoing(p, model, &unreadable)
+                                            : ReadShard(p);
   json eps = json::array();
   std::vector<std::vector<Regime>> regimes(episodes.size());
   bool kinds = true;
@@ -304,9 +327,13 @@ json OutlineTask(const json& p) {
       a = b;
     }
   }
-  json skipped_json = json::array();
+  json skipped_json = json::array(), unreadable_json = json::array();
   for (const SkippedInput& s : skipped) skipped_json.push_back({s.path, s.reason});
-  return {{"episodes", eps}, {"skip_lines", skip_lines.str()}, {"skipped", skipped_json}};
+  for (const SkippedInput& u : unreadable) unreadable_json.push_back({u.path, u.reason});
+  return {{"episodes", eps},
+          {"skip_lines", skip_lines.str()},
+          {"skipped", skipped_json},
+          {"unreadable", unreadable_json}};
 }
 
 json ReplayTask(const json& p) {
@@ -562,6 +589,7 @@ struct Corpus {
   std::vector<Outline> episodes;
   std::string skip_lines;
   std::vector<SkippedInput> skipped;
+  std::vector<SkippedInput> unreadable;  // with --keep-going; their files left out of `shards`
 };
 
 json ShardPayload(const Corpus& c, std::size_t s, const std::string& model,
@@ -572,8 +600,8 @@ json ShardPayload(const Corpus& c, std::size_t s, const std::string& model,
 
 Corpus ReadOutlines(const ModelInfo& model, const std::vector<std::string>& files,
                     const std::string& data_root, const std::string& program, bool classify,
-                    bool select, bool single_file, const DistributedOptions& dist,
-                    const ShardMap& map) {
+                    bool select, bool single_file, bool keep_going,
+                    const DistributedOptions& dist, const ShardMap& map) {
   Corpus c;
   c.shards = ShardFiles(files, dist.shards);
   std::vector<std::string> payloads;
@@ -583,6 +611,7 @@ Corpus ReadOutlines(const ModelInfo& model, const std::vector<std::string>& file
     p["classify"] = classify;
     p["select"] = select;
     p["single_file"] = single_file;
+    p["keep_going"] = keep_going;
     payloads.push_back(Pack(p));
   }
   const std::vector<json> answers = Answers(map("outline", payloads), payloads.size());
@@ -614,6 +643,13 @@ Corpus ReadOutlines(const ModelInfo& model, const std::vector<std::string>& file
     c.skip_lines += answers[s]["skip_lines"].get<std::string>();
     for (const json& k : answers[s]["skipped"])
       c.skipped.push_back({k[0].get<std::string>(), k[1].get<std::string>()});
+    for (const json& u : answers[s]["unreadable"]) {
+      const std::string path = u[0];
+      c.unreadable.push_back({path, u[1].get<std::string>()});
+      // Later tasks read the shard again: without it, the same episodes in the same order.
+      std::vector<std::string>& shard = c.shards[s];
+      shard.erase(std::remove(shard.begin(), shard.end(), path), shard.end());
+    }
   }
   CheckEpisodeKinds(model, kinds);
   return c;
@@ -848,6 +884,19 @@ std::string ReferenceKind(const Corpus& c, const std::vector<int>& picked,
     all = all && o.usable && o.first == 0;
   }
   return scored > 0 && all ? "shipped_predictions" : otherwise;
+}
+
+// With --keep-going, inputs of which nothing could be read are still an error, as in the
+// tools: the first unreadable file's, with how many there were.
+void RequireReadable(const Corpus& c, const std::vector<SkippedInput>& unreadable,
+                     const std::string& what) {
+  if (!c.episodes.empty() || unreadable.empty()) return;
+  throw InputError(unreadable.front().path, 0, 0,
+                   unreadable.front().reason +
+                       (unreadable.size() > 1
+                            ? " (and " + std::to_string(unreadable.size() - 1) +
+                                  " more unreadable inputs; nothing left to " + what + ")"
+                            : " (nothing left to " + what + ")"));
 }
 
 // As fit.cc names episodes in the provenance: the path, with "#name" for a segment.
@@ -1092,20 +1141,41 @@ bool DistributedOptions::Check(std::string* why) const {
 
 // --- client side ----------------------------------------------------------------------------
 
+namespace {
+
+// The corpus of a fit or crossval: the recordings' outlines, with --keep-going the files that
+// could not be read in `unreadable` (path expansion's, then the workers').
+Corpus ReadFitCorpus(const ModelInfo& model, const FitOptions& options, bool classify,
+                     const DistributedOptions& dist, const ShardMap& map,
+                     std::vector<SkippedInput>* unreadable) {
+  const std::vector<std::string> files =
+      RecordingFilesFor(model, options.paths, options.data_root, nullptr,
+                        options.keep_going ? unreadable : nullptr);
+  Corpus c = ReadOutlines(model, files, options.data_root, "rlfit", classify, false, false,
+                          options.keep_going, dist, map);
+  unreadable->insert(unreadable->end(), c.unreadable.begin(), c.unreadable.end());
+  RequireReadable(c, *unreadable, "fit on");
+  return c;
+}
+
+}  // namespace
+
 ReplayReport DistributedReplay(const ReplayOptions& options, const DistributedOptions& dist,
                                const ShardMap& map, std::ostream& out, std::ostream& warnings) {
   const ModelInfo& model = FindModel(options.model);
   const CoeffFile coeffs = LoadCoefficients(model, options.coeffs_path);
-  std::vector<SkippedInput> skipped;
-  const std::vector<std::string> files =
-      RecordingFilesFor(model, options.paths, options.data_root, &skipped);
+  std::vector<SkippedInput> skipped, unreadable;
+  const std::vector<std::string> files = RecordingFilesFor(
+      model, options.paths, options.data_root, &skipped, options.keep_going ? &unreadable : nullptr);
   for (const SkippedInput& s : skipped)
     warnings << options.program << ": skipped " << s.path << ": " << s.reason << "\n";
   const bool single_file =
       options.paths.size() == 1 &&
       fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
   Corpus c = ReadOutlines(model, files, options.data_root, options.program, true, true,
-                          single_file, dist, map);
+                          single_file, options.keep_going, dist, map);
+  unreadable.insert(unreadable.end(), c.unreadable.begin(), c.unreadable.end());
+  RequireReadable(c, unreadable, "replay");
   warnings << c.skip_lines;
   skipped.insert(skipped.end(), c.skipped.begin(), c.skipped.end());
   std::vector<int> kept;
@@ -1137,11 +1207,15 @@ ReplayReport DistributedReplay(const ReplayOptions& options, const DistributedOp
   ReplayReport report = std::move(MapReplay(c, model, options.data_root, options,
                                             staged ? staged->dir() : "", {group}, dist, map)[0]);
   report.skipped = skipped;
+  report.unreadable = unreadable;
+  report.keep_going = options.keep_going;
   out << report.Table();
   if (staged) {
     WriteReplaySummaries(report, coeffs, options, staged.get());
     staged->Commit();
   }
+  for (const SkippedInput& u : unreadable)
+    warnings << options.program << ": unreadable " << u.path << ": " << u.reason << "\n";
   return report;
 }
 
@@ -1151,9 +1225,8 @@ FitResult DistributedFit(const FitOptions& requested, const DistributedOptions& 
   const ModelInfo& model = FindModel(options.model);
   CheckSelection(options, *model.layout);
   const CoeffFile init = StartingCoeffs(options, model);
-  const Corpus c =
-      ReadOutlines(model, RecordingFilesFor(model, options.paths, options.data_root),
-                   options.data_root, "rlfit", false, false, false, dist, map);
+  std::vector<SkippedInput> unreadable;
+  const Corpus c = ReadFitCorpus(model, options, false, dist, map, &unreadable);
   // SplitEpisodes' rule: by file, so that training and validation never share one.
   std::vector<int> train, heldout;
   const int every = options.holdout_every;
@@ -1162,8 +1235,13 @@ FitResult DistributedFit(const FitOptions& requested, const DistributedOptions& 
     (every > 0 && file_of[i] % every == every - 1 ? heldout : train)
         .push_back(static_cast<int>(i));
   if (train.empty()) throw InputError("(data)", 0, 0, "no training episodes after the split");
-  const FitResult r = FitRemote(c, train, heldout, init, options, dist, map);
-  PrintFitReport(options, init, r, {}, out);
+  FitResult r = FitRemote(c, train, heldout, init, options, dist, map);
+  if (options.keep_going) {
+    json list = json::array();
+    for (const SkippedInput& u : unreadable) list.push_back({{"path", u.path}, {"reason", u.reason}});
+    r.coeffs.provenance["unreadable"] = list;
+  }
+  PrintFitReport(options, init, r, unreadable, out);
   if (!options.out_path.empty()) {
     WriteCoeffFile(options.out_path, r.coeffs, *model.layout);
     out << "wrote " << options.out_path << "\n";
@@ -1181,9 +1259,8 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
   const CoeffLayout& layout = *model.layout;
   CheckSelection(options, layout);
   const CoeffFile init = StartingCoeffs(options, model);
-  const Corpus c =
-      ReadOutlines(model, RecordingFilesFor(model, options.paths, options.data_root),
-                   options.data_root, "rlfit", true, false, false, dist, map);
+  std::vector<SkippedInput> unreadable;
+  const Corpus c = ReadFitCorpus(model, options, true, dist, map, &unreadable);
   const int n = static_cast<int>(c.episodes.size());
   // RunCrossValidation's folds: by file, training and validation never share one.
   const std::vector<int> file_of = FileIndicesOf(c);
@@ -1250,6 +1327,8 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
     Append(&combined, std::move(reports[f]));
     Append(&combined_start, std::move(reports[folds + f]));
   }
+  combined.unreadable = unreadable;
+  combined.keep_going = options.keep_going;
   PrintCrossValidation(options, folds, c.episodes.size(), seconds, values, combined_start,
                        combined, out);
   if (staged) {
@@ -1260,6 +1339,7 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
     o.out_dir = out_dir;
     o.paths = options.paths;
     o.data_root = options.data_root;
+    o.keep_going = options.keep_going;
     o.coeffs_path = "(cross-validation: see coefficients.provenance.fold_coefficients)";
     WriteReplaySummaries(combined, record, o, staged.get());
     staged->Commit();

@@ -759,6 +759,8 @@ FitOptions FitFrom(const py::dict& d) {
   o.solver.step_sigmas = Get(d, "step_sigmas", o.solver.step_sigmas);
   o.replay.horizons_s = Get(d, "horizons_s", o.replay.horizons_s);
   o.replay.force = Get(d, "force", false);
+  o.keep_going = Get(d, "keep_going", false);
+  o.replay.keep_going = o.keep_going;
   o.quiet = Get(d, "quiet", true);
   std::string why;
   if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
@@ -768,7 +770,8 @@ FitOptions FitFrom(const py::dict& d) {
 // The inputs of a fit or crossval (recordings, shipped predictions, the mesh, --init), which no
 // output may be (CheckOutputTarget, as the tools check).
 std::vector<std::string> FitInputs(const FitOptions& o) {
-  std::vector<std::string> inputs = InputFilesFor(o.model, o.paths, o.data_root);
+  std::vector<std::string> inputs =
+      InputFilesFor(o.model, o.paths, o.data_root, o.facts, o.keep_going);
   if (!o.init_coeffs.empty()) inputs.push_back(o.init_coeffs);
   return inputs;
 }
@@ -784,12 +787,14 @@ py::dict DaskReplay(const py::dict& d, const py::object& map) {
   o.window_s = Get(d, "window_s", o.window_s);
   o.force = Get(d, "force", false);
   o.plots = Get(d, "plots", false);
+  o.keep_going = Get(d, "keep_going", false);
   o.quiet = true;
   o.program = "rlfit.dask";
   std::string why;
   if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
   const DistributedOptions dist = DistFrom(d);
-  std::vector<std::string> inputs = InputFilesFor(o.model, o.paths, o.data_root);
+  std::vector<std::string> inputs =
+      InputFilesFor(o.model, o.paths, o.data_root, o.facts, o.keep_going);
   for (const std::string& c : CoeffsInputFiles(o.model, o.coeffs_path)) inputs.push_back(c);
   CheckOutputTarget(o.out_dir, OutputKind::kFolder, inputs, o.force);
   const ShardMap shard_map = PythonMap(map);

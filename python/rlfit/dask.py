@@ -75,21 +75,25 @@ def _options(client, shards, default_per_worker, **given):
 
 
 def replay(model, paths=(), *, client, coeffs="", data_root="", horizons_s=(), window_s=0.5,
-           out=None, force=False, plots=False, shards=None, worker_threads=1, _map=None):
+           out=None, force=False, plots=False, keep_going=False, shards=None, worker_threads=1,
+           _map=None):
     """`rlsim replay MODEL PATHS` on the cluster of `client`: dict summary (the content of
     replay_summary.json without provenance), table (what rlsim replay prints), warnings. With
-    `out`, the same folder rlsim replay --out writes. `shards`: groups of files (default 2 per
-    worker)."""
+    `out`, the same folder rlsim replay --out writes; with `keep_going`, as --keep-going: a file
+    that cannot be read is named with its reason and the others replayed. `shards`: groups of
+    files (default 2 per worker)."""
     o = _options(client, shards, 2, model=model, paths=_paths(paths), coeffs=_path(coeffs),
                  data_root=_path(data_root), horizons_s=list(horizons_s), window_s=window_s,
-                 out=_path(out), force=force, plots=plots, worker_threads=worker_threads)
+                 out=_path(out), force=force, plots=plots, keep_going=keep_going,
+                 worker_threads=worker_threads)
     return _rlfit._dask_replay(o, _map or shard_map(client))
 
 
 _FIT_DEFAULTS = dict(init="", window_s=1.0, stride_s=0.1, hold=(), free=(), loss="",
                      loss_scale=0.0, max_iterations=50, step_sigmas=0.1, horizons_s=(),
                      tick_rate_hz=None, input_delay_s=None, tick_aligned_inputs=None,
-                     rotate_with_new_omega=None, data_root="", quiet=True, force=False)
+                     rotate_with_new_omega=None, data_root="", quiet=True, force=False,
+                     keep_going=False)
 
 
 def _fit_options(client, model, paths, shards, worker_threads, given):
@@ -111,7 +115,7 @@ def fit(model, paths=(), *, client, out=None, plots=None, holdout_every=4, shard
     text (what rlfit fit prints). Options as rlfit fit's, in Python names: init, window_s,
     stride_s, hold, free, loss, loss_scale, max_iterations, step_sigmas, horizons_s,
     tick_rate_hz, input_delay_s, tick_aligned_inputs, rotate_with_new_omega, data_root, quiet,
-    force. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
+    force, keep_going. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
     `shards`: groups of files (default 1 per worker)."""
     o = _fit_options(client, model, paths, shards, worker_threads,
                      dict(options, out=out, holdout_every=holdout_every, plots=plots))
@@ -166,6 +170,9 @@ def _parser():
                          help="replace an --out rlfit did not write")
         cmd.add_argument("--horizons", type=lambda s: [float(x) for x in s.split(",")],
                          default=[], help="report horizons, s, comma-separated")
+        cmd.add_argument("--keep-going", action="store_true",
+                         help="name each file that cannot be read, with its reason, and go on "
+                              "with the others")
 
     r = sub.add_parser("replay", help="rlsim replay")
     common(r)
@@ -216,7 +223,7 @@ def main(argv=None):
         if args.command == "replay":
             r = replay(args.model, args.paths, coeffs=args.coeffs, data_root=args.data,
                        horizons_s=args.horizons, window_s=args.window, force=args.force,
-                       plots=args.plots, **common)
+                       plots=args.plots, keep_going=args.keep_going, **common)
             sys.stderr.write(r["warnings"])
             sys.stdout.write(r["table"])
             return 0
@@ -226,7 +233,8 @@ def main(argv=None):
             free=[n for h in args.free for n in h.split(",")], loss=args.loss,
             loss_scale=args.loss_scale, max_iterations=args.max_iterations,
             step_sigmas=args.step_sigmas, horizons_s=args.horizons, data_root=args.data,
-            quiet=args.quiet, force=args.force, tick_rate_hz=args.tick_rate,
+            quiet=args.quiet, force=args.force, keep_going=args.keep_going,
+            tick_rate_hz=args.tick_rate,
             input_delay_s=args.input_delay,
             tick_aligned_inputs=None if args.tick_aligned is None else bool(args.tick_aligned),
             rotate_with_new_omega=None if args.rotation is None else bool(args.rotation))

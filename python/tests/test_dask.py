@@ -247,6 +247,55 @@ def test_bad_file_fails_as_rlsim_does(client, tmp_path):
 
 
 @needs_data
+def test_keep_going_as_the_tools(client, tmp_path):
+    """With keep_going a bad file and a file of another kind are named with their reasons, as
+    the tools name them with --keep-going, and the others are replayed, fitted and
+    cross-validated on as by the tools; a run with nothing readable is still an error."""
+    files = aerial_files(7)
+    bad = tmp_path / "episode_77.csv"
+    with open(files[1]) as f:
+        text = f.read()
+    bad.write_text(text[: len(text) // 2].rsplit("\n", 1)[0] + "\n" + "1,2,abc\n")
+    ball = os.path.join(DATA, "ball_trajectories", "episode_000000.csv")
+    paths = [files[0], str(bad), ball] + files[2:]
+    cli, dist = tmp_path / "cli", tmp_path / "dask"
+    r = run(RLSIM, "replay", "aerial", *paths, "--keep-going", "--out", str(cli))
+    assert r.returncode == 0, r.stderr
+    got = rlfit.dask.replay("aerial", paths, client=client, out=dist, shards=3, keep_going=True)
+    assert got["table"] == r.stdout and summary(cli) == summary(dist)
+    assert [u["path"] for u in got["summary"]["unreadable"]] == [str(bad), ball]
+    unreadable = [x for x in r.stderr.splitlines() if ": unreadable " in x]
+    assert len(unreadable) == 2
+    assert [x for x in got["warnings"].splitlines() if ": unreadable " in x] == \
+        [x.replace("rlsim: ", "rlfit.dask: ") for x in unreadable]
+
+    out = tmp_path / "cli.json"
+    r = run(RLFIT, "fit", "aerial", *paths, "--keep-going", "--quiet", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    a = json.load(open(out))
+    b = rlfit.dask.fit("aerial", paths, client=client, keep_going=True)["coefficients"]
+    assert a["provenance"]["unreadable"] == b["provenance"]["unreadable"]
+    assert len(b["provenance"]["unreadable"]) == 2
+    assert a["provenance"]["train_episodes"] == b["provenance"]["train_episodes"]
+    for name, value in a["coefficients"].items():
+        assert close(value, b["coefficients"][name], COEFF_RELATIVE), name
+
+    cli, dist = tmp_path / "cli_cv", tmp_path / "dask_cv"
+    r = run(RLFIT, "crossval", "aerial", *paths, "--folds", "3", "--keep-going", "--quiet",
+            "--out", str(cli))
+    assert r.returncode == 0, r.stderr
+    got = rlfit.dask.crossval("aerial", paths, client=client, folds=3, out=dist,
+                              keep_going=True)
+    assert got["summary"]["unreadable"] == json.load(open(cli / "replay_summary.json"))["unreadable"]
+
+    r = run(RLSIM, "replay", "aerial", str(bad), "--keep-going")
+    assert r.returncode == 2
+    with pytest.raises(rlfit.InputError) as e:
+        rlfit.dask.replay("aerial", [str(bad)], client=client, keep_going=True)
+    assert r.stderr.strip() == "rlsim: error: " + str(e.value)
+
+
+@needs_data
 def test_command_line(client, tmp_path):
     files = aerial_files(2)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
