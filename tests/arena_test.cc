@@ -75,11 +75,7 @@ void ExpectLoadError(const std::string& path, int row, int column) {
 
 constexpr char kFloorRow[] = "-4096.\t6000.\t0.\t4096.\t-6000.\t0.\t4096.\t6000.\t0.\n";
 
-TEST_CASE("the pitch mesh loads 8028 triangles") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("the pitch mesh loads 8028 triangles" * doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   CHECK(arena.triangle_count() == 8028);
   // First line of pitch.dat: half of the floor.
@@ -121,11 +117,8 @@ TEST_CASE("triangles given in code are checked") {
   CHECK_FALSE(empty.CollideNaive({0, 0, 0}, 100).hit);
 }
 
-TEST_CASE("hand-computed contacts with the floor and a side wall") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("hand-computed contacts with the floor and a side wall" *
+          doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   for (const bool naive : {false, true}) {
     CAPTURE(naive);
@@ -182,11 +175,8 @@ TEST_CASE("hand-computed contacts with the floor and a side wall") {
   }
 }
 
-TEST_CASE("normals turn smoothly as the ball rolls over the curved floor-to-wall ramp") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("normals turn smoothly as the ball rolls over the curved floor-to-wall ramp" *
+          doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   // The ramp at y = 1000 is a quarter circle of radius 256 around (3840, 256) in (x, z), cut
   // into ~10-degree facets. Walk the centre along it in 0.4 uu steps, 40 uu into the mesh.
@@ -258,11 +248,8 @@ std::vector<int> ReadReferenceAnswers(const std::string& path) {
   return answers;
 }
 
-TEST_CASE("sphere-triangle predicate agrees with Lobot's sphere_tri and tri_sphere answers") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("sphere-triangle predicate agrees with Lobot's sphere_tri and tri_sphere answers" *
+          doctest::skip(testing::NoData())) {
   // spheres.txt and tris.txt hold 50 shapes each; sphere_tri.txt answers intersect(sphere i,
   // tri j) at i * 50 + j, tri_sphere.txt intersect(tri i, sphere j). The closest calls are
   // 2.6e-4 (unit-sized shapes) from the boundary, far above float rounding of the vertices.
@@ -374,12 +361,9 @@ class MeshSampler {
   std::normal_distribution<double> gauss_{0.0, 1.0};
 };
 
-TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres") {
+TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres" *
+          doctest::skip(testing::NoData())) {
   // Under the sanitizers 2k: the naive query visits all 8028 triangles (an hour for 100k there).
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
   const Arena& arena = Pitch();
   MeshSampler draw(arena, 20240611);
 
@@ -423,11 +407,8 @@ TEST_CASE("BVH and naive queries give the same contacts on 100k random spheres")
   CHECK(multi > kSpheres / 10);
 }
 
-TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres" *
+          doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   REQUIRE(arena.grid_cells() > 0);
   // The pitch's grid stays modest (bench/README.md: 10.0 MB).
@@ -488,11 +469,8 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres") {
   CHECK(multi > kSpheres / 10);
 }
 
-TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit for bit") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit for bit" *
+          doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   MeshSampler draw(arena, 20261125);
   constexpr int kAnchors = testing::kSanitized ? 2000 : 20000;
@@ -549,13 +527,10 @@ TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit f
   CHECK(entries.empty());
 }
 
-TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh") {
+TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh" *
+          doctest::skip(testing::NoData())) {
   // GridFreeClearance(c, r) = b >= 0 promises that no triangle is within b of c: a sphere of
   // radius b there touches nothing (CollideBvh: a hit is a closest point within the radius).
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
   const Arena& arena = Pitch();
   MeshSampler draw(arena, 20261125);
   constexpr int kPoints = testing::kSanitized ? 5000 : 50000;
@@ -597,11 +572,8 @@ TEST_CASE("the grid's clearance is a lower bound on the distance to the mesh") {
   CHECK(octants > kPoints / 100);   // the free octants answer too
 }
 
-TEST_CASE("a query outside the grid, too large for it or not finite falls back to the BVH") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("a query outside the grid, too large for it or not finite falls back to the BVH" *
+          doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -636,11 +608,7 @@ TEST_CASE("a mesh too large for the grid has none and still answers") {
   CHECK(c.penetration == doctest::Approx(2.75).epsilon(1e-12));
 }
 
-TEST_CASE("Contains tells the arena from the space around it") {
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("Contains tells the arena from the space around it" * doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();
   CHECK(arena.Contains({0, 0, 1000}));
   CHECK(arena.Contains({-3000, 4000, 100}));
@@ -776,13 +744,10 @@ TEST_CASE("the floor's fast path answers only over covered floor far from everyt
 namespace rlfit {
 namespace {
 
-TEST_CASE("PenetrationEntries is CollideEntries' penetration, bit for bit") {
+TEST_CASE("PenetrationEntries is CollideEntries' penetration, bit for bit" *
+          doctest::skip(testing::NoData())) {
   // ClosestFeatureNormal's probes read only the depth; the shortcut must not move a bit of it,
   // also where several triangles touch (seams, ramps, edges: the probes' usual place).
-  if (DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
   const Arena& arena = Pitch();
   MeshSampler draw(arena, 20261126);
   constexpr int kAnchors = testing::kSanitized ? 1000 : 10000;

@@ -425,11 +425,8 @@ TEST_CASE("synthetic round trip (floor and wall): perturbed coefficients are rec
 // held by default, both end at the measured values; --free contact_radius with --hold recovery
 // fits the first from the start and keeps the second at the start's value. Two iterations on
 // one synthetic episode (the arena mesh comes from the datasets root).
-TEST_CASE("rlfit fit ball holds contact_radius and recovery at the measured values by default") {
-  if (testing::DataRoot().empty()) {
-    MESSAGE("datasets not found: skipped");
-    return;
-  }
+TEST_CASE("rlfit fit ball holds contact_radius and recovery at the measured values by default" *
+          doctest::skip(testing::NoData())) {
   const CoeffLayout& layout = BallLayout();
   testing::TempDir dir;
   CoeffFile start = DefaultCoeffs("ball", layout);

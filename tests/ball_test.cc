@@ -532,7 +532,8 @@ TEST_CASE("at a crease the ball bounces off the plain average of adjusted normal
   CHECK(drop.v == Eigen::Vector3d(0, 0, c.restitution * 1000.0));
 }
 
-TEST_CASE("the manifold is built only where Collide counts several triangles: same answers") {
+TEST_CASE("the manifold is built only where Collide counts several triangles: same answers" *
+          doctest::skip(testing::NoData())) {
   // Random contacts with the pitch (centres at 80-93.4 uu from a random point of a random
   // triangle, along its face normal or in a random direction): ManifoldContactNormal with the
   // shortcut (no manifold where Collide counts one triangle) and always building it give the
@@ -578,7 +579,8 @@ TEST_CASE("the manifold is built only where Collide counts several triangles: sa
   CHECK(manifolds > 3000);
 }
 
-TEST_CASE("BallArena: the flat ceiling at 2048 for the ball, the mesh as it is for the others") {
+TEST_CASE("BallArena: the flat ceiling at 2048 for the ball, the mesh as it is for the others" *
+          doctest::skip(testing::NoData())) {
   const Arena* pitch = PitchOrSkip();
   if (pitch == nullptr) return;
   const Arena& ball = BallArena(testing::DataRoot());
@@ -608,7 +610,8 @@ TEST_CASE("BallArena: the flat ceiling at 2048 for the ball, the mesh as it is f
   CHECK(ball.Collide(under, 9.0).hit);
 }
 
-TEST_CASE("BallTicksAroundRow: at a row straddling a bounce, the pair whose blend is nearest") {
+TEST_CASE("BallTicksAroundRow: at a row straddling a bounce, the pair whose blend is nearest" *
+          doctest::skip(testing::NoData())) {
   // A row blended from the ticks either side of a bounce is a state the model's ticks never
   // had; the plain fixed point (3 rounds, the last pair) can wander off there (a windowed
   // restart 1,239 uu off after 0.5 s in the recordings). Of its rounds and the row itself as
@@ -671,7 +674,8 @@ TEST_CASE("BallTicksAroundRow: at a row straddling a bounce, the pair whose blen
   CHECK(nearer > 0);  // the choice matters somewhere
 }
 
-TEST_CASE("StepBall for double equals the template bit for bit on the pitch") {
+TEST_CASE("StepBall for double equals the template bit for bit on the pitch" *
+          doctest::skip(testing::NoData())) {
   // Chains from random in-arena points with random velocities and spins (above the caps too,
   // -0 positions): free flight, bounces, rolling, multi-triangle contacts. Every component ==.
   const Arena* pitch = PitchOrSkip();
@@ -724,7 +728,8 @@ TEST_CASE("BallFreeTicks: hand-computed counts, and none where it cannot promise
   CHECK(BallFreeTicks(c, std::nan(""), dt, 100.0) == 0);
 }
 
-TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's states") {
+TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's states" *
+          doctest::skip(testing::NoData())) {
   // Chains from random in-arena points as above, each stepped with and without a clearance:
   // every state == (the skipped ticks are free flight either way). Part of the chains change
   // dt midway (the clearance must look up again) or start above the caps.
@@ -767,14 +772,11 @@ TEST_CASE("a prediction skipping lookups by its BallClearance gives StepBall's s
   CHECK(listed > steps / 200);    // and the listed cells' misses
 }
 
-TEST_CASE("synthetic ball episodes replay with near-zero error") {
+TEST_CASE("synthetic ball episodes replay with near-zero error" *
+          doctest::skip(testing::NoData())) {
   // datasets/synthetic/ball: recordings' first rows resimulated by the model with its default
   // coefficients on the ball's arena (rlsim synth ball on ball_trajectories' episodes 204, 140
   // and 0), written with 10 significant digits.
-  if (testing::DataRoot().empty()) {
-    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
-    return;
-  }
   ReplayOptions options;
   options.model = "ball";
   options.coeffs_path = "seed";  // the synthetic episodes were generated with these
@@ -820,7 +822,8 @@ TEST_CASE("synthetic ball episodes replay with near-zero error") {
   }
 }
 
-TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") {
+TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit" *
+          doctest::skip(testing::NoData())) {
   // Chains from random in-arena points (above the caps too, some drag > 0: no free runs, some
   // -0 positions, a 1/122 s tick): every state of the prediction == plain StepBall's, including
   // the sign of zero, and the free runs ran (most ticks are in them).
@@ -856,7 +859,8 @@ TEST_CASE("PredictBall gives the states of chained StepBall calls bit for bit") 
   PredictBall(c, out[0], 1.0 / 120, 0, arena, static_cast<BallState<double>*>(nullptr));
 }
 
-TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and both normals") {
+TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and both normals" *
+          doctest::skip(testing::NoData())) {
   // Spheres over the pitch (a quarter of them within 10 uu of the floor's diagonal seam, where
   // both floor triangles touch; a third 350-650 uu up): wherever FloorHeight answers, Collide's
   // contact and, for several triangles, ClosestFeatureNormal's normal and the manifold's
@@ -920,7 +924,8 @@ TEST_CASE("over the pitch's floor FloorHeight gives Collide's contact and both n
   CHECK(manifolds > 500);
 }
 
-TEST_CASE("PredictBall rolling and bouncing over the floor's seam gives StepBall's states") {
+TEST_CASE("PredictBall rolling and bouncing over the floor's seam gives StepBall's states" *
+          doctest::skip(testing::NoData())) {
   // Starts low over the floor's diagonal seam, rolling or hopping across it: PredictBall takes
   // the floor's contacts from FloorHeight, chained plain StepBall calls from the grid
   // (Collide, the manifold where both floor triangles touch): the same states bit for

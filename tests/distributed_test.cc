@@ -31,8 +31,8 @@ std::string SyntheticAerial() { return testing::RepoDatasets() + "/synthetic/aer
 // issue's target.
 constexpr double kRelative = 1e-6;
 
-TEST_CASE("distributed fit gives rlfit fit's coefficients, standard errors and report") {
-  if (testing::DataRoot().empty()) return;  // the aerial regime reads the arena mesh
+TEST_CASE("distributed fit gives rlfit fit's coefficients, standard errors and report" *
+          doctest::skip(testing::NoData())) {
   FitOptions o;
   o.data_root = testing::DataRoot();
   o.model = "aerial";
@@ -62,8 +62,8 @@ TEST_CASE("distributed fit gives rlfit fit's coefficients, standard errors and r
   CHECK(d.train == single.train);
 }
 
-TEST_CASE("distributed replay gives rlsim replay's table; a bad file its error") {
-  if (testing::DataRoot().empty()) return;
+TEST_CASE("distributed replay gives rlsim replay's table; a bad file its error" *
+          doctest::skip(testing::NoData())) {
   ReplayOptions o;
   o.data_root = testing::DataRoot();
   o.model = "aerial";

@@ -887,12 +887,10 @@ TEST_CASE("dataset manifests: patterns, facts, default recordings") {
                        InputError);
 }
 
-TEST_CASE("the shipped Lobot manifest applies to a root holding its mesh") {
+TEST_CASE("the shipped Lobot manifest applies to a root holding its mesh" *
+          doctest::skip(testing::NoData())) {
   const std::string root = testing::DataRoot();
-  if (root.empty() || !std::filesystem::exists(root + "/meshes/pitch.dat")) {
-    MESSAGE("datasets not found; skipped");
-    return;
-  }
+  REQUIRE(std::filesystem::exists(root + "/meshes/pitch.dat"));
   if (std::filesystem::exists(root + "/" + kManifestFileName)) {
     MESSAGE("the root has its own manifest; the shipped one is not looked for");
     return;
@@ -924,12 +922,9 @@ TEST_CASE("the shipped Lobot manifest applies to a root holding its mesh") {
   CHECK(FindDatasetManifest(changed.path()) == nullptr);
 }
 
-TEST_CASE("every recording of the datasets reads and validates") {
+TEST_CASE("every recording of the datasets reads and validates" *
+          doctest::skip(testing::NoData())) {
   const std::string root = testing::DataRoot();
-  if (root.empty()) {
-    MESSAGE("datasets not found; skipped");
-    return;
-  }
   const auto aerial = ReadRecordings({root + "/car_control/aerial"});
   CHECK(aerial.size() >= 10);
   for (const Episode& ep : aerial) CHECK(ep.size() == 301);

@@ -11,7 +11,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -484,42 +483,44 @@ def test_ball_takes_no_controls_and_no_orientation():
         m.predict([0, 0, 500, 0, 0, 0, 0, 0, 0, 0, 0, 0], 1.0)
 
 
-def _main_thread_share(fn):
-    """Runs fn in a thread; the fraction of its run during which this thread kept running
-    Python code (about 0 when fn holds the GIL, about 1 when it releases it)."""
+def _runs_python_during(fn):
+    """Whether another Python thread runs while fn runs in a thread: True when fn releases the
+    GIL. Deterministic, no clock: with a switch interval of 1000 s the thread running fn never
+    gives up the GIL by force, so the waiting main thread gets it during fn only if fn releases
+    it."""
     import threading
-    state = {"inside": False}
+    state = {"done": False}
+    started = threading.Event()
 
     def work():
-        state["inside"] = True
-        t0 = time.perf_counter()
+        started.set()  # wakes the main thread, which then waits for the GIL
         fn()
-        state["span"] = time.perf_counter() - t0
-        state["inside"] = False
+        state["done"] = True
 
-    t = threading.Thread(target=work)
-    t.start()
-    first = last = None
-    while t.is_alive():
-        if state["inside"]:
-            now = time.perf_counter()
-            first = now if first is None else first
-            last = now
-    t.join()
-    return (0.0 if first is None else last - first) / state["span"]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        started.wait()
+        during = not state["done"]
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return during
 
 
 @needs_data
 def test_batch_releases_the_gil():
     m = rlfit.Model("ball")
     states = np.tile([0.0, 0.0, 500.0, 800.0, 600.0, 900.0, 0.0, 0.0, 0.0], (1000, 1))
-    # The control: a C call through ctypes.PyDLL keeps the GIL (measured ~0.02).
+    # The control: a C call through ctypes.PyDLL keeps the GIL.
     libc = ctypes.PyDLL(None)
-    assert _main_thread_share(lambda: libc.usleep(200000)) < 0.5
-    # predict_batch and collide_batch let it run (measured ~0.97).
-    assert _main_thread_share(lambda: m.predict_batch(states, 6.0, threads=1)) > 0.5
+    assert not _runs_python_during(lambda: libc.usleep(200000))
+    # predict_batch and collide_batch let Python run.
+    assert _runs_python_during(lambda: m.predict_batch(states, 6.0, threads=1))
     centers = np.tile([0.0, 0.0, 60.0], (600000, 1))
-    assert _main_thread_share(lambda: rlfit.Arena().collide_batch(centers, 91.25, threads=1)) > 0.5
+    assert _runs_python_during(lambda: rlfit.Arena().collide_batch(centers, 91.25, threads=1))
 
 
 @needs_data
