@@ -1,4 +1,4 @@
-// Property tests of the ball's fast paths against its reference step (issue 35 item 2): the
+// Property tests of the ball's fast paths against its reference step (issue 38 item 2): the
 // templated StepBall<T> (what the fits run on Jets) and libm's round(x / q) q for the velocity
 // rounding. Random states, every component compared bit for bit (the sign of a zero included).
 // The other models' fast paths are held to their references where they live: the aerial SSE2
