@@ -1,6 +1,7 @@
 // The fit's workload for the performance guard (bench/workloads_fit.h): residuals and Jacobian
-// of the ground fit's rollout windows of the first training episodes, as one Levenberg-Marquardt
-// iteration of `rlfit fit ground` evaluates them (bench/ground_fit_bench.cc runs every window).
+// of the ground fit's rollout windows over the first rows of its first training episode, as one
+// Levenberg-Marquardt iteration of `rlfit fit ground` evaluates them (bench/ground_fit_bench.cc
+// runs every window).
 #include "bench/workloads_fit.h"
 
 #include <memory>
@@ -30,6 +31,12 @@ GroundFitScene::GroundFitScene() : impl_(new Impl) {
   std::vector<Episode> train, heldout;
   SplitEpisodes(std::move(all), options.holdout_every, &train, &heldout);
   train.resize(std::min<std::size_t>(train.size(), kGroundFitEpisodes));
+  for (Episode& ep : train) {
+    if (ep.rows.size() <= static_cast<std::size_t>(kGroundFitRows)) continue;
+    ep.rows.resize(kGroundFitRows);
+    ep.step_dt_s.resize(kGroundFitRows - 1);
+    ep.step_ticks.resize(kGroundFitRows - 1);
+  }
   episodes_ = train;
   impl_->defaults = model.layout->defaults;
   impl_->params = impl_->defaults;
