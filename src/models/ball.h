@@ -331,7 +331,7 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 // StepBallContact for double (the double paths' contact ticks: StepBall for double and with a
 // BallClearance, PredictBall), spelled out in scalars: every operation of the template's, on
 // the same values in the same order (Eigen sums a 3-vector's dot product and squared norm as
-// (a0 b0 + a1 b1) + a2 b2, its cross product term by term; tests/ball_test.cc holds them to the
+// (a0 b0 + a1 b1) + a2 b2, its cross product term by term; fast_paths_test.cc holds them to the
 // template bit for bit), without Eigen's temporaries: a floor contact tick 300 -> ~170
 // instructions (issue 38). The template stays the reference (StepBall<T>, the fits' Jets).
 template <class Mesh = Arena>
@@ -454,7 +454,7 @@ RLFIT_BALL_NOINLINE BallState<double> StepBallContactScalars(
 // x rounded to the nearest multiple of q, as the game's tick rounds the ball's velocity: the
 // reference definition, round(x / q) q with libm's round (halves away from zero; q > 0, else x
 // as it is). RoundToQuantum below gives the same double bit for bit (a property test over random
-// values, ties and huge values: tests/ball_test.cc) without libm's call, which cost 45k of the
+// values, ties, huge values: tests/fast_paths_test.cc) without libm's call, which cost 45k of the
 // 6 s prediction's 181k instructions (issue 38).
 inline double RoundToQuantumReference(double x, double q) {
   return q > 0.0 ? std::round(x / q) * q : x;
@@ -796,7 +796,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 // them toward a zero of the same sign), z takes the sign of its sum. Also false where the
 // start's velocity is not a multiple of q, q is 0 or the magnitudes are beyond 2^50 q.
 // The velocity's chain per tick is a product and two sums (was a division and libm's round):
-// 6 s prediction 181k -> see bench/README.md.
+// 6 s prediction 181k -> 108k instructions with the other fast paths (decision 0084).
 inline bool BallFreeRunMultiples(const BallState<double>& start, double e, double g_dt, double q,
                                  double max_speed, double dt_s, int ticks, BallState<double>* out,
                                  BallState<double>* last) {
