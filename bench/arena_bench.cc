@@ -17,63 +17,15 @@
 
 #include "src/io/recording.h"
 #include "src/models/arena.h"
+#include "bench/workloads.h"
 
 namespace rlfit {
 namespace {
 
-// Radius of the queried spheres, uu: the ball's (the brief's 92.75).
-constexpr double kRadius = 92.75;
-// Distinct spheres cycled through by the benchmarks; a power of two.
-constexpr int kSpheres = 1 << 13;
-constexpr unsigned kSeed = 20240611;
-
-struct Scene {
-  Arena arena;
-  std::vector<Eigen::Vector3d> centers;
-  std::vector<Eigen::Vector3d> empty, listed, touching;  // the three kinds of sphere
-};
-
-// Centres uniform in the mesh's bounding box, kept when Arena::Contains puts them inside the
-// arena (about 80% are). Fixed seed, so every run queries the same spheres.
-std::vector<Eigen::Vector3d> SampleCenters(const Arena& arena, int count) {
-  Eigen::Vector3f lo = arena.triangles()[0].p[0], hi = lo;
-  for (const Triangle& t : arena.triangles())
-    for (const auto& p : t.p) {
-      lo = lo.cwiseMin(p);
-      hi = hi.cwiseMax(p);
-    }
-  std::mt19937_64 rng(kSeed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<Eigen::Vector3d> centers;
-  while (static_cast<int>(centers.size()) < count) {
-    const Eigen::Vector3d p(lo.x() + u(rng) * (hi.x() - lo.x()),
-                            lo.y() + u(rng) * (hi.y() - lo.y()),
-                            lo.z() + u(rng) * (hi.z() - lo.z()));
-    if (arena.Contains(p)) centers.push_back(p);
-  }
-  return centers;
-}
-
-const Scene& GetScene() {
-  static const Scene scene = [] {
-    const std::string root = ResolveDataRoot("");
-    if (root.empty())
-      throw std::runtime_error("datasets not found: set RLFIT_DATA to the lobot folder");
-    Arena arena = Arena::Load(root + "/meshes/pitch.dat");
-    std::vector<Eigen::Vector3d> centers = SampleCenters(arena, kSpheres);
-    Scene s{std::move(arena), std::move(centers), {}, {}, {}};
-    for (const Eigen::Vector3d& c : s.centers) {
-      if (s.arena.Collide(c, kRadius).hit)
-        s.touching.push_back(c);
-      else if (s.arena.GridListSize(c, kRadius) == 0)
-        s.empty.push_back(c);
-      else
-        s.listed.push_back(c);
-    }
-    return s;
-  }();
-  return scene;
-}
+constexpr double kRadius = bench::kQueryRadius;
+constexpr int kSpheres = bench::kQuerySpheres;
+using Scene = bench::ArenaScene;
+const Scene& GetScene() { return bench::GetArenaScene(); }
 
 void BM_ArenaCollideGrid(benchmark::State& state) {
   const Scene& scene = GetScene();
@@ -130,8 +82,8 @@ void BM_ArenaBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_ArenaBuild)->Unit(benchmark::kMillisecond);
 
-// Runs `queries` queries over the chosen spheres, for callgrind: the instructions of N and 2N
-// queries differ by N queries' worth, setup cancelling out.
+// Runs `queries` queries over the chosen spheres (bench/workloads.h), for callgrind: the
+// instructions of N and 2N queries differ by N queries' worth, setup cancelling out.
 int RunCallgrindQueries(long queries, const std::string& path, const std::string& spheres) {
   const Scene& scene = GetScene();
   const std::vector<Eigen::Vector3d>* set = &scene.centers;
@@ -140,19 +92,11 @@ int RunCallgrindQueries(long queries, const std::string& path, const std::string
   else if (spheres == "touching") set = &scene.touching;
   else if (spheres != "all") throw std::runtime_error("unknown --callgrind_spheres: " + spheres);
   if (path != "grid" && path != "bvh") throw std::runtime_error("unknown --callgrind_path: " + path);
-  const bool grid = path == "grid";
-  const std::size_t n = set->size();
-  double sum = 0.0;
-  std::size_t i = 0;
-  for (long q = 0; q < queries; ++q) {
-    const Eigen::Vector3d& c = (*set)[i];
-    sum += (grid ? scene.arena.Collide(c, kRadius) : scene.arena.CollideBvh(c, kRadius)).penetration;
-    if (++i == n) i = 0;
-  }
+  const double sum = bench::RunArenaQueries(scene, *set, queries, path == "grid");
   std::printf("%ld %s queries over %zu %s spheres (of %zu: %zu empty cells, %zu listed, %zu "
               "touching), penetration sum %.6f\n",
-              queries, path.c_str(), n, spheres.c_str(), scene.centers.size(), scene.empty.size(),
-              scene.listed.size(), scene.touching.size(), sum);
+              queries, path.c_str(), set->size(), spheres.c_str(), scene.centers.size(),
+              scene.empty.size(), scene.listed.size(), scene.touching.size(), sum);
   return 0;
 }
 

@@ -22,66 +22,37 @@
 #include "src/models/ball.h"
 #include "src/replay/predict.h"
 #include "src/replay/predictor.h"
+#include "bench/workloads.h"
 
 namespace rlfit {
 namespace {
 
-constexpr double kTickS = 1.0 / 120.0;
-constexpr int kTicks6s = 720;
+using bench::GetBallScene;
+using bench::kBallTicks6s;
+using bench::kBallTickS;
+constexpr double kTickS = kBallTickS;
+constexpr int kTicks6s = kBallTicks6s;
 constexpr int kRows6s = 366;  // rows of 1/60.96 s in 6 s (rlsim predict's default spacing)
 constexpr int kStarts = 64;  // recorded episodes the predictions start from
-constexpr int kRandomStarts = 256;
-constexpr unsigned kSeed = 20261123;
 
-struct Scene {
-  const Arena* arena = nullptr;
-  BallCoeffs<double> coeffs;
+// The random-start predictions of bench/workloads.h (BallScene), with what the benchmarks also
+// report: the recorded starts, the states of their predictions, and two fractions of ticks.
+struct Scene : bench::BallScene {
   std::vector<BallState<double>> starts;  // first rows of recorded episodes
   std::vector<BallState<double>> states;  // every tick of their 6 s predictions
-  std::vector<BallState<double>> random_starts;  // random in-arena starts, see RandomStarts
   double contact_fraction = 0.0;  // of the ticks of the random-start predictions
   double lookup_fraction = 0.0;   // of the same ticks, those a BallClearance does not skip
 };
 
-// Starts uniform in the mesh's bounding box, kept when Arena::Contains puts the centre inside
-// the arena and the ball touches nothing; velocity uniform in [-2000, 2000]^3 uu/s, angular
-// velocity in [-3, 3]^3 rad/s. Fixed seed. Predictions from them fall, bounce off floor, walls
-// and ceiling, and roll.
-std::vector<BallState<double>> RandomStarts(const Arena& arena, const BallCoeffs<double>& c) {
-  Eigen::Vector3f lo = arena.triangles()[0].p[0], hi = lo;
-  for (const Triangle& t : arena.triangles())
-    for (const auto& p : t.p) {
-      lo = lo.cwiseMin(p);
-      hi = hi.cwiseMax(p);
-    }
-  std::mt19937_64 rng(kSeed);
-  std::uniform_real_distribution<double> u(0.0, 1.0), sym(-1.0, 1.0);
-  std::vector<BallState<double>> starts;
-  while (static_cast<int>(starts.size()) < kRandomStarts) {
-    BallState<double> b;
-    b.x = Eigen::Vector3d(lo.x() + u(rng) * (hi.x() - lo.x()), lo.y() + u(rng) * (hi.y() - lo.y()),
-                          lo.z() + u(rng) * (hi.z() - lo.z()));
-    b.v = Eigen::Vector3d(sym(rng), sym(rng), sym(rng)) * 2000.0;
-    b.omega = Eigen::Vector3d(sym(rng), sym(rng), sym(rng)) * 3.0;
-    if (arena.Contains(b.x) && !arena.Collide(b.x, c.contact_radius).hit)
-      starts.push_back(b);
-  }
-  return starts;
-}
-
 const Scene& GetScene() {
   static const Scene scene = [] {
-    const std::string root = ResolveDataRoot("");
-    if (root.empty())
-      throw std::runtime_error("datasets not found: set RLFIT_DATA to the lobot folder");
     Scene s;
-    s.arena = &BallArena(root);  // the ball's arena: the ceiling at 2048
-    s.coeffs = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+    static_cast<bench::BallScene&>(s) = GetBallScene();
+    const std::string root = bench::DataRootOrThrow();
     const std::vector<std::string> files =
         ExpandRecordingPaths({root + "/ball_trajectories"});
     for (int i = 0; i < kStarts && i < static_cast<int>(files.size()); ++i)
       s.starts.push_back(BallState<double>::FromSample(ReadRecording(files[i]).front().rows[0]));
-    s.random_starts = RandomStarts(*s.arena, s.coeffs);
     long contacts = 0;
     for (const BallState<double>& start : s.random_starts) {
       BallState<double> b = start;
@@ -90,7 +61,7 @@ const Scene& GetScene() {
         b = StepBall(s.coeffs, b, kTickS, *s.arena);
       }
     }
-    s.contact_fraction = static_cast<double>(contacts) / (kRandomStarts * kTicks6s);
+    s.contact_fraction = static_cast<double>(contacts) / (s.random_starts.size() * kTicks6s);
     long lookups = 0;
     for (const BallState<double>& start : s.random_starts) {
       BallState<double> b = start;
@@ -100,7 +71,7 @@ const Scene& GetScene() {
         b = StepBall(s.coeffs, b, kTickS, *s.arena, &clearance);
       }
     }
-    s.lookup_fraction = static_cast<double>(lookups) / (kRandomStarts * kTicks6s);
+    s.lookup_fraction = static_cast<double>(lookups) / (s.random_starts.size() * kTicks6s);
     for (const BallState<double>& start : s.starts) {
       BallState<double> b = start;
       for (int t = 0; t < kTicks6s; ++t) {
@@ -214,51 +185,6 @@ void BM_BallStepList(benchmark::State& state) {
 }
 BENCHMARK(BM_BallStepList);
 
-// N steps of the chained predictions (with or without a BallClearance), outside Google
-// Benchmark, for callgrind: N and 2N steps differ by N steps' instructions.
-template <bool kSkip>
-int RunCallgrindSteps(long n) {
-  const Scene& s = GetScene();
-  BallState<double> b = s.random_starts[0];
-  BallClearance clearance;
-  double sink = 0.0;
-  std::size_t start = 0;
-  for (long k = 0, tick = 0; k < n; ++k) {
-    b = PredictionStep<kSkip>(s, b, &clearance);
-    if (++tick == kTicks6s) {
-      sink += b.x.z();
-      tick = 0;
-      if (++start == s.random_starts.size()) start = 0;
-      b = s.random_starts[start];
-      clearance = {};
-    }
-  }
-  std::printf("%ld steps, checksum %.17g\n", n, sink + b.x.z());
-  return 0;
-}
-
-// N whole 6 s predictions, cycling through the random starts: through PredictBall (kWhole) or as
-// 720 chained StepBall calls with a BallClearance. The checksum sums every state's z, so the two
-// must print the same. Callgrind: `--toggle-collect='*RunPredictions*'` counts only these.
-template <bool kWhole>
-__attribute__((noinline)) int RunPredictions(const Scene& s, long n) {
-  std::vector<BallState<double>> out(kTicks6s);
-  double sink = 0.0;
-  for (long k = 0; k < n; ++k) {
-    const BallState<double>& start = s.random_starts[k % s.random_starts.size()];
-    if (kWhole) {
-      PredictBall(s.coeffs, start, kTickS, kTicks6s, *s.arena, out.data());
-    } else {
-      BallState<double> b = start;
-      BallClearance clearance;
-      for (int t = 0; t < kTicks6s; ++t) out[t] = b = PredictionStep<true>(s, b, &clearance);
-    }
-    for (const BallState<double>& b : out) sink += b.x.z();
-  }
-  std::printf("%ld predictions, checksum %.17g\n", n, sink);
-  return 0;
-}
-
 // The tools' path (rlsim predict and replay, Python's predict and predict_batch): the ball's
 // replay Predictor rolling out a constructed 6 s episode of 366 rows of 1/60.96 s (each 2 ticks
 // of 1/122 s, 732 ticks) from a random in-arena start, every row's state kept. It runs the rows
@@ -318,18 +244,35 @@ __attribute__((noinline)) int RunPredictorRollouts(const PredictorScene& p, long
 }  // namespace
 }  // namespace rlfit
 
+// Runs `run(n)` and prints its checksum (the callgrind modes' output).
+template <class Run>
+int Print(const char* what, long n, const Run& run) {
+  const double checksum = run(n);
+  std::printf("%ld %s, checksum %.17g\n", n, what, checksum);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
+    using rlfit::bench::GetBallScene;
     if (std::strncmp(argv[i], "--callgrind_steps=", 18) == 0)
-      return rlfit::RunCallgrindSteps<true>(std::atol(argv[i] + 18));
+      return Print("steps", std::atol(argv[i] + 18), [](long n) {
+        return rlfit::bench::RunBallSteps(GetBallScene(), n, true);
+      });
     if (std::strncmp(argv[i], "--callgrind_predictions=", 24) == 0)
-      return rlfit::RunPredictions<true>(rlfit::GetScene(), std::atol(argv[i] + 24));
+      return Print("predictions", std::atol(argv[i] + 24), [](long n) {
+        return rlfit::bench::RunPredictions(GetBallScene(), n, true);
+      });
     if (std::strncmp(argv[i], "--callgrind_prediction_steps=", 29) == 0)
-      return rlfit::RunPredictions<false>(rlfit::GetScene(), std::atol(argv[i] + 29));
+      return Print("predictions", std::atol(argv[i] + 29), [](long n) {
+        return rlfit::bench::RunPredictions(GetBallScene(), n, false);
+      });
     if (std::strncmp(argv[i], "--callgrind_predictor=", 22) == 0)
       return rlfit::RunPredictorRollouts(rlfit::GetPredictorScene(), std::atol(argv[i] + 22));
     if (std::strncmp(argv[i], "--callgrind_steps_noskip=", 25) == 0)
-      return rlfit::RunCallgrindSteps<false>(std::atol(argv[i] + 25));
+      return Print("steps", std::atol(argv[i] + 25), [](long n) {
+        return rlfit::bench::RunBallSteps(GetBallScene(), n, false);
+      });
     if (std::strncmp(argv[i], "--callgrind_list_steps=", 23) == 0) {
       const long n = std::atol(argv[i] + 23);
       const auto& s = rlfit::GetScene();

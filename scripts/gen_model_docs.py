@@ -3,7 +3,9 @@
 copied by hand: per model, docs/models/<model>.md's coefficients (values, standard errors, seed
 values, units) and held-out figures from results/<model>/coeffs.json and baseline.json; the
 README's accuracy table (held-out figures of every model) and its speed table against the peers
-(from bench/speed_figures.json, which a benchmark program can write). Each part sits between
+(from bench/speed_figures.json; a cell naming a "guard" workload takes its instructions from
+bench/perf_baseline.json, which scripts/perf_guard.py --write writes), and bench/README.md's
+table of the guard's baselines. Each part sits between
     <!-- BEGIN GENERATED: NAME (scripts/gen_model_docs.py) -->
     <!-- END GENERATED: NAME -->
 and only that part is rewritten; the text around it is written by hand. Also checks that
@@ -216,9 +218,59 @@ def readme_accuracy(root, models):
     return "\n".join(lines)
 
 
+# The guard's workloads whose reference runs the same work the slow way (bench/perf_guard.cc):
+# the table of bench/README.md shows the fast path's share of its reference.
+GUARD_REFERENCES = {"arena_query": "arena_query_bvh", "ball_step": "ball_step_template",
+                    "ball_prediction_6s": "ball_prediction_6s_steps",
+                    "aerial_step": "aerial_step_template"}
+
+
+def guard_baseline(root):
+    """bench/perf_baseline.json (scripts/perf_guard.py --write), or None where it is absent."""
+    path = os.path.join(root, "bench", "perf_baseline.json")
+    if not os.path.isfile(path):
+        return None
+    baseline = load_json(path)
+    for key in ("margin", "build", "written", "workloads"):
+        if key not in baseline:
+            raise DocsError(f"{path}: missing key '{key}'")
+    return baseline
+
+
+def guard_source(baseline):
+    w = baseline["written"]
+    return (f"bench/perf_baseline.json: perf_guard under callgrind, (I(2N) - I(N)) / N, "
+            f"{baseline['build']}, {w.get('git_revision', '?')}, {w.get('date', '?')}")
+
+
+def instructions(x):
+    return f"{x:,.1f}" if x < 10000 else f"{x / 1000:,.1f}k"
+
+
+def bench_guard(root):
+    """bench/README.md's table of the guard's baselines."""
+    baseline = guard_baseline(root)
+    if baseline is None:
+        raise DocsError(f"{os.path.join(root, 'bench', 'perf_baseline.json')}: missing "
+                        "(scripts/perf_guard.py --write)")
+    entries = baseline["workloads"]
+    lines = ["| workload | instructions per operation | of its reference | what one operation is |",
+             "|---|---|---|---|"]
+    for name, e in entries.items():
+        ref = GUARD_REFERENCES.get(name)
+        share = ""
+        if ref in entries:
+            share = f"{e['instructions'] / entries[ref]['instructions']:.2f}x `{ref}`"
+        lines.append(f"| `{name}` | {instructions(e['instructions'])} per {e['unit']} | {share} | "
+                     f"{e['what']} |")
+    lines += ["", f"Margin {baseline['margin']:.0%}. Source: {guard_source(baseline)}."]
+    return "\n".join(lines)
+
+
 def readme_speed(root):
     path = os.path.join(root, "bench", "speed_figures.json")
     spec = load_json(path)
+    baseline = guard_baseline(root)
     try:
         peers = spec["columns"]
         rows = spec["rows"]
@@ -227,6 +279,14 @@ def readme_speed(root):
     sources = []
 
     def cell(entry):
+        if entry is not None and entry.get("guard"):
+            # The guard's baseline figure (written by scripts/perf_guard.py --write).
+            name = entry["guard"]
+            if baseline is None or name not in baseline["workloads"]:
+                raise DocsError(f"{path}: names guard workload '{name}', which "
+                                "bench/perf_baseline.json does not hold")
+            entry = {"value": instructions(baseline["workloads"][name]["instructions"]),
+                     "source": guard_source(baseline)}
         if entry is None or entry.get("value") in (None, ""):
             return "not measured"
         src = entry.get("source")
@@ -293,6 +353,11 @@ def planned(root):
     text = replace_part(text, "accuracy", readme_accuracy(root, models), path)
     text = replace_part(text, "speed", readme_speed(root), path)
     out[path] = text
+    path = os.path.join(root, "bench", "README.md")
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        out[path] = replace_part(text, "guard", bench_guard(root), path)
     return out
 
 

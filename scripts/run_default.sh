@@ -14,7 +14,9 @@ elif [ ! -d ../shared/datasets/lobot ] && [ ! -d data/lobot ]; then
        "fetching ${RLFIT_DATA_UPSTREAM:-https://github.com/samuelpmish/Lobot.git} into data/lobot" >&2
   scripts/fetch_datasets.sh data/lobot
 fi
-scripts/build.sh
+# Only the two tools it runs: the tests, benchmarks and the Python module are the test
+# command's (scripts/test.sh).
+scripts/build.sh --target rlsim --target rlfit
 out="${OUT:-out}"
 mkdir -p "$out"
 build/rlfit fit aerial --out "$out/aerial_coeffs.json" --plots "$out/fit_aerial"

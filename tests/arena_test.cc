@@ -712,16 +712,16 @@ TEST_CASE("the floor's fast path answers only over covered floor far from everyt
     const Vector3d center(-1700 + 3400 * u(rng), -1700 + 3400 * u(rng),
                           (k % 2 == 0 ? 250.0 : 750.0) * u(rng));
     const double radius = 80.0 + (Arena::kGridRadius - 80.0) * u(rng);
-    double free_uu = -1.0;
-    const double z = arena.FloorHeight(center, radius, &free_uu);
+    double others_uu = -1.0;
+    const double z = arena.FloorHeight(center, radius, &others_uu);
     if (z < 0.0) continue;
     CAPTURE(center.transpose());
     ++answered;
     CHECK(z == center.z());
-    // The free distance: at most the floor's, and nothing else within it.
-    CHECK(free_uu <= z);
-    CHECK(free_uu >= std::min(z, Arena::kGridRadius));
-    CHECK_FALSE(wall.CollideBvh(center, free_uu).hit);
+    // The distance to everything but the floor: at least the grid's radius, and no other
+    // triangle within it (the floor's own distance is z).
+    CHECK(others_uu >= Arena::kGridRadius);
+    CHECK_FALSE(wall.CollideBvh(center, others_uu).hit);
     const bool over_hole = center.x() >= -400 && center.x() <= 0 && center.y() >= -400 &&
                            center.y() <= 0;
     CHECK_FALSE(over_hole);

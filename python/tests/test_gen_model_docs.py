@@ -1,6 +1,7 @@
 """Tests of scripts/gen_model_docs.py (ctest `python`): the committed docs match results/, a moved
 coefficient makes --check fail until the docs are rewritten, a broken marker or a source-less
-speed figure is an error, and the decision records' index is checked both ways. Standard library
+speed figure is an error, the guard's baselines reach the speed tables, and the decision records'
+index is checked both ways. Standard library
 only; each test copies the few files it needs into tmp_path (~0.1 s in all).
 
 Run: /usr/bin/python3 -m pytest -q python/tests/test_gen_model_docs.py
@@ -24,7 +25,8 @@ def copy_tree(tmp_path):
     shutil.copytree(os.path.join(SRC, "docs", "decisions"), root / "docs" / "decisions")
     shutil.copytree(os.path.join(SRC, "results"), root / "results")
     (root / "bench").mkdir()
-    shutil.copy(os.path.join(SRC, "bench", "speed_figures.json"), root / "bench")
+    for name in ("speed_figures.json", "perf_baseline.json", "README.md"):
+        shutil.copy(os.path.join(SRC, "bench", name), root / "bench")
     return root
 
 
@@ -90,10 +92,33 @@ def test_a_speed_figure_needs_its_source(tmp_path, capsys):
     root = copy_tree(tmp_path)
     path = root / "bench" / "speed_figures.json"
     spec = json.loads(path.read_text())
-    spec["rows"][0]["rlfit"].pop("source")
+    spec["rows"][0]["Lobot"].pop("source")
     path.write_text(json.dumps(spec))
     assert gen.main(["--check", "--root", str(root)]) == 2
     assert "a figure without a source" in capsys.readouterr().err
+
+
+def test_a_guard_baseline_reaches_both_tables(tmp_path, capsys):
+    """A figure scripts/perf_guard.py --write records reaches the README's speed table and
+    bench/README.md's guard table; a speed cell naming a workload the baseline lacks is an
+    error."""
+    root = copy_tree(tmp_path)
+    path = root / "bench" / "perf_baseline.json"
+    baseline = json.loads(path.read_text())
+    baseline["workloads"]["ball_step"]["instructions"] = 123.4
+    path.write_text(json.dumps(baseline))
+    assert gen.main(["--check", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "stale: README.md" in err and "stale: bench/README.md" in err
+    assert gen.main(["--root", str(root)]) == 0
+    row = next(l for l in (root / "README.md").read_text().splitlines()
+               if l.startswith("| ball step with collision"))
+    assert "| 123.4 [" in row
+    assert "| `ball_step` | 123.4 per step |" in (root / "bench" / "README.md").read_text()
+    del baseline["workloads"]["ball_step"]
+    path.write_text(json.dumps(baseline))
+    assert gen.main(["--check", "--root", str(root)]) == 2
+    assert "names guard workload 'ball_step'" in capsys.readouterr().err
 
 
 def test_the_decisions_index_is_checked_both_ways(tmp_path, capsys):

@@ -95,8 +95,19 @@ class Arena {
   static constexpr int kGridMinTriangles = 64;
 
   // Contact of a sphere with the mesh, through the grid, else the BVH. A centre or radius that
-  // is not finite (or beyond 1e30 uu), or a negative radius, gives no hit.
-  Contact Collide(const Eigen::Vector3d& center, double radius) const;
+  // is not finite (or beyond 1e30 uu), or a negative radius, gives no hit. Inline up to the
+  // grid's empty cells (most of the arena: nothing within kGridRadius), the rest out of line.
+  Contact Collide(const Eigen::Vector3d& center, double radius) const {
+    const std::int64_t cell = GridCell(center, radius);
+    if (cell >= 0 && grid_cells_[cell] == grid_cells_[cell + 1]) return Contact{};
+    return CollideCell(center, radius, cell);
+  }
+  // Collide, and where it reports no hit and the grid answers, *free_uu a lower bound on the
+  // distance from `center` to the mesh (uu; the least distance of the listed triangles' planes
+  // less the grid's float cull margin, at most kGridRadius); -1 where the grid does not answer.
+  // For a ball's prediction in a listed cell (StepBall with a BallClearance in
+  // src/models/ball.h: its coming free ticks without another lookup).
+  Contact CollideFree(const Eigen::Vector3d& center, double radius, double* free_uu) const;
   // Same answer, bit for bit, through the BVH alone (reference for tests and benchmarks).
   Contact CollideBvh(const Eigen::Vector3d& center, double radius) const;
   // True when the grid shows that Collide(center, radius) has no hit: the centre's cell lists
@@ -136,15 +147,17 @@ class Arena {
   // 0 <= radius <= kGridRadius: returns z, the distance to the floor. Then Collide(center,
   // radius) is the floor's contact, bit for bit: a hit exactly when z <= radius, penetration
   // radius - z, normal (0, 0, 1); a sphere touching several floor triangles (near a seam) has
-  // the same normal from ClosestFeatureNormal (src/models/ball.h). `free_uu`, if given, receives
-  // a lower bound on the distance from `center` to the mesh: min(z, kGridRadius + (D - 1)
-  // kGridCellUu) with D the column's least Chebyshev distance (in cells) to a cell listing any
-  // other triangle (as GridFreeClearance's bound, with the floor's own distance exact). Returns
+  // the same normal from ClosestFeatureNormal (src/models/ball.h). `others_uu`, if given,
+  // receives a lower bound on the distance from `center` to every triangle but the floor's (which
+  // lie in the plane z = 0, at distance >= z): kGridRadius + (D - 1) kGridCellUu with D the
+  // column's least Chebyshev distance (in cells) to a cell listing any other triangle (as
+  // GridFreeClearance's bound). A ball's free ticks over the floor take the floor's distance
+  // along z alone and this bound for the rest (BallFloorFreeTicks in src/models/ball.h). Returns
   // -1 otherwise (ask GridFreeClearance, Collide). It reads the centre and one byte of a
   // per-column table (25 KB for the pitch), none of the grid's arrays: most of a ball's ticks
   // near a surface are on or just above the floor (bench/README.md).
   double FloorHeight(const Eigen::Vector3d& center, double radius,
-                     double* free_uu = nullptr) const {
+                     double* others_uu = nullptr) const {
     const double z = center.z();
     // False for a NaN centre or radius, and always without a grid or a floor (floor_top_z_).
     if (!(z > kFloorMinZUu && z < floor_top_z_ && radius <= kGridRadius && radius >= 0.0))
@@ -155,7 +168,7 @@ class Arena {
     const int clear_cells = floor_columns_[static_cast<std::int64_t>(fx) +
                                            static_cast<std::int64_t>(fy) * grid_stride_[0]];
     if (clear_cells == 0) return -1.0;
-    if (free_uu != nullptr) *free_uu = std::min(z, kGridRadius + kGridCellUu * (clear_cells - 1));
+    if (others_uu != nullptr) *others_uu = kGridRadius + kGridCellUu * (clear_cells - 1);
     return z;
   }
   // Lowest height FloorHeight answers, uu: below it (or below the floor) the contact's
@@ -283,12 +296,23 @@ class Arena {
     double n[3];
   };
 
+  // The box of a triangle in leaf order, float (its vertices are floats: exact), lane 3 zero:
+  // the listed triangles' exact test first asks whether the sphere reaches it (a prediction's
+  // lookups in listed cells reject about half their exact tests so).
+  struct alignas(16) LeafBox {
+    float lo[4];
+    float hi[4];
+  };
+
   void Build();
   // edge_neighbours_ from leaf_vertices_ (after Build).
   void BuildEdgeNeighbours();
   void BuildGrid();
   // The floor's columns for FloorHeight, from the grid's lists (after BuildGrid).
   void BuildFloor();
+  // Collide past the empty cells: the cell's list, or the BVH where the grid does not answer
+  // (cell -1).
+  Contact CollideCell(const Eigen::Vector3d& center, double radius, std::int64_t cell) const;
   // Adds the listed triangles of leaf entries [begin, end) touching the sphere, see Collide.
   Contact CollideList(const Eigen::Vector3d& center, double radius, const std::uint32_t* begin,
                       const std::uint32_t* end) const;
@@ -321,6 +345,7 @@ class Arena {
   std::vector<Node> nodes_;
   std::vector<Plane> planes_;
   std::vector<LeafVertices> leaf_vertices_;
+  std::vector<LeafBox> leaf_boxes_;  // per leaf entry, as leaf_vertices_
   // Per leaf entry, edge k (vertex k to k + 1): the leaf entry sharing it (same two vertices),
   // or -1 (see EdgeNeighbours).
   std::vector<std::array<std::int32_t, 3>> edge_neighbours_;

@@ -1,0 +1,44 @@
+// The references' workloads (bench/workloads.h): the same loops as workloads_ball.cc,
+// workloads_car.cc and workloads_arena.cc through the reference steps and queries (the ball's
+// and the aerial step's templates, the arena's BVH), in their own unit, so that a fast path's
+// figure and its reference's are measured on the same work (bench/README.md, "Fast paths").
+#include "bench/workloads.h"
+
+namespace rlfit {
+namespace bench {
+
+double RunBallStepsReference(const BallScene& s, long n) {
+  BallState<double> b = s.random_starts[0];
+  double sink = 0.0;
+  std::size_t start = 0;
+  for (long k = 0, tick = 0; k < n; ++k) {
+    b = StepBall<double>(s.coeffs, b, kBallTickS, *s.arena);
+    if (++tick == kBallTicks6s) {
+      sink += b.x.z();
+      tick = 0;
+      if (++start == s.random_starts.size()) start = 0;
+      b = s.random_starts[start];
+    }
+  }
+  return sink + b.x.z();
+}
+
+double RunAerialStepsReference(const CarScene& sc, long steps) {
+  CarState<double> s = sc.air_starts[0];
+  double sum = 0.0;
+  int tick = 0, start = 0, input = 0;
+  for (long k = 0; k < steps; ++k) {
+    s = StepAerial<double>(sc.aerial, s, sc.air_inputs[input], kCarTickS, true);
+    input = (input + 1) & (kCarInputs - 1);
+    if (++tick == kCarTicksPerChain) {
+      sum += s.x.sum() + s.theta.sum();
+      tick = 0;
+      start = (start + 1) % kCarStarts;
+      s = sc.air_starts[start];
+    }
+  }
+  return sum + s.x.sum() + s.theta.sum();
+}
+
+}  // namespace bench
+}  // namespace rlfit

@@ -1,0 +1,335 @@
+// Property tests of the ball's fast paths against its reference step (issue 38 item 2): the
+// templated StepBall<T> (what the fits run on Jets) and libm's round(x / q) q for the velocity
+// rounding. Random states, every component compared bit for bit (the sign of a zero included).
+// The other models' fast paths are held to their references where they live: the aerial SSE2
+// step to the template to round-off (aerial_test.cc), the arena's grid to its BVH bit for bit
+// and the BVH to every triangle (arena_test.cc), the fit's shared tick meshes to unshared
+// rollouts (ball_fit_test.cc). What each path saves: bench/README.md, "Fast paths".
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "src/models/ball.h"
+#include "tests/test_util.h"
+
+namespace rlfit {
+namespace {
+
+bool SameBits(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+bool SameBits(const BallState<double>& a, const BallState<double>& b) {
+  for (int i = 0; i < 3; ++i)
+    if (!SameBits(a.x(i), b.x(i)) || !SameBits(a.v(i), b.v(i)) ||
+        !SameBits(a.omega(i), b.omega(i)))
+      return false;
+  return true;
+}
+
+std::string Show(const BallState<double>& s) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "x %.17g %.17g %.17g v %.17g %.17g %.17g w %.17g %.17g %.17g",
+                s.x(0), s.x(1), s.x(2), s.v(0), s.v(1), s.v(2), s.omega(0), s.omega(1),
+                s.omega(2));
+  return buf;
+}
+
+// The reference step: the template, as the fits run it (StepBall<double> names it).
+BallState<double> Reference(const BallCoeffs<double>& c, const BallState<double>& s, double dt,
+                            const Arena& arena) {
+  return StepBall<double>(c, s, dt, arena);
+}
+
+TEST_CASE("RoundToQuantum is libm's round(x / q) q, bit for bit") {
+  // Random magnitudes from 1e-6 to 1e9, exact multiples, values whose quotient is a half (the
+  // ties, and their neighbours one ulp off), zeros of both signs, subnormals, quotients beyond
+  // 2^52 (already integers), infinities and NaN, for several quanta; and q <= 0 or NaN (x as it
+  // is).
+  std::mt19937_64 rng(20261129);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> xs;
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::pow(10.0, -6.0 + 15.0 * u(rng)) * (u(rng) < 0.5 ? -1.0 : 1.0);
+    xs.push_back(x);
+  }
+  const double specials[] = {0.0,
+                             -0.0,
+                             std::numeric_limits<double>::denorm_min(),
+                             -std::numeric_limits<double>::denorm_min(),
+                             std::numeric_limits<double>::min(),
+                             std::numeric_limits<double>::max(),
+                             -std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN(),
+                             0x1p52,
+                             0x1p52 - 0.5,
+                             -0x1p52 + 0.5,
+                             0x1p53 + 2.0,
+                             0x1p51 + 0.5,
+                             4503599627370495.5,
+                             0.49999999999999994,
+                             -0.49999999999999994,
+                             1e300,
+                             -1e300};
+  long ties = 0, checked = 0;
+  for (const double q : {0.01, 0.5, 1.0, 0.3, 1e-6, 7.0, 0x1p-60}) {
+    std::vector<double> cases = xs;
+    for (const double x : specials) cases.push_back(x * (q < 1.0 ? 1.0 : q));
+    for (int i = 0; i < 20000; ++i) {
+      // Halves: k + 1/2 times q, and its neighbours.
+      const double k = std::floor(std::pow(10.0, 7.0 * u(rng))) * (i % 2 ? -1.0 : 1.0);
+      const double x = (k + 0.5) * q;
+      cases.push_back(x);
+      cases.push_back(std::nextafter(x, 0.0));
+      cases.push_back(std::nextafter(x, 2.0 * x));
+      cases.push_back(k * q);  // multiples
+    }
+    for (const double x : cases) {
+      const double want = RoundToQuantumReference(x, q);
+      const double got = RoundToQuantum(x, q);
+      ties += std::abs(x / q - std::trunc(x / q)) == 0.5;
+      ++checked;
+      if (!SameBits(got, want)) {
+        CAPTURE(q);
+        CAPTURE(x);
+        CAPTURE(got);
+        CAPTURE(want);
+        FAIL("RoundToQuantum differs from round(x / q) q");
+      }
+    }
+  }
+  for (const double q : {0.0, -0.01, std::numeric_limits<double>::quiet_NaN()})
+    for (const double x : {1.234, -0.0, 1e300})
+      CHECK(SameBits(RoundToQuantum(x, q), x));
+  MESSAGE(checked << " values checked, " << ties << " of them exact ties");
+  CHECK(ties > 50000);
+}
+
+TEST_CASE("BallForcedVelocity for double is the template's, bit for bit") {
+  std::mt19937_64 rng(20261130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int i = 0; i < 100000; ++i) {
+    Vec3<double> v(7000.0 * u(rng), 7000.0 * u(rng), 7000.0 * u(rng));
+    if (i % 5 == 0) v(i % 3) = i % 2 ? -0.0 : 0.0;
+    if (i % 7 == 0) v(2) = 1e18 * u(rng);
+    const double e = i % 3 ? std::exp(-0.03 / 120.0) : std::exp(-1.0 * u(rng) * u(rng));
+    const double g_dt = -650.0 / (i % 4 ? 120.0 : 122.0);
+    const double q = i % 11 == 0 ? 0.0 : (i % 13 == 0 ? 0.3 : 0.01);
+    const Vec3<double> fast = BallForcedVelocity(v, e, g_dt, q);
+    const Vec3<double> reference = BallForcedVelocity<double>(v, e, g_dt, q);
+    for (int k = 0; k < 3; ++k) REQUIRE(SameBits(fast(k), reference(k)));
+  }
+}
+
+// A random state: anywhere in the pitch's box (in the air, touching, inside the mesh's
+// surfaces), every fifth on the floor or a side wall at the contact radius +- 3 uu, velocity and
+// spin at random (above the caps sometimes), some components zero or -0.
+BallState<double> RandomState(std::mt19937_64& rng, int i) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  BallState<double> s;
+  s.x = Vec3<double>(4100.0 * u(rng), 5200.0 * u(rng), 1030.0 + 1030.0 * u(rng));
+  if (i % 5 == 0) s.x(2) = game::kBallContactRadius + 3.0 * u(rng);
+  if (i % 5 == 1) s.x(0) = 4096.0 - game::kBallContactRadius + 3.0 * u(rng);
+  const double speed = i % 4 == 0 ? 7000.0 : (i % 4 == 1 ? 20.0 : 2000.0);
+  s.v = Vec3<double>(u(rng), u(rng), u(rng)) * speed;
+  s.omega = Vec3<double>(u(rng), u(rng), u(rng)) * (i % 3 == 0 ? 8.0 : 3.0);
+  if (i % 7 == 0) s.v(i % 3) = i % 2 ? -0.0 : 0.0;
+  if (i % 11 == 0) s.omega = Vec3<double>::Zero();
+  if (i % 13 == 0) s.x(0) = -0.0;
+  return s;
+}
+
+// Coefficients for chain or state i: the defaults, some with the rounding off or coarser, a
+// strong drag, or a drag that speeds the ball up (no free ticks then).
+BallCoeffs<double> RandomCoeffs(int i) {
+  BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+  if (i % 6 == 1) c.velocity_quantum = 0.0;
+  if (i % 6 == 2) c.velocity_quantum = 0.3;
+  if (i % 6 == 3) c.velocity_quantum = 1e-9;  // the free runs' checks refuse (margin too wide)
+  if (i % 10 == 4) c.drag = -0.5;
+  if (i % 10 == 5) c.drag = 0.01;
+  return c;
+}
+
+TEST_CASE("one step of every double path is the template's, bit for bit, on random states") {
+  // StepBall for double (free flight by the grid, contacts by StepBallContactScalars) and
+  // StepBall with a fresh BallClearance (the floor's table, the grid's clearance, the listed
+  // cells' CollideFree), from random states: in the air, on and in the floor and walls.
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  const Arena& arena = BallArena(testing::DataRoot());
+  std::mt19937_64 rng(20261131);
+  long contacts = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const BallCoeffs<double> c = RandomCoeffs(i);
+    const BallState<double> s = RandomState(rng, i);
+    const double dt = i % 9 == 0 ? 1.0 / 122.0 : 1.0 / 120.0;
+    const BallState<double> want = Reference(c, s, dt, arena);
+    const BallState<double> plain = StepBall(c, s, dt, arena);
+    BallClearance clearance;
+    const BallState<double> looked_up = StepBall(c, s, dt, arena, &clearance);
+    contacts += clearance.touched;
+    if (!SameBits(plain, want) || !SameBits(looked_up, want)) {
+      CAPTURE(Show(s));
+      CAPTURE(Show(want));
+      CAPTURE(Show(plain));
+      CAPTURE(Show(looked_up));
+      FAIL("a double path differs from the template");
+    }
+  }
+  MESSAGE(contacts << " of 200000 states touched the mesh");
+  CHECK(contacts > 20000);
+}
+
+TEST_CASE("chained double paths and PredictBall are the template's chain, bit for bit") {
+  // From random starts, 720 ticks: chained StepBall for double, chained StepBall with a
+  // BallClearance (its skipped ticks, BallSkippedTick) and PredictBall (its free runs,
+  // BallFreeRun on the velocity's multiples or, where they cannot promise, the plain loop),
+  // against the template's chain.
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  const Arena& arena = BallArena(testing::DataRoot());
+  std::mt19937_64 rng(20261132);
+  long steps = 0, skipped = 0;
+  std::vector<BallState<double>> predicted(720);
+  for (int chain = 0; chain < 240; ++chain) {
+    const BallCoeffs<double> c = RandomCoeffs(chain);
+    const BallState<double> start = RandomState(rng, chain);
+    const double dt = chain % 7 == 0 ? 1.0 / 122.0 : 1.0 / 120.0;
+    PredictBall(c, start, dt, 720, arena, predicted.data());
+    BallState<double> reference = start, plain = start, skipping = start;
+    BallClearance clearance;
+    for (int t = 0; t < 720; ++t) {
+      skipped += clearance.ticks > 0;
+      reference = Reference(c, reference, dt, arena);
+      plain = StepBall(c, plain, dt, arena);
+      skipping = StepBall(c, skipping, dt, arena, &clearance);
+      ++steps;
+      if (!SameBits(plain, reference) || !SameBits(skipping, reference) ||
+          !SameBits(predicted[t], reference)) {
+        CAPTURE(chain);
+        CAPTURE(t);
+        CAPTURE(Show(reference));
+        CAPTURE(Show(plain));
+        CAPTURE(Show(skipping));
+        CAPTURE(Show(predicted[t]));
+        FAIL("a chained double path differs from the template's chain");
+      }
+    }
+  }
+  MESSAGE(skipped << " of " << steps << " ticks skipped their lookup");
+  CHECK(skipped > steps / 3);
+}
+
+TEST_CASE("BallFreeRun's multiples promise only what they can keep") {
+  // Free flight high above a floor (no contact for seconds): BallFreeRunMultiples from a
+  // rounded velocity runs the ticks of the reference; it refuses a velocity that is not a
+  // multiple of q, q = 0, and a quantum so fine that the near-tie margin swallows the ticks;
+  // BallFreeRun gives the reference's states whichever way it goes.
+  std::vector<Triangle> floor(1);
+  floor[0].p[0] = {-1e5, -1e5, -1e4};
+  floor[0].p[1] = {1e5, -1e5, -1e4};
+  floor[0].p[2] = {0, 1e5, -1e4};
+  const Arena arena(floor);
+  std::mt19937_64 rng(20261133);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double dt = 1.0 / 120.0;
+  int accepted = 0, refused_not_multiple = 0, refused_margin = 0;
+  for (int i = 0; i < 3000; ++i) {
+    BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+    const int kind = i % 3;  // 0: a rounded start; 1: not a multiple; 2: q = 1e-9
+    if (kind == 2) c.velocity_quantum = 1e-9;
+    BallState<double> s;
+    s.x = Vec3<double>(1000.0 * u(rng), 1000.0 * u(rng), 2000.0 * u(rng));
+    s.v = Vec3<double>(u(rng), u(rng), u(rng)) * 2000.0;  // below the speed cap for 200 ticks
+    if (i % 10 == 0) s.v(i % 3) = i % 20 ? -0.0 : 0.0;
+    s.omega = Vec3<double>(u(rng), u(rng), u(rng));
+    if (kind != 1) s = Reference(c, s, dt, arena);  // a rounded velocity
+    const double e = RepeatedExp<2>(c.drag * dt);
+    std::vector<BallState<double>> out(200);
+    BallState<double> last;
+    const bool promised = BallFreeRunMultiples(s, e, c.gravity_z * dt, c.velocity_quantum,
+                                               c.max_speed, dt, 200, out.data(), &last);
+    if (kind == 0) CHECK(promised);
+    if (kind == 1) CHECK_FALSE(promised);
+    if (kind == 2) CHECK_FALSE(promised);
+    accepted += promised;
+    refused_not_multiple += kind == 1 && !promised;
+    refused_margin += kind == 2 && !promised;
+    BallClearance clearance;
+    clearance.ticks = 200;
+    clearance.dt_s = dt;
+    clearance.drag_factor = e;
+    clearance.omega_settled = true;
+    BallState<double> run = s;
+    std::vector<BallState<double>> ran(200);
+    BallFreeRun(c, dt, 200, &clearance, &run, ran.data());
+    CHECK(clearance.ticks == 0);
+    BallState<double> reference = s;
+    for (int k = 0; k < 200; ++k) {
+      reference = Reference(c, reference, dt, arena);
+      if (promised) REQUIRE(SameBits(out[k], reference));
+      REQUIRE(SameBits(ran[k], reference));
+    }
+    if (promised) REQUIRE(SameBits(last, reference));
+    REQUIRE(SameBits(run, reference));
+  }
+  MESSAGE(accepted << " runs on the multiples, " << refused_not_multiple
+                   << " refused (not multiples), " << refused_margin << " (margin)");
+  CHECK(accepted == 1000);
+}
+
+TEST_CASE("CollideFree: Collide's contact, and a distance no triangle comes within") {
+  // Random spheres in the grid's listed cells (where the ball's prediction asks it): the
+  // contact is Collide's bit for bit; where there is none, no triangle lies within the bound
+  // (every triangle tested), and the bound is useful (above the ball's radius) for many.
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  const Arena& arena = BallArena(testing::DataRoot());
+  std::mt19937_64 rng(20261134);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double radius = game::kBallContactRadius;
+  int listed = 0, misses = 0, useful = 0;
+  for (int i = 0; i < 60000 && listed < 6000; ++i) {
+    const Eigen::Vector3d center(4200.0 * u(rng), 6100.0 * u(rng), 1030.0 + 1030.0 * u(rng));
+    if (arena.GridListSize(center, radius) <= 0) continue;
+    ++listed;
+    double free_uu = -2.0;
+    const Contact got = arena.CollideFree(center, radius, &free_uu);
+    const Contact want = arena.Collide(center, radius);
+    REQUIRE(got.hit == want.hit);
+    REQUIRE(SameBits(got.penetration, want.penetration));
+    REQUIRE(got.triangles == want.triangles);
+    for (int k = 0; k < 3; ++k) REQUIRE(SameBits(got.normal(k), want.normal(k)));
+    if (got.hit) continue;
+    ++misses;
+    REQUIRE(free_uu <= Arena::kGridRadius);
+    if (free_uu > 0.0) {
+      CAPTURE(center.transpose());
+      CAPTURE(free_uu);
+      CHECK_FALSE(arena.CollideNaive(center, free_uu).hit);
+    }
+    useful += free_uu > radius;
+  }
+  MESSAGE(listed << " spheres in listed cells, " << misses << " without contact, " << useful
+                 << " of those with room beyond the radius");
+  CHECK(listed == 6000);
+  CHECK(useful > misses / 10);
+}
+
+}  // namespace
+}  // namespace rlfit
