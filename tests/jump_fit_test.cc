@@ -11,6 +11,7 @@
 #include "src/replay/regime.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
+#include "tests/test_util.h"
 
 namespace rlfit {
 namespace {
