@@ -248,16 +248,13 @@ std::vector<Episode> ReadShardKeepingGoing(const json& p, const ModelInfo& model
                                            std::vector<SkippedInput>* unreadable) {
   const std::vector<std::string> files = p["files"].get<std::vector<std::string>>();
   std::vector<SkippedInput> failed;
-  std::vector<Episode> read = ReadRecordingFiles(files, {}, p.value("threads", 1), &failed);
+  std::vector<Episode> episodes = ReadRecordingFiles(files, {}, p.value("threads", 1), &failed);
+  SetAsideOtherKinds(model, &episodes, &failed);
+  // Named in the shard's file order, as the tools name them.
   std::map<std::string, std::string> reason;
-  for (const SkippedInput& f : failed) reason[f.path] = f.reason;
-  for (const Episode& ep : read)
-    if (ep.kind != model.kind && !reason.count(ep.path)) reason[ep.path] = KindMismatch(model, ep);
+  for (const SkippedInput& f : failed) reason.emplace(f.path, f.reason);
   for (const std::string& f : files)
     if (reason.count(f)) unreadable->push_back({f, reason[f]});
-  std::vector<Episode> episodes;
-  for (Episode& ep : read)
-    if (!reason.count(ep.path)) episodes.push_back(std::move(ep));
   return episodes;
 }
 
@@ -886,19 +883,6 @@ std::string ReferenceKind(const Corpus& c, const std::vector<int>& picked,
   return scored > 0 && all ? "shipped_predictions" : otherwise;
 }
 
-// With --keep-going, inputs of which nothing could be read are still an error, as in the
-// tools: the first unreadable file's, with how many there were.
-void RequireReadable(const Corpus& c, const std::vector<SkippedInput>& unreadable,
-                     const std::string& what) {
-  if (!c.episodes.empty() || unreadable.empty()) return;
-  throw InputError(unreadable.front().path, 0, 0,
-                   unreadable.front().reason +
-                       (unreadable.size() > 1
-                            ? " (and " + std::to_string(unreadable.size() - 1) +
-                                  " more unreadable inputs; nothing left to " + what + ")"
-                            : " (nothing left to " + what + ")"));
-}
-
 // As fit.cc names episodes in the provenance: the path, with "#name" for a segment.
 std::string ProvenanceName(const Outline& o) {
   return o.path + (o.segment >= 0 ? "#" + o.name : "");
@@ -1154,7 +1138,7 @@ Corpus ReadFitCorpus(const ModelInfo& model, const FitOptions& options, bool cla
   Corpus c = ReadOutlines(model, files, options.data_root, "rlfit", classify, false, false,
                           options.keep_going, dist, map);
   unreadable->insert(unreadable->end(), c.unreadable.begin(), c.unreadable.end());
-  RequireReadable(c, *unreadable, "fit on");
+  RequireSomethingRead(c.episodes.size(), *unreadable, "fit on");
   return c;
 }
 
@@ -1175,7 +1159,7 @@ ReplayReport DistributedReplay(const ReplayOptions& options, const DistributedOp
   Corpus c = ReadOutlines(model, files, options.data_root, options.program, true, true,
                           single_file, options.keep_going, dist, map);
   unreadable.insert(unreadable.end(), c.unreadable.begin(), c.unreadable.end());
-  RequireReadable(c, unreadable, "replay");
+  RequireSomethingRead(c.episodes.size(), unreadable, "replay");
   warnings << c.skip_lines;
   skipped.insert(skipped.end(), c.skipped.begin(), c.skipped.end());
   std::vector<int> kept;

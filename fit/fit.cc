@@ -220,10 +220,7 @@ std::vector<Episode> LoadForFit(const ModelInfo& model, const FitOptions& option
   if (prepared.valid()) prepared.get();
   for (const SkippedInput& s : skipped)
     std::cerr << "rlfit: skipped " << s.path << ": " << s.reason << "\n";
-  if (all.empty() && !unreadable->empty())
-    throw InputError(unreadable->front().path, 0, 0,
-                     unreadable->front().reason + " (" + std::to_string(unreadable->size()) +
-                         " unreadable inputs; nothing left to fit on)");
+  RequireSomethingRead(all.size(), *unreadable, "fit on");
   for (const SkippedInput& u : *unreadable)
     std::cerr << "rlfit: unreadable " << u.path << ": " << u.reason << "\n";
   return all;

@@ -972,5 +972,26 @@ TEST_CASE("every recording of the datasets reads and validates" *
   }
 }
 
+TEST_CASE("nothing readable at all is one error, worded alike for every tool") {
+  const std::vector<SkippedInput> none, one = {{"a.csv", "row 3, column 2: \"x\" is not a number"}},
+                                        three = {one[0], {"b.csv", "empty"}, {"c.csv", "empty"}};
+  CHECK_NOTHROW(RequireSomethingRead(0, none, "replay"));
+  CHECK_NOTHROW(RequireSomethingRead(2, three, "replay"));
+  try {
+    RequireSomethingRead(0, one, "fit on");
+    FAIL("no error for an input with nothing readable");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("a.csv") != std::string::npos);
+    CHECK(std::string(e.what()).find("(nothing left to fit on)") != std::string::npos);
+  }
+  try {
+    RequireSomethingRead(0, three, "replay");
+    FAIL("no error for inputs with nothing readable");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("(and 2 more unreadable inputs; nothing left to replay)") !=
+          std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace rlfit

@@ -1295,4 +1295,15 @@ std::string ResolveUnderRoot(const std::string& path, const std::string& data_ro
   return fs::exists(fs::symlink_status(joined, ec)) ? joined.string() : path;
 }
 
+void RequireSomethingRead(std::size_t read, const std::vector<SkippedInput>& unreadable,
+                          const std::string& what) {
+  if (read > 0 || unreadable.empty()) return;
+  const std::string more = unreadable.size() > 1
+                               ? "and " + std::to_string(unreadable.size() - 1) +
+                                     " more unreadable inputs; "
+                               : "";
+  throw InputError(unreadable.front().path, 0, 0,
+                   unreadable.front().reason + " (" + more + "nothing left to " + what + ")");
+}
+
 }  // namespace rlfit

@@ -40,6 +40,12 @@ struct SkippedInput {
   std::string reason;
 };
 
+// With --keep-going, inputs of which nothing at all could be read are still an error (one
+// wording for every tool): InputError naming the first unreadable file, with how many there
+// were and what was left undone ("replay", "fit on"). No-op when something was read.
+void RequireSomethingRead(std::size_t read, const std::vector<SkippedInput>& unreadable,
+                          const std::string& what);
+
 // Episode::fingerprint as 16 hexadecimal digits (as provenance lists it).
 std::string FingerprintText(std::uint64_t fingerprint);
 

@@ -894,22 +894,24 @@ std::vector<Episode> LoadEpisodesFor(const ModelInfo& model, const std::vector<s
                                      std::vector<SkippedInput>* unreadable) {
   std::vector<Episode> episodes = ReadRecordingFiles(
       RecordingFilesFor(model, paths, data_root, skipped, unreadable), read, 0, unreadable);
-  if (unreadable != nullptr) {
-    // A file of the other kind is one more input that cannot be used: named, left out.
-    std::vector<Episode> kept;
-    std::string last_refused;
-    for (Episode& ep : episodes) {
-      if (ep.kind == model.kind) {
-        kept.push_back(std::move(ep));
-      } else if (ep.path != last_refused) {
-        unreadable->push_back({ep.path, KindMismatch(model, ep)});
-        last_refused = ep.path;
-      }
-    }
-    episodes = std::move(kept);
-  }
+  if (unreadable != nullptr) SetAsideOtherKinds(model, &episodes, unreadable);
   CheckEpisodeKinds(model, episodes);
   return episodes;
+}
+
+void SetAsideOtherKinds(const ModelInfo& model, std::vector<Episode>* episodes,
+                        std::vector<SkippedInput>* unreadable) {
+  std::vector<Episode> kept;
+  std::string last_refused;
+  for (Episode& ep : *episodes) {
+    if (ep.kind == model.kind) {
+      kept.push_back(std::move(ep));
+    } else if (ep.path != last_refused) {
+      unreadable->push_back({ep.path, KindMismatch(model, ep)});
+      last_refused = ep.path;
+    }
+  }
+  *episodes = std::move(kept);
 }
 
 std::string KindMismatch(const ModelInfo& model, const Episode& ep) {
@@ -1141,19 +1143,6 @@ ReadOptions ReadOptionsOf(const ReplayOptions& options) {
   return read;
 }
 
-// With --keep-going, an input with nothing readable in it at all is still an error: the first
-// unreadable file's, with how many there were.
-void RequireSomethingRead(const std::vector<Episode>& episodes,
-                          const std::vector<SkippedInput>& unreadable) {
-  if (!episodes.empty() || unreadable.empty()) return;
-  throw InputError(unreadable.front().path, 0, 0,
-                   unreadable.front().reason +
-                       (unreadable.size() > 1
-                            ? " (and " + std::to_string(unreadable.size() - 1) +
-                                  " more unreadable inputs; nothing left to replay)"
-                            : " (nothing left to replay)"));
-}
-
 // The seed coefficients' predictor as the reference (none when the coefficients are the
 // seed's), and what the report says of the coefficients. Returns the reference's owner.
 std::unique_ptr<Predictor> SetUpReference(const ModelInfo& model, const CoeffFile& coeffs,
@@ -1223,7 +1212,7 @@ ReplayReport StreamReplay(const ReplayOptions& options, std::ostream& warnings) 
     }
   }
   CheckEpisodeKinds(model, outlines);
-  RequireSomethingRead(outlines, unreadable);
+  RequireSomethingRead(outlines.size(), unreadable, "replay");
   std::vector<std::pair<std::string, std::string>> keys;  // (path, name) of every episode
   for (const Episode& ep : outlines) keys.emplace_back(ep.path, ep.name);
   std::map<std::pair<std::string, std::string>, bool> usable;
@@ -1295,7 +1284,7 @@ ReplayReport ReplayFiles(const ReplayOptions& options, std::ostream& warnings,
                               ReadOptionsOf(options),
                               options.keep_going ? &unreadable : nullptr);
   WarnSkipped(options, skipped, warnings);
-  RequireSomethingRead(*episodes, unreadable);
+  RequireSomethingRead(episodes->size(), unreadable, "replay");
   ReplayExtras extras;
   for (const Episode& ep : *episodes)
     extras.regimes.push_back(ClassifyRows(model.name, ep, options.data_root));

@@ -218,6 +218,11 @@ std::vector<std::string> RecordingFilesFor(const ModelInfo& model,
 // Why `ep` cannot be replayed by `model` ("is a ball recording; model aerial replays car
 // recordings").
 std::string KindMismatch(const ModelInfo& model, const Episode& ep);
+// --keep-going's rule for a file of the other kind: one more input that cannot be used. Moves
+// the episodes not of the model's kind out of `episodes` and names each such file once in
+// `unreadable` with KindMismatch.
+void SetAsideOtherKinds(const ModelInfo& model, std::vector<Episode>* episodes,
+                        std::vector<SkippedInput>* unreadable);
 // InputError naming the first episode that is not of the model's kind (ball or car).
 void CheckEpisodeKinds(const ModelInfo& model, const std::vector<Episode>& episodes);
 // Reads the episodes named by the paths (or the model's defaults under the data root).
