@@ -4,11 +4,10 @@
 #include <set>
 #include <string>
 
-#include <doctest/doctest.h>
-
 #include "fit/fitters.h"
 #include "src/common/error.h"
 #include "src/replay/registry.h"
+#include "tests/fit_test_util.h"  // doctest's CHECK, not glog's
 
 namespace rlfit {
 namespace {

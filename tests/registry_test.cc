@@ -1,6 +1,8 @@
 // Tests of the model registry (src/replay/registry.h): the lists the tools, the docs and
 // results/ keep are the registry's, and each descriptor's tags agree with what its model does.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -77,25 +79,43 @@ TEST_CASE("registry: every model refuses recordings of the other kind") {
   }
 }
 
-TEST_CASE("registry: a model without a mesh is classified without a datasets root") {
-  Sample s;
-  s.x = {0.0, 0.0, 17.01};
-  s.on_ground = true;
-  const std::string missing = (fs::temp_directory_path() / "rlfit_no_such_root").string();
-  REQUIRE(!fs::exists(missing));
+TEST_CASE("registry: a model that declares no mesh is classified without one") {
+  // ClassifyRows gives such a model no arena (nor needs a datasets root for it): a classifier
+  // that reads the mesh would crash here.
+  // Rows every mesh-reading classifier looks the mesh up on: on the floor with jump pressed,
+  // a take-off (+300 uu/s along up), two rows in the air, a landing.
+  std::vector<Sample> rows(4);
+  for (int k = 0; k < 4; ++k) {
+    rows[k].x = {0.0, 0.0, k == 0 || k == 3 ? 17.01 : 60.0};
+    rows[k].theta.setIdentity();
+    rows[k].on_ground = k == 0 || k == 3;
+    rows[k].t_s = k / 60.0;
+  }
+  rows[0].input.jump = true;
+  rows[1].v = rows[2].v = {0.0, 0.0, 300.0};
+  int without_mesh = 0;
   for (const ModelDescriptor& d : Registry()) {
     if (d.arena != ArenaUse::kNone) continue;
     INFO(d.replay.name);
-    CHECK(ClassifyRows(d.replay.name, testing::HandMadeEpisode(d.replay.kind, {s, s}), missing)
-              .size() == 2);
+    CHECK(d.classify(testing::HandMadeEpisode(d.replay.kind, rows), nullptr).size() == 4);
+    ++without_mesh;
   }
+  CHECK(without_mesh > 0);
 }
 
 TEST_CASE("registry: every model has its page, and results/ holds exactly the models that say so") {
+  std::ifstream index_file(kSource + "/docs/models/README.md");
+  const std::string index((std::istreambuf_iterator<char>(index_file)),
+                          std::istreambuf_iterator<char>());
+  REQUIRE(!index.empty());
   std::set<std::string> with_results;
   for (const ModelDescriptor& d : Registry()) {
     INFO(d.replay.name);
     CHECK(fs::is_regular_file(kSource + "/" + d.docs));
+    // A line of the models' table, linking the page.
+    const std::string page = fs::path(d.docs).filename().string();
+    CHECK(index.find("| `" + d.replay.name + "` | [" + page + "](" + page + ") |") !=
+          std::string::npos);
     const std::string results = kSource + "/results/" + d.replay.name;
     CHECK(fs::is_regular_file(results + "/coeffs.json") == d.has_results);
     CHECK(fs::is_regular_file(results + "/baseline.json") == d.has_results);
@@ -136,6 +156,34 @@ TEST_CASE("registry: the tools' model argument offers and lists every model") {
   char* args[] = {const_cast<char*>("test"), const_cast<char*>("fit")};
   CHECK(WithWhatIsAccepted(&app, "model is required", "", 2, args) ==
         "model is required: one of " + RegisteredNamesText());
+}
+
+TEST_CASE("registry: the help's default horizons name every model once, with its own") {
+  const std::string text = DefaultHorizonsText();  // "0.5,1,2 (aerial, ground); 0.25,0.5,1 (jump)"
+  int listed = 0;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find("; ", begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string group = text.substr(begin, end - begin);
+    const std::size_t open = group.find(" (");
+    REQUIRE(open != std::string::npos);
+    REQUIRE(group.back() == ')');
+    const std::string horizons = group.substr(0, open);
+    std::string models = group.substr(open + 2, group.size() - open - 3) + ", ";
+    for (std::size_t at = 0; at < models.size();) {
+      const std::size_t comma = models.find(", ", at);
+      const std::string name = models.substr(at, comma - at);
+      INFO(name);
+      std::string own;
+      for (const double h : FindModel(name).horizons_s)
+        own += (own.empty() ? "" : ",") + MessageNumber(h);
+      CHECK(own == horizons);
+      ++listed;
+      at = comma + 2;
+    }
+    begin = end + 2;
+  }
+  CHECK(listed == static_cast<int>(Registry().size()));
 }
 
 }  // namespace
