@@ -502,7 +502,8 @@ std::string GroupedByDefault(const std::function<std::string(const SolverOptions
     else it->second += ", " + f.model;
   }
   std::string text;
-  for (const auto& [v, models] : groups) text += (text.empty() ? "" : ", ") + v + " (" + models + ")";
+  for (const auto& [v, models] : groups)
+    text += (text.empty() ? "" : ", ") + v + " (" + models + ")";
   return text;
 }
 
