@@ -10,6 +10,7 @@
 
 #include "apps/cli_common.h"
 #include "fit/fit.h"
+#include "fit/fitters.h"
 #include "fit/regression.h"
 #include "src/io/files.h"
 #include "src/io/recording.h"
@@ -65,11 +66,11 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_option("--loss", o->solver.loss,
-                  "robust loss (default: huber for aerial, ground and car, cauchy for ball)")
+                  "robust loss (default: the model's, " + rlfit::DefaultLossText() + ")")
       ->check(CLI::IsMember({"huber", "cauchy", "none"}));
   cmd->add_option("--loss-scale", o->solver.loss_scale,
-                  "robust-loss threshold, in sigmas (default: 3 for aerial, ground and car, 0.3 for "
-                  "ball)")
+                  "robust-loss threshold, in sigmas (default: the model's, " +
+                      rlfit::DefaultLossScaleText() + ")")
       ->check(rlfit::Positive());
   cmd->add_option("--max-iterations", o->solver.max_iterations, "solver iterations")
       ->capture_default_str()

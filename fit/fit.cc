@@ -27,6 +27,7 @@
 #include "fit/powerslide_fit.h"
 #include "fit/car_fit.h"
 #include "fit/fit_common.h"
+#include "fit/fitters.h"
 #include "src/common/constants.h"
 #include "src/common/error.h"
 #include "src/common/number_text.h"
@@ -51,6 +52,10 @@ SolverOptions DefaultLoss(const char* loss, double loss_scale) {
   return options;
 }
 
+}  // namespace
+
+// The fit layer's half of the registry (fit/fitters.h): each fitter under its model's
+// registered name (src/replay/registry.h; a test checks the two agree).
 const std::vector<FitterInfo>& Fitters() {
   static const std::vector<FitterInfo> fitters = {
       // Huber at 3 sigmas: the car fits have few gross outliers.
@@ -92,6 +97,8 @@ const std::vector<FitterInfo>& Fitters() {
   };
   return fitters;
 }
+
+namespace {
 
 // Ceres logs each non-finite residual block as a warning of several kB (glog, to stderr since
 // nothing initialises it) and a failed solve again as an error. FitEpisodes reports a failure
@@ -477,6 +484,34 @@ CoeffFile WithHeldValues(const CoeffFile& start, const FitSelection& selection,
       if (mask[i]) out.values[i] = h.value;
   }
   return out;
+}
+
+namespace {
+
+// Models grouped by the text of a default of their fit: "a (m1, m2), b (m3)".
+std::string GroupedByDefault(const std::function<std::string(const SolverOptions&)>& value) {
+  std::vector<std::pair<std::string, std::string>> groups;  // value, models
+  for (const FitterInfo& f : Fitters()) {
+    const std::string v = value(f.defaults);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == v; });
+    if (it == groups.end()) groups.emplace_back(v, f.model);
+    else it->second += ", " + f.model;
+  }
+  std::string text;
+  for (const auto& [v, models] : groups)
+    text += (text.empty() ? "" : ", ") + v + " (" + models + ")";
+  return text;
+}
+
+}  // namespace
+
+std::string DefaultLossText() {
+  return GroupedByDefault([](const SolverOptions& o) { return o.loss; });
+}
+
+std::string DefaultLossScaleText() {
+  return GroupedByDefault([](const SolverOptions& o) { return MessageNumber(o.loss_scale); });
 }
 
 const FitterInfo& FindFitter(const std::string& model) {

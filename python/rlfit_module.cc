@@ -32,6 +32,7 @@
 #include "src/replay/predict.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
+#include "src/replay/registry.h"
 #include "src/replay/replay.h"
 #include "src/report/plots.h"
 
@@ -899,9 +900,10 @@ PYBIND11_MODULE(_rlfit, m) {
   m.attr("__version__") = RLFIT_VERSION;
   m.attr("TICK_S") = 1.0 / game::kTickRateHz;
   m.attr("BALL_ROW_S") = 1.0 / game::kEpisodeRowRateHz;
-  m.def("models", &ModelNames,
-        "The model names, as the tools take them: aerial, ball, ground, vehicle, jump, wall, "
-        "powerslide, car.");
+  // The registry's names (pybind11 copies the docstring).
+  const std::string models_doc = "The model names, as the tools take them: " +
+                                 RegisteredNamesText() + ".";
+  m.def("models", &ModelNames, models_doc.c_str());
   m.def("resource_root", &ResourceRoot, "The folder holding results/ and scripts/.");
   m.def(
       "data_root",

@@ -1,5 +1,5 @@
-// The registry of models: each entry binds a model's coefficient layout and row step to
-// the replay machinery. Adding a model means adding one entry here.
+// The registry of models (src/replay/registry.h): each descriptor binds a model's name to its
+// coefficient layout, row step, row classifier and the rest. Adding a model is one entry here.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,6 +18,8 @@
 #include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
+#include "src/replay/regime_models.h"
+#include "src/replay/registry.h"
 
 namespace rlfit {
 namespace {
@@ -361,49 +363,87 @@ std::string BallSituationAt(const Episode& ep, int row, const std::string& data_
 
 }  // namespace
 
-const std::vector<ModelInfo>& Models() {
-  static const std::vector<ModelInfo> models = {
-      {"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
-       {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
-      {"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)", EpisodeKind::kBall,
-       false, &BallLayout(), {0.5, 1.0, 2.0, 5.0}, MakeBall,
-       BallSituationAt, nullptr, nullptr},
-      {"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
-       &GroundLayout(), {0.5, 1.0, 2.0}, MakeGround,
-       nullptr, nullptr, nullptr},
+// The registry. A model is one descriptor here: its replay side (ModelInfo: name, description,
+// recordings' kind, whether orientation is scored, coefficient layout, default horizons,
+// predictor, situation, checks, row labels), its row classifier and mesh, whether `rlfit`
+// fits it, what its coefficients file carries, its page and whether results/ holds its fit.
+const std::vector<ModelDescriptor>& Registry() {
+  static const std::vector<ModelDescriptor> registry = {
+      {{"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
+        {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
+       AerialRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone,
+       "docs/models/aerial.md", true},
+      {{"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)",
+        EpisodeKind::kBall, false, &BallLayout(), {0.5, 1.0, 2.0, 5.0}, MakeBall,
+        BallSituationAt, nullptr, nullptr},
+       BallRows, ArenaUse::kBall, true, CoeffFileExtras::kBallClock, "docs/models/ball.md",
+       true},
+      {{"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
+        &GroundLayout(), {0.5, 1.0, 2.0}, MakeGround, nullptr, nullptr, nullptr},
+       GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/ground.md", true},
       // The ground model's rows and recordings, driven by the game's vehicle (issue 37).
-      {"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
-       EpisodeKind::kCar, true, &VehicleLayout(), {0.5, 1.0, 2.0}, MakeVehicle, nullptr,
-       nullptr, nullptr},
-      {"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
-       EpisodeKind::kCar, true, &JumpLayout(), {0.25, 0.5, 1.0}, MakeJump,
-       nullptr, nullptr, nullptr},
-      {"wall", "car driving on any surface of the arena: floor, curves, walls", EpisodeKind::kCar,
-       true, &SurfaceLayout(), {0.5, 1.0, 2.0}, MakeWall, nullptr,
-       nullptr, nullptr},
-      {"powerslide", "car on the flat floor with the handbrake: per-axle tyre forces",
-       EpisodeKind::kCar, true, &PowerslideLayout(),
-       {0.5, 1.0, 2.0}, MakePowerslide, nullptr, PowerslideChecks, nullptr},
+      {{"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
+        EpisodeKind::kCar, true, &VehicleLayout(), {0.5, 1.0, 2.0}, MakeVehicle, nullptr,
+        nullptr, nullptr},
+       GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/vehicle.md",
+       true},
+      {{"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
+        EpisodeKind::kCar, true, &JumpLayout(), {0.25, 0.5, 1.0}, MakeJump, nullptr, nullptr,
+        nullptr},
+       JumpRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone, "docs/models/jump.md",
+       true},
+      {{"wall", "car driving on any surface of the arena: floor, curves, walls",
+        EpisodeKind::kCar, true, &SurfaceLayout(), {0.5, 1.0, 2.0}, MakeWall, nullptr, nullptr,
+        nullptr},
+       WallRows, ArenaUse::kPitch, true, CoeffFileExtras::kNone, "docs/models/wall.md", true},
+      {{"powerslide", "car on the flat floor with the handbrake: per-axle tyre forces",
+        EpisodeKind::kCar, true, &PowerslideLayout(), {0.5, 1.0, 2.0}, MakePowerslide,
+        nullptr, PowerslideChecks, nullptr},
+       PowerslideRows, ArenaUse::kNone, true, CoeffFileExtras::kNone,
+       "docs/models/powerslide.md", true},
       // Rows no sub-model covers yet are labelled (ClassifyRows "car") and left out of the
       // scores.
-      {"car", "one car across regimes: surface (floor, ramps, walls), air and jump, switched per tick",
-       EpisodeKind::kCar, true, &CarLayout(), {0.5, 1.0, 2.0}, MakeCar, nullptr,
-       CarChecks, CarRowLabels},
+      {{"car",
+        "one car across regimes: surface (floor, ramps, walls), air and jump, switched per tick",
+        EpisodeKind::kCar, true, &CarLayout(), {0.5, 1.0, 2.0}, MakeCar, nullptr, CarChecks,
+        CarRowLabels},
+       CarRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone, "docs/models/car.md",
+       true},
   };
+  return registry;
+}
+
+const ModelDescriptor& FindDescriptor(const std::string& name) {
+  for (const ModelDescriptor& d : Registry())
+    if (d.replay.name == name) return d;
+  throw InputError(name, 0, 0, "unknown model (known: " + RegisteredNamesText() + ")");
+}
+
+std::string RegisteredNamesText() {
+  std::string known;
+  for (const ModelDescriptor& d : Registry()) known += (known.empty() ? "" : ", ") + d.replay.name;
+  return known;
+}
+
+// The registry's replay sides, in its order.
+const std::vector<ModelInfo>& Models() {
+  static const std::vector<ModelInfo> models = [] {
+    std::vector<ModelInfo> out;
+    for (const ModelDescriptor& d : Registry()) out.push_back(d.replay);
+    return out;
+  }();
   return models;
 }
 
 const ModelInfo& FindModel(const std::string& name) {
   for (const ModelInfo& m : Models())
     if (m.name == name) return m;
-  std::string known;
-  for (const ModelInfo& m : Models()) known += (known.empty() ? "" : ", ") + m.name;
-  throw InputError(name, 0, 0, "unknown model (known: " + known + ")");
+  return FindDescriptor(name).replay;  // throws: the name is not registered
 }
 
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
-  for (const ModelInfo& m : Models()) names.push_back(m.name);
+  for (const ModelDescriptor& d : Registry()) names.push_back(d.replay.name);
   return names;
 }
 

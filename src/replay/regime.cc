@@ -1,4 +1,5 @@
-// Row classification per model: which recorded rows the aerial, ground and ball models cover.
+// Row classification per model: which recorded rows each registered model covers (its
+// classifier, bound to its name in the registry), and the arena mesh it is classified on.
 #include "src/replay/regime.h"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include "src/common/error.h"
 #include "src/io/recording.h"
 #include "src/models/car.h"
+#include "src/replay/regime_models.h"
+#include "src/replay/registry.h"
 
 namespace rlfit {
 namespace {
@@ -76,6 +79,14 @@ std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
   return rows;
 }
 
+// The registered model `model`; InputError naming the registered ones otherwise.
+const ModelDescriptor& RegisteredModel(const std::string& model) {
+  for (const ModelDescriptor& d : Registry())
+    if (d.replay.name == model) return d;
+  throw InputError("model", 0, 0,
+                   "unknown model '" + model + "' (known: " + RegisteredNamesText() + ")");
+}
+
 void CheckKind(const std::string& model, const Episode& ep, EpisodeKind kind) {
   if (ep.kind != kind)
     throw InputError(ep.path, 0, 0,
@@ -110,55 +121,71 @@ void MarkOutsideArena(const Episode& ep, const Arena& arena, std::vector<Regime>
   }
 }
 
-// ClassifyRows; `arena` may be null for the ground model only.
+// ClassifyRows: the registered model's classifier, on an episode of its kind. `arena` may be
+// null for the models whose ArenaUse is kNone only.
 std::vector<Regime> Classify(const std::string& model, const Episode& ep, const Arena* arena) {
+  const ModelDescriptor& d = RegisteredModel(model);
+  CheckKind(model, ep, d.replay.kind);
+  return d.classify(ep, arena);
+}
+
+}  // namespace
+
+std::vector<Regime> AerialRows(const Episode& ep, const Arena* arena) {
   std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
-  if (model == "aerial") {
-    CheckKind(model, ep, EpisodeKind::kCar);
-    for (int k = 0; k < ep.size(); ++k) rows[k] = AerialRegime(ep.rows[k], *arena);
-  } else if (model == "ground" || model == "vehicle") {
-    CheckKind(model, ep, EpisodeKind::kCar);
-    for (int k = 0; k < ep.size(); ++k) rows[k] = GroundRegime(ep.rows[k]);
-  } else if (model == "jump") {
-    CheckKind(model, ep, EpisodeKind::kCar);
-    for (int k = 0; k < ep.size(); ++k)
-      rows[k] = ep.rows[k].on_ground ? Regime::kOnGround : Regime::kNoTakeOff;
-    for (const auto& [first, last] : JumpSegments(ep)) {
-      int k = first;
-      for (; k <= last; ++k) rows[k] = Regime::kCovered;
-      // The landing starts where the car, once clear of the surface, comes back within reach.
-      k = first + 1;
-      while (k <= last && arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
-      while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
-      for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
-    }
-  } else if (model == "powerslide") {
-    // The ground model's rows with the handbrake held or not.
-    CheckKind(model, ep, EpisodeKind::kCar);
-    for (int k = 0; k < ep.size(); ++k) {
-      rows[k] = GroundRegime(ep.rows[k]);
-      if (rows[k] == Regime::kHandbrake) rows[k] = Regime::kCovered;
-    }
-  } else if (model == "wall") {
-    CheckKind(model, ep, EpisodeKind::kCar);
-    for (int k = 0; k < ep.size(); ++k) rows[k] = WallRegime(ep.rows[k], *arena);
-  } else if (model == "car") {
-    CheckKind(model, ep, EpisodeKind::kCar);
-    rows = CarRegimes(ep, *arena);
-  } else if (model == "ball") {
-    CheckKind(model, ep, EpisodeKind::kBall);
-    const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
-    for (int k : UnexplainedImpulseRows(ep, *arena, c, kBallMinImpulseUuS, kBallSurfaceMarginUu))
-      rows[k] = rows[k + 1] = Regime::kCarTouch;
-  } else {
-    throw InputError("model", 0, 0,
-                     "unknown model '" + model +
-                         "' (known: aerial, ground, ball, wall, car, jump, powerslide, vehicle)");
+  for (int k = 0; k < ep.size(); ++k) rows[k] = AerialRegime(ep.rows[k], *arena);
+  return rows;
+}
+
+std::vector<Regime> GroundRows(const Episode& ep, const Arena*) {
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  for (int k = 0; k < ep.size(); ++k) rows[k] = GroundRegime(ep.rows[k]);
+  return rows;
+}
+
+std::vector<Regime> JumpRows(const Episode& ep, const Arena* arena) {
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  for (int k = 0; k < ep.size(); ++k)
+    rows[k] = ep.rows[k].on_ground ? Regime::kOnGround : Regime::kNoTakeOff;
+  for (const auto& [first, last] : JumpSegments(ep)) {
+    int k = first;
+    for (; k <= last; ++k) rows[k] = Regime::kCovered;
+    // The landing starts where the car, once clear of the surface, comes back within reach.
+    k = first + 1;
+    while (k <= last && arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
+    while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
+    for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
   }
   return rows;
 }
 
-}  // namespace
+// The ground model's rows with the handbrake held or not.
+std::vector<Regime> PowerslideRows(const Episode& ep, const Arena*) {
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  for (int k = 0; k < ep.size(); ++k) {
+    rows[k] = GroundRegime(ep.rows[k]);
+    if (rows[k] == Regime::kHandbrake) rows[k] = Regime::kCovered;
+  }
+  return rows;
+}
+
+std::vector<Regime> WallRows(const Episode& ep, const Arena* arena) {
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  for (int k = 0; k < ep.size(); ++k) rows[k] = WallRegime(ep.rows[k], *arena);
+  return rows;
+}
+
+std::vector<Regime> CarRows(const Episode& ep, const Arena* arena) {
+  return CarRegimes(ep, *arena);
+}
+
+std::vector<Regime> BallRows(const Episode& ep, const Arena* arena) {
+  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
+  const BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
+  for (int k : UnexplainedImpulseRows(ep, *arena, c, kBallMinImpulseUuS, kBallSurfaceMarginUu))
+    rows[k] = rows[k + 1] = Regime::kCarTouch;
+  return rows;
+}
 
 const char* RegimeLabel(Regime regime) {
   switch (regime) {
@@ -177,18 +204,15 @@ const char* RegimeLabel(Regime regime) {
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
-  if (model != "aerial" && model != "ground" && model != "ball" && model != "wall" &&
-      model != "car" && model != "jump" && model != "powerslide" && model != "vehicle")
-    return Classify(model, ep, nullptr);
-  // The ground test needs no mesh: do not require one.
-  if (model == "ground" || model == "powerslide" || model == "vehicle")
-    return Classify(model, ep, nullptr);
+  const ModelDescriptor& d = RegisteredModel(model);
+  // The flat floor is a plane: no mesh is needed, do not require one.
+  if (d.arena == ArenaUse::kNone) return Classify(model, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
-  // The car decides on the mesh like the aerial test; without datasets, on the floor alone.
-  if ((model == "aerial" || model == "car" || model == "jump") && root.empty())
+  // Without datasets, the floor alone (the aerial, car and jump models decide on the mesh).
+  if (d.arena == ArenaUse::kPitchOrFloor && root.empty())
     return Classify(model, ep, &FloorOnlyArena());
   // The ball is classified in its own arena (BallArena: the ceiling where it bounces).
-  const Arena& pitch = model == "ball" ? BallArena(root) : PitchArena(root);
+  const Arena& pitch = d.arena == ArenaUse::kBall ? BallArena(root) : PitchArena(root);
   std::vector<Regime> rows = Classify(model, ep, &pitch);
   MarkOutsideArena(ep, pitch, &rows);
   return rows;

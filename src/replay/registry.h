@@ -1,0 +1,59 @@
+// The model registry: one descriptor per model, registered once (src/replay/models.cc). Every
+// list of models (the tools' choices and help, the Python module, the tests, results/, the
+// regression check) is read from it; the fit layer keys its fitters by the same names
+// (fit/fitters.h).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "src/io/episode.h"
+#include "src/models/arena.h"
+#include "src/replay/predictor.h"
+#include "src/replay/regime.h"
+
+namespace rlfit {
+
+// The arena mesh a model's row classification (ClassifyRows) reads.
+enum class ArenaUse {
+  kNone,          // none: the flat floor is a plane (ground, vehicle, powerslide)
+  kPitchOrFloor,  // the pitch mesh; without a datasets root, the floor plane z = 0 alone
+  kPitch,         // the pitch mesh; without a datasets root, the error of PitchArena
+  kBall,          // the ball's arena (BallArena: the ceiling where it bounces)
+};
+
+// What a model's coefficients file carries beyond its layout's values and the integration
+// settings every file has (src/io/coeff_file.cc writes and checks it).
+enum class CoeffFileExtras {
+  kNone,
+  kBallClock,  // integration.clock: the clock the ball's coefficients were fitted on
+};
+
+// Per-row regimes of `ep` under the model (ClassifyRows, src/replay/regime.h, for what each
+// label means): `ep` is of the model's kind (checked before); `arena` is null for
+// ArenaUse::kNone, else the mesh the caller chose.
+using RegimeClassifier =
+    std::function<std::vector<Regime>(const Episode& ep, const Arena* arena)>;
+
+struct ModelDescriptor {
+  // The replay side: name, one-line description, the kind of recording it reads, the
+  // coefficient layout, the default horizons and the predictor (ModelInfo, predictor.h).
+  ModelInfo replay;
+  RegimeClassifier classify;  // which rows it covers
+  ArenaUse arena;             // the mesh `classify` is given
+  bool has_fit;               // `rlfit fit` fits it (fit/fitters.h holds the fitter)
+  CoeffFileExtras coeff_extras;
+  std::string docs;           // the model's page, relative to the checkout
+  // results/<name>/ holds its committed fit (coeffs.json) and regression baseline.
+  bool has_results;
+};
+
+// Every model, in the order the tools list them.
+const std::vector<ModelDescriptor>& Registry();
+// The model called `name`; InputError listing the registered names otherwise.
+const ModelDescriptor& FindDescriptor(const std::string& name);
+// The registered names, comma-separated: "aerial, ball, ...".
+std::string RegisteredNamesText();
+
+}  // namespace rlfit
