@@ -532,7 +532,8 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const std::vector<TimedInput> controls = options.controls_path.empty()
                                                ? std::vector<TimedInput>{}
                                                : ReadControls(options.controls_path, dt);
-  const CoeffFile coeffs = LoadCoefficients(model, options.coeffs);
+  const CoeffFile coeffs = PredictionCoefficients(
+      model, LoadCoefficients(model, options.coeffs), options.coeffs, options.recording_drift);
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
 
   return PredictTrajectories(model, *predictor, states, controls, dt, steps, 1);

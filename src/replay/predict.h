@@ -51,7 +51,10 @@ struct PredictOptions {
   double dt_s = 0.0;          // output row spacing, s; 0 = DefaultPredictDt(model)
   std::string coeffs;         // "" = committed fit, "seed", or a coefficients JSON
   std::string out_path;       // CSV to write (atomically); "" = stdout
-  std::string data_root;      // datasets root for the ball's arena mesh; "" = default lookup
+  std::string data_root;      // datasets root for the arena mesh; "" = default lookup
+  // Keep the recordings' Euler-rate drift (kRecordingDriftBlock) in the coefficients; by
+  // default it is left out (PredictionCoefficients).
+  bool recording_drift = false;
 
   // Option errors (names the option): model, one state source, ranges, the --state and
   // --orientation values, --out not naming an input. Files are checked by RunPredict.
