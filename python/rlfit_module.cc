@@ -154,11 +154,13 @@ Rows AsRows(const Array& a, const std::string& what, const std::vector<int>& all
 }
 
 // Initial states from rows x,y,z,vx,vy,vz[,wx,wy,wz[,pitch,yaw,roll]] (uu, uu/s, rad/s, rad),
-// checked as `rlsim predict` checks --states (InitialStateProblem); errors name the array,
+// checked as `rlsim predict` checks --states (InitialStateProblem, with `rule` the model's
+// start, ModelStartProblem); errors name the array,
 // the 1-based row and the first column of the bad group.
 std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
                                      const std::string& what,
-                                     const Arena::VertexBox* box = nullptr) {
+                                     const Arena::VertexBox* box = nullptr,
+                                     const StartRule* rule = nullptr) {
   const std::vector<int> widths = car ? std::vector<int>{6, 9, 12} : std::vector<int>{6, 9};
   const Rows r = AsRows(a, what, widths, allow_1d);
   std::vector<InitialState> states(r.n);
@@ -170,7 +172,7 @@ std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
     if (r.width >= 9) s.omega = {v[6], v[7], v[8]};
     if (r.width == 12) s.euler = {v[9], v[10], v[11]};
     int part = -1;
-    const std::string why = InitialStateProblem(s, car, &part, box);
+    const std::string why = InitialStateProblem(s, car, &part, box, rule);
     if (!why.empty())
       throw InputError(what, allow_1d && a.ndim() == 1 ? 0 : i + 1, 3 * part + 1, why);
   }
@@ -301,6 +303,7 @@ class PyModel {
                            std::to_string(states_in.ndim()) +
                            " dimensions (predict_batch takes several)");
     int steps = Steps(duration_s, &dt_s);
+    const StartRule rule{model_, data_root_};
     // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
     const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;
     if (static_cast<double>(n_states) * (steps + 1) > kMaxPredictRows)
@@ -310,7 +313,7 @@ class PyModel {
                            " rows: split the batch");
     const std::vector<InitialState> states =
         StatesFrom(states_in, car(), !batch, batch ? "states" : "state",
-                   PredictArenaBox(*model_, ResolveDataRoot(data_root_)));
+                   PredictArenaBox(*model_, ResolveDataRoot(data_root_)), &rule);
     const std::vector<TimedInput> inputs = Controls(controls, dt_s);
     const py::ssize_t n = static_cast<py::ssize_t>(states.size());
     const py::ssize_t rows = steps + 1;

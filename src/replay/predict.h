@@ -77,13 +77,38 @@ inline constexpr const char* kControlColumns[9] = {
 // 1/122 s, src/models/ball.h) for the ball.
 double DefaultPredictDt(const ModelInfo& model);
 
+// The model a starting state is checked against (ModelStartProblem), with the datasets root
+// of its arena mesh ("" = the default lookup).
+struct StartRule {
+  const ModelInfo* model = nullptr;
+  std::string data_root;
+};
+
+// Why `state` (already legal: InitialStateProblem) is not a starting state `model` covers, ""
+// when it is; *part as InitialStateProblem's (0 position, 3 orientation). The same rows a
+// replay scores (ClassifyRows on the one-row episode PredictionEpisode builds):
+//   ground, powerslide, vehicle: a car on the flat floor (the centre within
+//     kGroundHeightBandUu of game::kCarRestHeight, the up axis within acos(kGroundUprightMinCos)
+//     of vertical, src/replay/regime.h);
+//   wall: a car on a surface (the mesh within kWallDriveReachUu of the centre) on its wheels
+//     there (IsOnSurface with the default SurfaceCoeffs, as the car's regime test);
+//   aerial: a car clear of the mesh (no part of it within reach: the centre more than
+//     kCarSurfaceReachUu from the mesh), nor resting on the floor;
+//   ball: a ball whose sphere (game::kBallRadius) does not overlap the mesh (BallArena): one
+//     overlapping a corner or the back of the net ends outside the arena;
+//   car, jump: any legal state.
+std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
+                              const std::string& data_root, int* part);
+
 // Reads initial states: .json (one object or a list of objects {"x": [3], "v": [3], optional
 // "omega": [3], "euler": [3] pitch/yaw/roll rad}) or .csv (header naming x,y,z,vx,vy,vz and
 // optionally wx,wy,wz and pitch,yaw,roll; one state per row). InputError (file, row, column)
 // on anything malformed or implausible, or (`box` given) centred outside the box of the
-// arena mesh's vertices (see InitialStateProblem).
+// arena mesh's vertices (see InitialStateProblem), or (`rule` given) not a start its model
+// covers (ModelStartProblem).
 std::vector<InitialState> ReadStates(const std::string& path, bool car,
-                                     const Arena::VertexBox* box = nullptr);
+                                     const Arena::VertexBox* box = nullptr,
+                                     const StartRule* rule = nullptr);
 
 // Reads a controls CSV: a header naming any of throttle, steer, pitch, yaw, roll (in [-1, 1]),
 // jump, boost, handbrake (0 or 1) and optionally t_s (s, >= 0, increasing); a missing column
@@ -95,9 +120,10 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 // 3 Euler angles (also "the ball model has no orientation" when !car and euler is not zero).
 // With `box` (the box of the arena mesh's vertices, Arena::Box), a position outside it is
 // refused too: a replay leaves such rows out as `outside the arena` (no wall or floor holds
-// the ball there: under the floor it falls for ever).
+// the ball there: under the floor it falls for ever). With `rule`, then ModelStartProblem.
 std::string InitialStateProblem(const InitialState& state, bool car, int* part,
-                                const Arena::VertexBox* box = nullptr);
+                                const Arena::VertexBox* box = nullptr,
+                                const StartRule* rule = nullptr);
 
 // "" when `x` lies within `box` (the box of the arena mesh's vertices, Arena::Box), else why,
 // naming the first coordinate outside it (*axis 0, 1 or 2): no wall or floor holds the ball
@@ -148,7 +174,9 @@ std::vector<Trajectory> PredictTrajectories(const ModelInfo& model, const Predic
                                             int steps, int threads);
 
 // The whole command without output: checks the options (InputError "(options)" with the
-// reason), reads states and controls, loads the coefficients and runs the model's Predictor.
+// reason), reads states and controls (refusing a start the model does not cover,
+// ModelStartProblem), loads the coefficients (PredictionCoefficients: without the recordings'
+// drift unless options.recording_drift) and runs the model's Predictor.
 std::vector<Trajectory> RunPredict(const PredictOptions& options);
 
 // The trajectory CSV: [state,]source_row,t_s,x,y,z,vx,vy,vz,wx,wy,wz[,pitch,yaw,roll] with
