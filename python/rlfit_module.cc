@@ -303,7 +303,7 @@ class PyModel {
                            std::to_string(states_in.ndim()) +
                            " dimensions (predict_batch takes several)");
     int steps = Steps(duration_s, &dt_s);
-    const StartRule rule{model_, data_root_};
+    const StartRule rule{model_, ResolveDataRoot(data_root_)};  // resolved once, not per state
     // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
     const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;
     if (static_cast<double>(n_states) * (steps + 1) > kMaxPredictRows)

@@ -150,6 +150,46 @@ std::string PositionText(const Eigen::Vector3d& x) {
   return "(" + Num(x(0)) + ", " + Num(x(1)) + ", " + Num(x(2)) + ")";
 }
 
+// Whether `x` lies behind the mesh: one of the six axis-aligned rays from it first meets the
+// back of a triangle (the side away from its normal, which faces into the arena). A ray that
+// meets nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing. Every
+// triangle is tested: called only where Arena::Contains (the BVH's test, which also refuses
+// such rays) has said no.
+bool BehindMesh(const Arena& arena, const Eigen::Vector3d& x) {
+  std::array<double, 6> nearest;
+  nearest.fill(std::numeric_limits<double>::infinity());
+  std::array<bool, 6> back{};
+  for (const Triangle& t : arena.triangles()) {
+    const Eigen::Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
+                          p2 = t.p[2].cast<double>();
+    const Eigen::Vector3d e1 = p1 - p0, e2 = p2 - p0, n = e1.cross(e2);
+    for (int k = 0; k < 3; ++k) {
+      if (n(k) == 0.0) continue;  // parallel to the ray
+      const Eigen::Vector3d d = Eigen::Vector3d::Unit(k);
+      // Moller-Trumbore: x + s d = p0 + u e1 + v e2.
+      const Eigen::Vector3d h = d.cross(e2);
+      const double det = e1.dot(h);
+      if (det == 0.0) continue;
+      const Eigen::Vector3d q = x - p0;
+      const double u = q.dot(h) / det;
+      if (u < 0.0 || u > 1.0) continue;
+      const Eigen::Vector3d r = q.cross(e1);
+      const double v = d.dot(r) / det;
+      if (v < 0.0 || u + v > 1.0) continue;
+      const double s = e2.dot(r) / det;
+      if (s == 0.0) continue;
+      const int ray = 2 * k + (s > 0.0 ? 1 : 0);
+      if (std::abs(s) < nearest[ray]) {
+        nearest[ray] = std::abs(s);
+        back[ray] = q.dot(n) < 0.0;
+      }
+    }
+  }
+  for (int ray = 0; ray < 6; ++ray)
+    if (std::isfinite(nearest[ray]) && back[ray]) return true;
+  return false;
+}
+
 double Degrees(double cos_angle) {
   return std::acos(std::clamp(cos_angle, -1.0, 1.0)) * 180.0 / kPi;
 }
@@ -404,18 +444,18 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   const std::string where = "position " + PositionText(state.x) + " uu";
   if (model.kind == EpisodeKind::kBall) {
-    // The ball's own radius, not its contact radius (93.15): a ball resting on the floor or
-    // rolling along a wall sits 1.9 uu into its contact radius (kBallPenetrationSlop).
     const Arena& arena = BallArena(root);
-    const std::string needs = ": the ball model needs a ball inside the arena clear of the mesh "
-                              "(centre at least its radius, " + Num(game::kBallRadius) +
-                              " uu, from it)";
-    const Contact c = arena.Collide(state.x, game::kBallRadius);
+    const std::string needs =
+        ": the ball model needs a ball inside the arena, its centre at least " +
+        Num(kBallStartMinMeshDistanceUu) + " uu from the mesh (radius " + Num(game::kBallRadius) +
+        " uu; recorded bounces overlap it by up to 9.5)";
+    const Contact c = arena.Collide(state.x, kBallStartMinMeshDistanceUu);
     if (c.hit)
-      return where + " is " + Num(game::kBallRadius - c.penetration) +
+      return where + " is " + Num(kBallStartMinMeshDistanceUu - c.penetration) +
              " uu from the arena mesh" + needs;
     // Behind a wall (e.g. beyond a corner curve, within the box of the mesh's vertices).
-    if (!arena.Contains(state.x)) return where + " is outside the arena mesh" + needs;
+    if (!arena.Contains(state.x) && BehindMesh(arena, state.x))
+      return where + " is outside the arena mesh" + needs;
     return "";
   }
   const std::string& name = model.name;
@@ -596,7 +636,8 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   // A states file that cannot be read is named before the mesh is looked for.
   if (!options.states_path.empty()) RequireReadableFile(options.states_path);
   const Arena::VertexBox* box = PredictArenaBox(model, options.data_root);
-  const StartRule rule{&model, options.data_root};
+  // The root resolved once, not per state.
+  const StartRule rule{&model, options.data_root.empty() ? ResolveDataRoot("") : options.data_root};
   std::vector<InitialState> states;
   if (options.states_path.empty()) {
     // options.Check has parsed and checked it but for the arena (read here).
