@@ -28,7 +28,8 @@ CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const s
                                  bool recording_drift) {
   if (file.integration.tick_rate_hz != game::kTickRateHz)
     throw InputError(spec.empty() ? CommittedCoeffsPath(model.name) : spec, 0, 0,
-                     "integration.tick_rate_hz = " + MessageNumber(file.integration.tick_rate_hz, 6) +
+                     "integration.tick_rate_hz = " +
+                         MessageNumber(file.integration.tick_rate_hz, 6) +
                          " Hz: predict runs the game's tick, " +
                          MessageNumber(game::kTickRateHz, 6) +
                          " Hz (only replay and fit split recorded rows at another rate)");
