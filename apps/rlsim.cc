@@ -169,6 +169,9 @@ Command AddPredict(CLI::App* app) {
       ->check(rlfit::CoeffsSpec());
   predict->add_option("--out", o->out_path, "CSV to write (default: stdout)")
       ->check(rlfit::NonEmptyPath());
+  predict->add_flag("--recording-drift", o->recording_drift,
+                    "keep the aerial recordings' Euler-rate drift (coefficients *drift_*), "
+                    "which replay and fit use; by default a prediction leaves it out");
   rlfit::AddDataOption(predict, &o->data_root);
   rlfit::AddForceFlag(predict, &args->force);
   return {predict, [args] {

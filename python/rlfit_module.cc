@@ -155,11 +155,13 @@ Rows AsRows(const Array& a, const std::string& what, const std::vector<int>& all
 }
 
 // Initial states from rows x,y,z,vx,vy,vz[,wx,wy,wz[,pitch,yaw,roll]] (uu, uu/s, rad/s, rad),
-// checked as `rlsim predict` checks --states (InitialStateProblem); errors name the array,
+// checked as `rlsim predict` checks --states (InitialStateProblem, with `rule` the model's
+// start, ModelStartProblem); errors name the array,
 // the 1-based row and the first column of the bad group.
 std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
                                      const std::string& what,
-                                     const Arena::VertexBox* box = nullptr) {
+                                     const Arena::VertexBox* box = nullptr,
+                                     const StartRule* rule = nullptr) {
   const std::vector<int> widths = car ? std::vector<int>{6, 9, 12} : std::vector<int>{6, 9};
   const Rows r = AsRows(a, what, widths, allow_1d);
   std::vector<InitialState> states(r.n);
@@ -171,7 +173,7 @@ std::vector<InitialState> StatesFrom(const Array& a, bool car, bool allow_1d,
     if (r.width >= 9) s.omega = {v[6], v[7], v[8]};
     if (r.width == 12) s.euler = {v[9], v[10], v[11]};
     int part = -1;
-    const std::string why = InitialStateProblem(s, car, &part, box);
+    const std::string why = InitialStateProblem(s, car, &part, box, rule);
     if (!why.empty())
       throw InputError(what, allow_1d && a.ndim() == 1 ? 0 : i + 1, 3 * part + 1, why);
   }
@@ -254,7 +256,7 @@ py::dict CoefficientsDict(const ModelInfo& model, const CoeffFile& file, const s
 class PyModel {
  public:
   PyModel(const std::string& name, const FsPath& coeffs, const FsPath& data_root,
-          const py::object& values)
+          const py::object& values, bool recording_drift)
       : model_(&FindModel(name)), spec_(coeffs.bytes), data_root_(data_root.bytes) {
     file_ = LoadCoefficients(*model_, coeffs.bytes);
     if (!values.is_none()) {
@@ -270,7 +272,10 @@ class PyModel {
                              *model_->layout);
       spec_ = "(values given)";
     }
-    predictor_ = model_->make_predictor(file_, data_root_);
+    // Predictions from given states: without the recordings' drift unless asked for, at the
+    // game's tick rate (PredictionCoefficients); `coefficients` shows the file as it is.
+    predictor_ = model_->make_predictor(
+        PredictionCoefficients(*model_, file_, coeffs.bytes, recording_drift), data_root_);
   }
 
   bool car() const { return model_->kind == EpisodeKind::kCar; }
@@ -299,6 +304,7 @@ class PyModel {
                            std::to_string(states_in.ndim()) +
                            " dimensions (predict_batch takes several)");
     int steps = Steps(duration_s, &dt_s);
+    const StartRule rule{model_, ResolveDataRoot(data_root_)};  // resolved once, not per state
     // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
     const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;
     if (static_cast<double>(n_states) * (steps + 1) > kMaxPredictRows)
@@ -308,7 +314,7 @@ class PyModel {
                            " rows: split the batch");
     const std::vector<InitialState> states =
         StatesFrom(states_in, car(), !batch, batch ? "states" : "state",
-                   PredictArenaBox(*model_, ResolveDataRoot(data_root_)));
+                   PredictArenaBox(*model_, ResolveDataRoot(data_root_)), &rule);
     const std::vector<TimedInput> inputs = Controls(controls, dt_s);
     const py::ssize_t n = static_cast<py::ssize_t>(states.size());
     const py::ssize_t rows = steps + 1;
@@ -924,11 +930,14 @@ PYBIND11_MODULE(_rlfit, m) {
 
   py::class_<PyModel>(m, "Model")
       .def(
-          py::init<const std::string&, const FsPath&, const FsPath&, const py::object&>(),
+          py::init<const std::string&, const FsPath&, const FsPath&, const py::object&, bool>(),
           py::arg("name"), py::arg("coeffs") = "", py::arg("data_root") = "",
-          py::arg("values") = py::none(),
+          py::arg("values") = py::none(), py::arg("recording_drift") = false,
           "A model with its coefficients (see load_coefficients; `values` (K,) replaces them). "
-          "The ball loads the arena mesh of the datasets root once.")
+          "The ball loads the arena mesh of the datasets root once. predict, rollout and step "
+          "leave out the aerial recordings' Euler-rate drift (coefficients *drift_*) unless "
+          "recording_drift, and refuse a start the model does not cover (as rlsim predict) "
+          "and a file whose integration.tick_rate_hz is not 120.")
       .def_property_readonly("name", [](const PyModel& p) { return p.model().name; })
       .def_property_readonly("columns",
                              [](const PyModel& p) { return StateColumns(p.car(), true); })

@@ -1,6 +1,9 @@
 // Coefficient selection shared by replay and predict.
 #include "src/replay/coeff_choice.h"
 
+#include "src/common/constants.h"
+#include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/resources.h"
 
 namespace rlfit {
@@ -19,6 +22,27 @@ std::string DescribeCoefficients(const std::string& model, const std::string& sp
   if (spec == kSeedCoeffs) return "seed notes";
   if (spec.empty()) return "committed fit (results/" + model + "/coeffs.json)";
   return spec;
+}
+
+CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const std::string& spec,
+                                 bool recording_drift) {
+  if (file.integration.tick_rate_hz != game::kTickRateHz)
+    throw InputError(spec.empty() ? CommittedCoeffsPath(model.name) : spec, 0, 0,
+                     "integration.tick_rate_hz = " +
+                         MessageNumber(file.integration.tick_rate_hz, 6) +
+                         " Hz: predict runs the game's tick, " +
+                         MessageNumber(game::kTickRateHz, 6) +
+                         " Hz (only replay and fit split recorded rows at another rate)");
+  if (recording_drift) return file;
+  const std::string block = kRecordingDriftBlock;
+  for (const ParamBlock& b : model.layout->blocks) {
+    const bool drift = b.name == block || (b.name.size() > block.size() &&
+                                           b.name.compare(b.name.size() - block.size() - 1,
+                                                          std::string::npos, "." + block) == 0);
+    if (!drift) continue;
+    for (int i = b.offset; i < b.offset + b.size; ++i) file.values[i] = 0.0;
+  }
+  return file;
 }
 
 GroundCoeffs<double> CommittedGroundCoeffs() {

@@ -25,6 +25,22 @@ CoeffFile LoadCoefficients(const ModelInfo& model, const std::string& spec);
 // "committed fit (results/aerial/coeffs.json)", "seed notes", "fit.json".
 std::string DescribeCoefficients(const std::string& model, const std::string& spec);
 
+// Coefficients block of the recordings' Euler-rate drift (src/models/aerial.h; "aerial." +
+// this in the car's layout): how the aerial recordings' floored Euler integers lag their own
+// angular velocity, a fact of those recordings, not of the car (a still car turns by it:
+// yaw 1.5708 -> 1.5344 in 2 s with the committed aerial fit).
+inline constexpr const char* kRecordingDriftBlock = "orientation_drift";
+
+// `file` (loaded from `spec`, see LoadCoefficients) as a prediction from given states runs it
+// (`rlsim predict`, the Python Model's predict, rollout and step); replay and fit run the file
+// as it is. The kRecordingDriftBlock coefficients are set to 0 unless `recording_drift`.
+// InputError naming the file and integration.tick_rate_hz when that is not the game's tick
+// rate (game::kTickRateHz): a prediction's rows are whole ticks of the game, and the car
+// models' rows of 1/120 s take one step whatever the rate below 180 Hz, so another rate
+// would be ignored or half-applied; replay and fit split recorded rows by it.
+CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const std::string& spec,
+                                 bool recording_drift);
+
 // The ground coefficients the wall (surface) model runs with: the committed ground fit,
 // results/ground/coeffs.json (InputError when missing or invalid).
 GroundCoeffs<double> CommittedGroundCoeffs();

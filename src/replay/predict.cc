@@ -27,6 +27,7 @@
 #include "src/io/recording.h"
 #include "src/models/ball.h"
 #include "src/models/model.h"
+#include "src/models/surface.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/regime.h"
 
@@ -107,7 +108,8 @@ struct StateProblem {
 std::string Num(double v) { return MessageNumber(v, 6); }
 
 StateProblem FindStateProblem(const InitialState& s, bool car,
-                              const Arena::VertexBox* box = nullptr) {
+                              const Arena::VertexBox* box = nullptr,
+                              const StartRule* rule = nullptr) {
   // The recording reader's limits (src/io/plausible.h).
   const double max_speed = plausible::MaxSpeedUuS(car);
   const double max_omega = plausible::MaxOmegaRadS(car);
@@ -135,7 +137,61 @@ StateProblem FindStateProblem(const InitialState& s, bool car,
     std::string outside = OutsideArenaProblem(s.x, *box, &axis);
     if (!outside.empty()) return {0, std::move(outside)};
   }
+  if (rule != nullptr) {
+    StateProblem p;
+    p.message = ModelStartProblem(*rule->model, s, rule->data_root, &p.part);
+    if (!p.message.empty()) return p;
+  }
   return {};
+}
+
+// "(x, y, z)" of a position, uu.
+std::string PositionText(const Eigen::Vector3d& x) {
+  return "(" + Num(x(0)) + ", " + Num(x(1)) + ", " + Num(x(2)) + ")";
+}
+
+// Whether `x` lies behind the mesh: one of the six axis-aligned rays from it first meets the
+// back of a triangle (the side away from its normal, which faces into the arena). A ray that
+// meets nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing. Every
+// triangle is tested: called only where Arena::Contains (the BVH's test, which also refuses
+// such rays) has said no.
+bool BehindMesh(const Arena& arena, const Eigen::Vector3d& x) {
+  std::array<double, 6> nearest;
+  nearest.fill(std::numeric_limits<double>::infinity());
+  std::array<bool, 6> back{};
+  for (const Triangle& t : arena.triangles()) {
+    const Eigen::Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
+                          p2 = t.p[2].cast<double>();
+    const Eigen::Vector3d e1 = p1 - p0, e2 = p2 - p0, n = e1.cross(e2);
+    for (int k = 0; k < 3; ++k) {
+      if (n(k) == 0.0) continue;  // parallel to the ray
+      const Eigen::Vector3d d = Eigen::Vector3d::Unit(k);
+      // Moller-Trumbore: x + s d = p0 + u e1 + v e2.
+      const Eigen::Vector3d h = d.cross(e2);
+      const double det = e1.dot(h);
+      if (det == 0.0) continue;
+      const Eigen::Vector3d q = x - p0;
+      const double u = q.dot(h) / det;
+      if (u < 0.0 || u > 1.0) continue;
+      const Eigen::Vector3d r = q.cross(e1);
+      const double v = d.dot(r) / det;
+      if (v < 0.0 || u + v > 1.0) continue;
+      const double s = e2.dot(r) / det;
+      if (s == 0.0) continue;
+      const int ray = 2 * k + (s > 0.0 ? 1 : 0);
+      if (std::abs(s) < nearest[ray]) {
+        nearest[ray] = std::abs(s);
+        back[ray] = q.dot(n) < 0.0;
+      }
+    }
+  }
+  for (int ray = 0; ray < 6; ++ray)
+    if (std::isfinite(nearest[ray]) && back[ray]) return true;
+  return false;
+}
+
+double Degrees(double cos_angle) {
+  return std::acos(std::clamp(cos_angle, -1.0, 1.0)) * 180.0 / kPi;
 }
 
 const ModelInfo* LookUpModel(const std::string& name) {
@@ -224,7 +280,7 @@ void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& nam
 }
 
 std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car,
-                                        const Arena::VertexBox* box) {
+                                        const Arena::VertexBox* box, const StartRule* rule) {
   static constexpr std::array<const char*, 12> kNames = {"x",  "y",  "z",  "vx",    "vy",  "vz",
                                                          "wx", "wy", "wz", "pitch", "yaw", "roll"};
   std::vector<InitialState> states;
@@ -256,7 +312,7 @@ std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car,
         s.v = {v[3], v[4], v[5]};
         s.omega = {v[6], v[7], v[8]};
         s.euler = {v[9], v[10], v[11]};
-        const StateProblem p = FindStateProblem(s, car, box);
+        const StateProblem p = FindStateProblem(s, car, box, rule);
         if (!p.message.empty()) {
           static constexpr const char* kFirst[] = {"x", "vx", "wx", "pitch"};
           throw InputError(path, line, ColumnOf(header, kFirst[p.part]), p.message);
@@ -286,7 +342,7 @@ Eigen::Vector3d JsonVec3(const nlohmann::json& object, const char* key, bool req
 }
 
 std::vector<InitialState> ReadStatesJson(const std::string& path, bool car,
-                                         const Arena::VertexBox* box) {
+                                         const Arena::VertexBox* box, const StartRule* rule) {
   const nlohmann::json j = ReadJsonFile(path);
   std::vector<const nlohmann::json*> objects;
   if (j.is_object()) {
@@ -314,7 +370,7 @@ std::vector<InitialState> ReadStatesJson(const std::string& path, bool car,
     s.euler = JsonVec3(o, "euler", false, path, where);
     if (!car && o.contains("euler"))
       throw InputError(path, 0, 0, where + ": the ball model has no orientation ('euler')");
-    const StateProblem p = FindStateProblem(s, car, box);
+    const StateProblem p = FindStateProblem(s, car, box, rule);
     if (!p.message.empty()) throw InputError(path, 0, 0, where + ": " + p.message);
     states.push_back(s);
   }
@@ -376,10 +432,76 @@ const Arena::VertexBox* PredictArenaBox(const ModelInfo& model, const std::strin
 }
 
 std::string InitialStateProblem(const InitialState& state, bool car, int* part,
-                                const Arena::VertexBox* box) {
-  const StateProblem p = FindStateProblem(state, car, box);
+                                const Arena::VertexBox* box, const StartRule* rule) {
+  const StateProblem p = FindStateProblem(state, car, box, rule);
   *part = p.part;
   return p.message;
+}
+
+std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
+                              const std::string& data_root, int* part) {
+  *part = 0;
+  const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
+  const std::string where = "position " + PositionText(state.x) + " uu";
+  if (model.kind == EpisodeKind::kBall) {
+    const Arena& arena = BallArena(root);
+    const std::string needs =
+        ": the ball model needs a ball inside the arena, its centre at least " +
+        Num(kBallStartMinMeshDistanceUu) + " uu from the mesh (radius " + Num(game::kBallRadius) +
+        " uu; recorded bounces overlap it by up to 9.5)";
+    const Contact c = arena.Collide(state.x, kBallStartMinMeshDistanceUu);
+    if (c.hit)
+      return where + " is " + Num(kBallStartMinMeshDistanceUu - c.penetration) +
+             " uu from the arena mesh" + needs;
+    // Behind a wall (e.g. beyond a corner curve, within the box of the mesh's vertices).
+    if (!arena.Contains(state.x) && BehindMesh(arena, state.x))
+      return where + " is outside the arena mesh" + needs;
+    return "";
+  }
+  const std::string& name = model.name;
+  if (name != "ground" && name != "powerslide" && name != "vehicle" && name != "wall" &&
+      name != "aerial")
+    return "";
+  // The one-row episode a prediction starts from, classified as a replay classifies a row.
+  Episode ep = PredictionEpisode(EpisodeKind::kCar, state, {}, 1.0 / game::kTickRateHz, 1);
+  ep.rows.resize(1);
+  ep.step_dt_s.clear();
+  ep.step_ticks.clear();
+  Sample& row = ep.rows[0];
+  // The wall model's rows have the recorded flag set; the surface test below decides.
+  if (name == "wall") row.on_ground = true;
+  const Regime regime = ClassifyRows(name, ep, root)[0];
+  const double tilt_deg = Degrees(row.theta(2, 2));
+  if (name == "wall") {
+    const Arena& arena = PitchArena(root);
+    const SurfaceCoeffs<double> c = SurfaceCoeffs<double>();
+    const Eigen::Vector3d up = row.theta.col(2);
+    if (regime == Regime::kCovered && IsOnSurface(c, arena, row.x, up)) return "";
+    const SurfaceUnder under = FindSurface(arena, row.x, c.surface_reach);
+    const std::string needs =
+        ": the wall model needs a car on a surface (the arena mesh within " +
+        Num(kWallDriveReachUu) + " uu of the centre, the up axis within " +
+        Num(Degrees(c.wheels_min_cos)) + " degrees of the surface's normal)";
+    if (!under.found || under.distance > c.drive_reach)
+      return where + " has no surface within " + Num(c.drive_reach) + " uu" + needs;
+    *part = 3;
+    return where + ": the up axis is " + Num(Degrees(up.dot(under.normal))) +
+           " degrees from the surface's normal" + needs;
+  }
+  if (regime == Regime::kCovered) return "";
+  if (name == "aerial")
+    return where + " is " + (regime == Regime::kOutsideArena ? "outside the arena mesh" :
+                             regime == Regime::kOnGround     ? "on the floor"
+                                                             : "within reach of the arena mesh") +
+           ": the aerial model needs a car clear of the mesh (centre more than " +
+           Num(kCarSurfaceReachUu) + " uu from it)";
+  const bool height_ok =
+      std::abs(row.x.z() - game::kCarRestHeight) <= kGroundHeightBandUu;
+  if (height_ok) *part = 3;
+  return where + ", up axis " + Num(tilt_deg) + " degrees from vertical: the " + name +
+         " model needs a car on the floor (z within " + Num(kGroundHeightBandUu) + " uu of " +
+         Num(game::kCarRestHeight) + " uu, up axis within " +
+         Num(Degrees(kGroundUprightMinCos)) + " degree of vertical)";
 }
 
 bool PredictOptions::Check(std::string* why) const {
@@ -407,11 +529,11 @@ bool PredictOptions::Check(std::string* why) const {
 }
 
 std::vector<InitialState> ReadStates(const std::string& path, bool car,
-                                     const Arena::VertexBox* box) {
+                                     const Arena::VertexBox* box, const StartRule* rule) {
   const std::string ext = fs::path(path).extension().string();
   RequireReadableFile(path);
-  if (ext == ".json") return ReadStatesJson(path, car, box);
-  if (ext == ".csv") return ReadStatesCsv(path, car, box);
+  if (ext == ".json") return ReadStatesJson(path, car, box, rule);
+  if (ext == ".csv") return ReadStatesCsv(path, car, box, rule);
   throw InputError(path, 0, 0, "states file must be .json or .csv");
 }
 
@@ -514,15 +636,18 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   // A states file that cannot be read is named before the mesh is looked for.
   if (!options.states_path.empty()) RequireReadableFile(options.states_path);
   const Arena::VertexBox* box = PredictArenaBox(model, options.data_root);
+  // The root resolved once, not per state.
+  const StartRule rule{&model, options.data_root.empty() ? ResolveDataRoot("") : options.data_root};
   std::vector<InitialState> states;
   if (options.states_path.empty()) {
-    // options.Check has parsed and checked it but for the arena's box (read here).
+    // options.Check has parsed and checked it but for the arena (read here).
     states.push_back(StateFromOptions(options, &why));
-    int axis = -1;
-    if (box != nullptr) why = OutsideArenaProblem(states.back().x, *box, &axis);
-    if (!why.empty()) throw InputError("(options)", 0, 0, "--state: " + why);
+    int part = 0;
+    why = InitialStateProblem(states.back(), car, &part, box, &rule);
+    if (!why.empty())
+      throw InputError("(options)", 0, 0, (part == 3 ? "--orientation: " : "--state: ") + why);
   } else {
-    states = ReadStates(options.states_path, car, box);
+    states = ReadStates(options.states_path, car, box, &rule);
   }
   if (static_cast<double>(states.size()) * (steps + 1) > kMaxPredictRows)
     throw InputError("(options)", 0, 0,
@@ -532,7 +657,8 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
   const std::vector<TimedInput> controls = options.controls_path.empty()
                                                ? std::vector<TimedInput>{}
                                                : ReadControls(options.controls_path, dt);
-  const CoeffFile coeffs = LoadCoefficients(model, options.coeffs);
+  const CoeffFile coeffs = PredictionCoefficients(
+      model, LoadCoefficients(model, options.coeffs), options.coeffs, options.recording_drift);
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
 
   return PredictTrajectories(model, *predictor, states, controls, dt, steps, 1);

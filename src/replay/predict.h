@@ -51,7 +51,10 @@ struct PredictOptions {
   double dt_s = 0.0;          // output row spacing, s; 0 = DefaultPredictDt(model)
   std::string coeffs;         // "" = committed fit, "seed", or a coefficients JSON
   std::string out_path;       // CSV to write (atomically); "" = stdout
-  std::string data_root;      // datasets root for the ball's arena mesh; "" = default lookup
+  std::string data_root;      // datasets root for the arena mesh; "" = default lookup
+  // Keep the recordings' Euler-rate drift (kRecordingDriftBlock) in the coefficients; by
+  // default it is left out (PredictionCoefficients).
+  bool recording_drift = false;
 
   // Option errors (names the option): model, one state source, ranges, the --state and
   // --orientation values, --out not naming an input. Files are checked by RunPredict.
@@ -74,13 +77,48 @@ inline constexpr const char* kControlColumns[9] = {
 // 1/122 s, src/models/ball.h) for the ball.
 double DefaultPredictDt(const ModelInfo& model);
 
+// Closest a ball's starting centre may be to the arena mesh, uu. The ball's radius is 91.25
+// (a ball at rest sits 93.15 from the surface), but fast bounces are recorded mid-contact:
+// of the 155,625 rows of ball_trajectories (258 episodes), 264 have the centre within 91.25 uu
+// of the pitch mesh, the closest 81.72 uu (p10 86.9, median 90.1). A start that deep is a state
+// the game produces, so the limit sits below it; a deeper overlap is refused.
+inline constexpr double kBallStartMinMeshDistanceUu = 80.0;
+
+// The model a starting state is checked against (ModelStartProblem), with the datasets root
+// of its arena mesh ("" = the default lookup).
+struct StartRule {
+  const ModelInfo* model = nullptr;
+  std::string data_root;
+};
+
+// Why `state` (already legal: InitialStateProblem) is not a starting state `model` covers, ""
+// when it is; *part as InitialStateProblem's (0 position, 3 orientation). The same rows a
+// replay scores (ClassifyRows on the one-row episode PredictionEpisode builds):
+//   ground, powerslide, vehicle: a car on the flat floor (the centre within
+//     kGroundHeightBandUu of game::kCarRestHeight, the up axis within acos(kGroundUprightMinCos)
+//     of vertical, src/replay/regime.h);
+//   wall: a car on a surface (the mesh within kWallDriveReachUu of the centre) on its wheels
+//     there (IsOnSurface with the default SurfaceCoeffs, as the car's regime test);
+//   aerial: a car clear of the mesh (no part of it within reach: the centre more than
+//     kCarSurfaceReachUu from the mesh), nor resting on the floor;
+//   ball: a ball not behind the mesh (BallArena: Arena::Contains, or no axis-aligned ray from
+//     the centre first meets the back of a triangle) whose centre is at least
+//     kBallStartMinMeshDistanceUu from it (its sphere overlaps the mesh by at most what the
+//     recordings' bounces do): one behind a corner curve or deep in the net ended outside the
+//     arena;
+//   car, jump: any legal state.
+std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
+                              const std::string& data_root, int* part);
+
 // Reads initial states: .json (one object or a list of objects {"x": [3], "v": [3], optional
 // "omega": [3], "euler": [3] pitch/yaw/roll rad}) or .csv (header naming x,y,z,vx,vy,vz and
 // optionally wx,wy,wz and pitch,yaw,roll; one state per row). InputError (file, row, column)
 // on anything malformed or implausible, or (`box` given) centred outside the box of the
-// arena mesh's vertices (see InitialStateProblem).
+// arena mesh's vertices (see InitialStateProblem), or (`rule` given) not a start its model
+// covers (ModelStartProblem).
 std::vector<InitialState> ReadStates(const std::string& path, bool car,
-                                     const Arena::VertexBox* box = nullptr);
+                                     const Arena::VertexBox* box = nullptr,
+                                     const StartRule* rule = nullptr);
 
 // Reads a controls CSV: a header naming any of throttle, steer, pitch, yaw, roll (in [-1, 1]),
 // jump, boost, handbrake (0 or 1) and optionally t_s (s, >= 0, increasing); a missing column
@@ -92,9 +130,10 @@ std::vector<TimedInput> ReadControls(const std::string& path, double dt_s);
 // 3 Euler angles (also "the ball model has no orientation" when !car and euler is not zero).
 // With `box` (the box of the arena mesh's vertices, Arena::Box), a position outside it is
 // refused too: a replay leaves such rows out as `outside the arena` (no wall or floor holds
-// the ball there: under the floor it falls for ever).
+// the ball there: under the floor it falls for ever). With `rule`, then ModelStartProblem.
 std::string InitialStateProblem(const InitialState& state, bool car, int* part,
-                                const Arena::VertexBox* box = nullptr);
+                                const Arena::VertexBox* box = nullptr,
+                                const StartRule* rule = nullptr);
 
 // "" when `x` lies within `box` (the box of the arena mesh's vertices, Arena::Box), else why,
 // naming the first coordinate outside it (*axis 0, 1 or 2): no wall or floor holds the ball
@@ -145,7 +184,9 @@ std::vector<Trajectory> PredictTrajectories(const ModelInfo& model, const Predic
                                             int steps, int threads);
 
 // The whole command without output: checks the options (InputError "(options)" with the
-// reason), reads states and controls, loads the coefficients and runs the model's Predictor.
+// reason), reads states and controls (refusing a start the model does not cover,
+// ModelStartProblem), loads the coefficients (PredictionCoefficients: without the recordings'
+// drift unless options.recording_drift) and runs the model's Predictor.
 std::vector<Trajectory> RunPredict(const PredictOptions& options);
 
 // The trajectory CSV: [state,]source_row,t_s,x,y,z,vx,vy,vz,wx,wy,wz[,pitch,yaw,roll] with
