@@ -30,6 +30,7 @@
 #include "src/models/surface.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/regime.h"
+#include "src/replay/registry.h"
 
 namespace rlfit {
 namespace {
@@ -443,7 +444,8 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
   *part = 0;
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   const std::string where = "position " + PositionText(state.x) + " uu";
-  if (model.kind == EpisodeKind::kBall) {
+  const StartNeeds needs_of_model = FindDescriptor(model.name).start;
+  if (needs_of_model == StartNeeds::kBallInArena) {
     const Arena& arena = BallArena(root);
     const std::string needs =
         ": the ball model needs a ball inside the arena, its centre at least " +
@@ -458,10 +460,8 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
       return where + " is outside the arena mesh" + needs;
     return "";
   }
+  if (needs_of_model == StartNeeds::kAny) return "";
   const std::string& name = model.name;
-  if (name != "ground" && name != "powerslide" && name != "vehicle" && name != "wall" &&
-      name != "aerial")
-    return "";
   // The one-row episode a prediction starts from, classified as a replay classifies a row.
   Episode ep = PredictionEpisode(EpisodeKind::kCar, state, {}, 1.0 / game::kTickRateHz, 1);
   ep.rows.resize(1);
@@ -469,17 +469,17 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
   ep.step_ticks.clear();
   Sample& row = ep.rows[0];
   // The wall model's rows have the recorded flag set; the surface test below decides.
-  if (name == "wall") row.on_ground = true;
+  if (needs_of_model == StartNeeds::kOnSurface) row.on_ground = true;
   const Regime regime = ClassifyRows(name, ep, root)[0];
   const double tilt_deg = Degrees(row.theta(2, 2));
-  if (name == "wall") {
+  if (needs_of_model == StartNeeds::kOnSurface) {
     const Arena& arena = PitchArena(root);
     const SurfaceCoeffs<double> c = SurfaceCoeffs<double>();
     const Eigen::Vector3d up = row.theta.col(2);
     if (regime == Regime::kCovered && IsOnSurface(c, arena, row.x, up)) return "";
     const SurfaceUnder under = FindSurface(arena, row.x, c.surface_reach);
     const std::string needs =
-        ": the wall model needs a car on a surface (the arena mesh within " +
+        ": the " + name + " model needs a car on a surface (the arena mesh within " +
         Num(kWallDriveReachUu) + " uu of the centre, the up axis within " +
         Num(Degrees(c.wheels_min_cos)) + " degrees of the surface's normal)";
     if (!under.found || under.distance > c.drive_reach)
@@ -489,11 +489,11 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
            " degrees from the surface's normal" + needs;
   }
   if (regime == Regime::kCovered) return "";
-  if (name == "aerial")
+  if (needs_of_model == StartNeeds::kClearOfMesh)
     return where + " is " + (regime == Regime::kOutsideArena ? "outside the arena mesh" :
                              regime == Regime::kOnGround     ? "on the floor"
                                                              : "within reach of the arena mesh") +
-           ": the aerial model needs a car clear of the mesh (centre more than " +
+           ": the " + name + " model needs a car clear of the mesh (centre more than " +
            Num(kCarSurfaceReachUu) + " uu from it)";
   const bool height_ok =
       std::abs(row.x.z() - game::kCarRestHeight) <= kGroundHeightBandUu;

@@ -36,6 +36,16 @@ enum class CoeffFileExtras {
 using RegimeClassifier =
     std::function<std::vector<Regime>(const Episode& ep, const Arena* arena)>;
 
+// The starting states `rlsim predict` and the Python Model accept (ModelStartProblem,
+// src/replay/predict.h, words the refusal).
+enum class StartNeeds {
+  kAny,           // any legal state (the car switches regimes; the jump starts anywhere)
+  kBallInArena,   // a ball inside the arena mesh, clear of it
+  kOnFloor,       // a car resting upright on the flat floor
+  kOnSurface,     // a car on a surface of the mesh (floor, ramps, walls, ceiling)
+  kClearOfMesh,   // a car in the air, clear of the mesh
+};
+
 struct ModelDescriptor {
   // The replay side: name, one-line description, the kind of recording it reads, the
   // coefficient layout, the default horizons and the predictor (ModelInfo, predictor.h).
@@ -47,6 +57,7 @@ struct ModelDescriptor {
   std::string docs;           // the model's page, relative to the checkout
   // results/<name>/ holds its committed fit (coeffs.json) and regression baseline.
   bool has_results;
+  StartNeeds start;  // what a prediction may start from
 };
 
 // Every model, in the order the tools list them.
