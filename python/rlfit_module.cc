@@ -304,7 +304,8 @@ class PyModel {
                            std::to_string(states_in.ndim()) +
                            " dimensions (predict_batch takes several)");
     int steps = Steps(duration_s, &dt_s);
-    const StartRule rule{model_, ResolveDataRoot(data_root_)};  // resolved once, not per state
+    const std::string root = ResolveDataRoot(data_root_);
+    const StartRule rule{model_, root};  // the root resolved once, not per state
     // The output bound of `rlsim predict` (kMaxPredictRows), before converting anything.
     const long n_states = states_in.ndim() == 2 ? static_cast<long>(states_in.shape(0)) : 1;
     if (static_cast<double>(n_states) * (steps + 1) > kMaxPredictRows)
@@ -314,7 +315,7 @@ class PyModel {
                            " rows: split the batch");
     const std::vector<InitialState> states =
         StatesFrom(states_in, car(), !batch, batch ? "states" : "state",
-                   PredictArenaBox(*model_, ResolveDataRoot(data_root_)), &rule);
+                   PredictArenaBox(*model_, root), &rule);
     const std::vector<TimedInput> inputs = Controls(controls, dt_s);
     const py::ssize_t n = static_cast<py::ssize_t>(states.size());
     const py::ssize_t rows = steps + 1;

@@ -380,7 +380,8 @@ const std::vector<ModelDescriptor>& Registry() {
        true, StartNeeds::kBallInArena},
       {{"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
         &GroundLayout(), {0.5, 1.0, 2.0}, MakeGround, nullptr, nullptr, nullptr},
-       GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/ground.md", true, StartNeeds::kOnFloor},
+       GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/ground.md", true,
+       StartNeeds::kOnFloor},
       // The ground model's rows and recordings, driven by the game's vehicle (issue 37).
       {{"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
         EpisodeKind::kCar, true, &VehicleLayout(), {0.5, 1.0, 2.0}, MakeVehicle, nullptr,
@@ -395,7 +396,8 @@ const std::vector<ModelDescriptor>& Registry() {
       {{"wall", "car driving on any surface of the arena: floor, curves, walls",
         EpisodeKind::kCar, true, &SurfaceLayout(), {0.5, 1.0, 2.0}, MakeWall, nullptr, nullptr,
         nullptr},
-       WallRows, ArenaUse::kPitch, true, CoeffFileExtras::kNone, "docs/models/wall.md", true, StartNeeds::kOnSurface},
+       WallRows, ArenaUse::kPitch, true, CoeffFileExtras::kNone, "docs/models/wall.md", true,
+       StartNeeds::kOnSurface},
       {{"powerslide", "car on the flat floor with the handbrake: per-axle tyre forces",
         EpisodeKind::kCar, true, &PowerslideLayout(), {0.5, 1.0, 2.0}, MakePowerslide,
         nullptr, PowerslideChecks, nullptr},
@@ -413,9 +415,14 @@ const std::vector<ModelDescriptor>& Registry() {
   return registry;
 }
 
-const ModelDescriptor& FindDescriptor(const std::string& name) {
+const ModelDescriptor* LookUpDescriptor(const std::string& name) {
   for (const ModelDescriptor& d : Registry())
-    if (d.replay.name == name) return d;
+    if (d.replay.name == name) return &d;
+  return nullptr;
+}
+
+const ModelDescriptor& FindDescriptor(const std::string& name) {
+  if (const ModelDescriptor* d = LookUpDescriptor(name)) return *d;
   throw InputError(name, 0, 0, "unknown model (known: " + RegisteredNamesText() + ")");
 }
 

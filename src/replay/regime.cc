@@ -81,8 +81,7 @@ std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
 
 // The registered model `model`; InputError naming the registered ones otherwise.
 const ModelDescriptor& RegisteredModel(const std::string& model) {
-  for (const ModelDescriptor& d : Registry())
-    if (d.replay.name == model) return d;
+  if (const ModelDescriptor* d = LookUpDescriptor(model)) return *d;
   throw InputError("model", 0, 0,
                    "unknown model '" + model + "' (known: " + RegisteredNamesText() + ")");
 }
@@ -121,11 +120,10 @@ void MarkOutsideArena(const Episode& ep, const Arena& arena, std::vector<Regime>
   }
 }
 
-// ClassifyRows: the registered model's classifier, on an episode of its kind. `arena` may be
-// null for the models whose ArenaUse is kNone only.
-std::vector<Regime> Classify(const std::string& model, const Episode& ep, const Arena* arena) {
-  const ModelDescriptor& d = RegisteredModel(model);
-  CheckKind(model, ep, d.replay.kind);
+// ClassifyRows: the model's classifier, on an episode of its kind. `arena` may be null for
+// the models whose ArenaUse is kNone only.
+std::vector<Regime> Classify(const ModelDescriptor& d, const Episode& ep, const Arena* arena) {
+  CheckKind(d.replay.name, ep, d.replay.kind);
   return d.classify(ep, arena);
 }
 
@@ -206,21 +204,21 @@ std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const std::string& data_root) {
   const ModelDescriptor& d = RegisteredModel(model);
   // The flat floor is a plane: no mesh is needed, do not require one.
-  if (d.arena == ArenaUse::kNone) return Classify(model, ep, nullptr);
+  if (d.arena == ArenaUse::kNone) return Classify(d, ep, nullptr);
   const std::string root = data_root.empty() ? ResolveDataRoot("") : data_root;
   // Without datasets, the floor alone (the aerial, car and jump models decide on the mesh).
   if (d.arena == ArenaUse::kPitchOrFloor && root.empty())
-    return Classify(model, ep, &FloorOnlyArena());
+    return Classify(d, ep, &FloorOnlyArena());
   // The ball is classified in its own arena (BallArena: the ceiling where it bounces).
   const Arena& pitch = d.arena == ArenaUse::kBall ? BallArena(root) : PitchArena(root);
-  std::vector<Regime> rows = Classify(model, ep, &pitch);
+  std::vector<Regime> rows = Classify(d, ep, &pitch);
   MarkOutsideArena(ep, pitch, &rows);
   return rows;
 }
 
 std::vector<Regime> ClassifyRows(const std::string& model, const Episode& ep,
                                  const Arena& arena) {
-  return Classify(model, ep, &arena);
+  return Classify(RegisteredModel(model), ep, &arena);
 }
 
 double BallVelocityJump(const Episode& ep, const BallCoeffs<double>& c, int k) {

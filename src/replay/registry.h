@@ -62,6 +62,8 @@ struct ModelDescriptor {
 
 // Every model, in the order the tools list them.
 const std::vector<ModelDescriptor>& Registry();
+// The model called `name`, null when none is registered under it.
+const ModelDescriptor* LookUpDescriptor(const std::string& name);
 // The model called `name`; InputError listing the registered names otherwise.
 const ModelDescriptor& FindDescriptor(const std::string& name);
 // The registered names, comma-separated: "aerial, ball, ...".
