@@ -29,6 +29,7 @@
 #include "fit/fit_common.h"
 #include "fit/fitters.h"
 #include "src/common/constants.h"
+#include "src/replay/coeff_choice.h"
 #include "src/common/error.h"
 #include "src/common/number_text.h"
 #include "src/common/progress.h"
@@ -747,6 +748,9 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
   result.coeffs.model = model.name;
   result.coeffs.values = params;
   result.coeffs.integration = options.integration;
+  // What it ran on: the fitters hold the committed fits of the models beneath fixed
+  // (fit/wall_fit.cc, fit/powerslide_fit.cc), and the file says so.
+  result.coeffs.runs_on = CommittedRunsOn(layout);
 
   CoeffFile start = init;
   start.integration = options.integration;

@@ -20,7 +20,8 @@ constexpr int kHandbrakeTailRows = 31;
 int AddPowerslideResiduals(ceres::Problem* problem, double* params,
                            const std::vector<Episode>& episodes, const FitOptions& options,
                            std::vector<int>* block_episodes) {
-  const std::vector<double> ground = LoadCoefficients(FindModel("ground"), "").values;
+  // The ground fit it runs on, held fixed; FitEpisodes writes the same into the file (runs_on).
+  const std::vector<double> ground = CommittedRunsOn(PowerslideLayout()).front();
   const GroundCoeffs<double> g = GroundCoeffs<double>::FromArray(ground.data());
   const PowerslideCoeffs<double> init = PowerslideCoeffs<double>::FromArray(params);
   const CoeffLayout& layout = PowerslideLayout();

@@ -9,7 +9,8 @@ namespace rlfit {
 
 int AddWallResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                      const FitOptions& options, std::vector<int>* block_episodes) {
-  const std::vector<double> ground = LoadCoefficients(FindModel("ground"), "").values;
+  // The ground fit it runs on, held fixed; FitEpisodes writes the same into the file (runs_on).
+  const std::vector<double> ground = CommittedRunsOn(SurfaceLayout()).front();
   const std::string root = options.data_root.empty() ? ResolveDataRoot("") : options.data_root;
   const Arena* arena = &PitchArena(root);
   int blocks = 0;

@@ -10,7 +10,12 @@
 #include "src/io/coeff_file.h"
 #include "src/models/aerial.h"
 #include "src/models/ball.h"
+#include "src/models/car.h"
 #include "src/models/ground.h"
+#include "src/models/jump.h"
+#include "src/models/powerslide.h"
+#include "src/models/surface.h"
+#include "src/replay/coeff_choice.h"
 #include "tests/test_util.h"
 
 namespace rlfit {
@@ -332,6 +337,80 @@ TEST_CASE("the committed results/*/coeffs.json read, their values inside the bou
     CHECK(static_cast<int>(f.values.size()) == m.layout->size());
     CHECK(static_cast<int>(f.std_errors.size()) == m.layout->size());
   }
+}
+
+TEST_CASE("a wall or powerslide file carries the ground coefficients it runs on") {
+  for (const CoeffLayout* layout : {&SurfaceLayout(), &PowerslideLayout()}) {
+    const std::string model = layout == &SurfaceLayout() ? "wall" : "powerslide";
+    CAPTURE(model);
+    REQUIRE(layout->runs_on.size() == 1);
+    CHECK(layout->runs_on[0].model == "ground");
+    // Written and read back; GroundBeneath drives with the carried values, not the committed.
+    CoeffFile file = DefaultCoeffs(model, *layout);
+    std::vector<double> ground = GroundLayout().defaults;
+    ground[0] = 1234.5;  // throttle_accel, not the committed fit's
+    file.runs_on = {ground};
+    const json j = CoeffFileToJson(file, *layout);
+    CHECK(j["runs_on"]["ground"]["throttle_accel"] == 1234.5);
+    const CoeffFile back = ParseCoeffFile("C.json", j.dump(), model, *layout);
+    REQUIRE(back.runs_on.size() == 1);
+    CHECK(back.runs_on[0] == ground);
+    CHECK(GroundBeneath(back, *layout).throttle_accel == 1234.5);
+    // A file without them (the seed, an older file) runs on the committed ground fit.
+    json old = j;
+    old.erase("runs_on");
+    const CoeffFile bare = ParseCoeffFile("C.json", old.dump(), model, *layout);
+    CHECK(bare.runs_on.empty());
+    CHECK(GroundBeneath(bare, *layout).throttle_accel == CommittedGroundCoeffs().throttle_accel);
+    // Refused: another model's key, a missing or extra name, a value out of its bounds.
+    auto error_of = [&](const json& bad) {
+      try {
+        ParseCoeffFile("C.json", bad.dump(), model, *layout);
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    json other = j;
+    other["runs_on"]["aerial"] = other["runs_on"]["ground"];
+    CHECK(error_of(other).find("unknown key \"runs_on.aerial\"") != std::string::npos);
+    json missing = j;
+    missing["runs_on"]["ground"].erase("kappa_0");
+    CHECK(error_of(missing).find("runs_on.ground.kappa_0") != std::string::npos);
+    json outside = j;
+    outside["runs_on"]["ground"]["throttle_accel"] = -1.0;
+    CHECK(error_of(outside).find("runs_on.ground.throttle_accel = -1 is outside") !=
+          std::string::npos);
+  }
+  // A model that runs on nothing refuses the key.
+  json aerial = ValidAerial();
+  aerial["runs_on"] = json::object();
+  CheckError(ErrorOf(aerial), {"runs_on", "aerial model runs on no other"});
+}
+
+TEST_CASE("the committed wall and powerslide fits carry the ground fit they run on") {
+  for (const char* model : {"wall", "powerslide"}) {
+    CAPTURE(model);
+    const CoeffFile f = LoadCoefficients(FindModel(model), "");
+    REQUIRE(f.runs_on.size() == 1);
+    CHECK(f.runs_on[0].size() == static_cast<std::size_t>(GroundLayout().size()));
+  }
+}
+
+// The car's defaults for its surface, jump and powerslide sets are the committed fits of the
+// wall, jump and powerslide models (CarLayout, src/models/car.cc): refitting one of those
+// without carrying its values into the car fails here.
+TEST_CASE("the car's defaults are the committed wall, jump and powerslide fits") {
+  const std::vector<double>& car = CarLayout().defaults;
+  const CoeffFile wall = LoadCoefficients(FindModel("wall"), "");
+  for (int i = 0; i < SurfaceLayout().size(); ++i)
+    CHECK(car[CarCoeffs<double>::kWallOffset + i] == wall.values[i]);
+  const CoeffFile jump = LoadCoefficients(FindModel("jump"), "");
+  for (int i = 0; i < 4; ++i)  // the jump block; double jump and dodge keep the game's values
+    CHECK(car[CarCoeffs<double>::kJumpOffset + i] == jump.values[AerialLayout().size() + i]);
+  const CoeffFile slide = LoadCoefficients(FindModel("powerslide"), "");
+  for (int i = 0; i < PowerslideLayout().size(); ++i)
+    CHECK(car[CarCoeffs<double>::kSlideOffset + i] == slide.values[i]);
 }
 
 TEST_CASE("ReadCoeffFile: a missing file is an InputError") {

@@ -33,11 +33,19 @@ struct CoeffBound {
 // the seed note's defaults, the parameter blocks that partition the vector, and the bounds of
 // each coefficient (empty: unbounded, e.g. a test's layout; every model's layout has them).
 struct CoeffLayout {
+  // Another model's coefficients this model runs on and holds fixed (the wall and powerslide
+  // models drive with the ground model's): a coefficients file carries the values it was
+  // fitted with under "runs_on" (src/io/coeff_file.h).
+  struct RunsOn {
+    std::string model;          // e.g. "ground"
+    const CoeffLayout* layout;  // that model's layout
+  };
   std::vector<std::string> names;
   std::vector<std::string> units;
   std::vector<double> defaults;
   std::vector<ParamBlock> blocks;
   std::vector<CoeffBound> bounds;
+  std::vector<RunsOn> runs_on = {};  // none: runs on no other model
   int size() const { return static_cast<int>(names.size()); }
   int IndexOf(const std::string& name) const {
     for (int i = 0; i < size(); ++i)

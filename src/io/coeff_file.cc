@@ -87,7 +87,7 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
   if (!j.is_object()) r.Fail("expected a JSON object, not " + Reader::Show(j));
   r.OnlyKeys(j, "",
              {"schema_version", "model", "coefficients", "std_errors", "defaults", "units",
-              "integration", "provenance", "fit_report"});
+              "integration", "runs_on", "provenance", "fit_report"});
 
   // An integer, not a float rounded to one (1.7 is not version 1; 1e30 has no int).
   const json& version = r.Require(j, "", "schema_version");
@@ -186,6 +186,29 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
   std::string why;
   if (!file.integration.Check(&why)) r.Fail("integration." + why);
 
+  if (j.contains("runs_on")) {
+    if (layout.runs_on.empty())
+      r.Fail("runs_on: the " + model + " model runs on no other model's coefficients");
+    const json& beneath = r.Object(j, "", "runs_on");
+    std::vector<std::string> models;
+    for (const CoeffLayout::RunsOn& on : layout.runs_on) models.push_back(on.model);
+    r.OnlyKeys(beneath, "runs_on", models);
+    for (const CoeffLayout::RunsOn& on : layout.runs_on) {
+      const std::string path = "runs_on." + on.model;
+      const json& values_of = r.Object(beneath, "runs_on", on.model);
+      r.OnlyKeys(values_of, path, on.layout->names);
+      std::vector<double> v;
+      for (int i = 0; i < on.layout->size(); ++i) {
+        const std::string& n = on.layout->names[i];
+        v.push_back(r.Number(values_of, path, n));
+        const CoeffBound b = on.layout->Bound(i);
+        if (!b.Contains(v.back()))
+          r.Fail(path + "." + n + " = " + Num(v.back()) + " is outside its bounds [" +
+                 Num(b.lower) + ", " + Num(b.upper) + "] " + on.layout->units[i]);
+      }
+      file.runs_on.push_back(std::move(v));
+    }
+  }
   if (j.contains("provenance")) file.provenance = r.Object(j, "", "provenance");
   if (j.contains("fit_report")) file.fit_report = r.Object(j, "", "fit_report");
   return file;
@@ -237,6 +260,16 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
                       {"rotation_update",
                        file.integration.rotate_with_new_omega ? "new_omega" : "average_omega"}};
   if (file.model == "ball") j["integration"]["clock"] = kBallClock;
+  if (!file.runs_on.empty()) {
+    RLFIT_CHECK(file.runs_on.size() == layout.runs_on.size(), "runs_on model count");
+    for (std::size_t m = 0; m < layout.runs_on.size(); ++m) {
+      const CoeffLayout& on = *layout.runs_on[m].layout;
+      RLFIT_CHECK(static_cast<int>(file.runs_on[m].size()) == on.size(), "runs_on count");
+      nlohmann::json values_of;
+      for (int i = 0; i < on.size(); ++i) values_of[on.names[i]] = file.runs_on[m][i];
+      j["runs_on"][layout.runs_on[m].model] = values_of;
+    }
+  }
   j["provenance"] = file.provenance;
   j["fit_report"] = file.fit_report;
   return j;

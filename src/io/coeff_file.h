@@ -44,6 +44,10 @@ struct CoeffFile {
   // coefficient held constant. Readers of this field must treat NaN as "unknown".
   std::vector<double> std_errors;
   Integration integration;
+  // The coefficients of the models the layout runs on (CoeffLayout::runs_on), in its order, as
+  // the file was fitted with: JSON "runs_on": {"ground": {name: value, ...}}. Empty when the
+  // file carries none (the seed notes', a file written before files carried them).
+  std::vector<std::vector<double>> runs_on;
   nlohmann::json provenance = nlohmann::json::object();  // data, options, git revision
   nlohmann::json fit_report = nlohmann::json::object();  // costs, timings, held-out errors
 };
@@ -54,7 +58,10 @@ struct CoeffFile {
 //    deeper than 64 levels;
 //  - schema_version not the integer kCoeffSchemaVersion (1.7 and 1e30 are refused, not rounded);
 //  - a top-level key other than schema_version, model, coefficients, std_errors, defaults,
-//    units, integration, provenance, fit_report; `model` other than `model`;
+//    units, integration, runs_on, provenance, fit_report; `model` other than `model`;
+//  - runs_on (optional) for a layout that runs on no other model, or not an object holding
+//    exactly the layout's runs_on models, each exactly that model's names with numbers inside
+//    its bounds;
 //  - coefficients (and std_errors, defaults, units when present) not exactly the layout's names;
 //    a coefficient that is not a number or lies outside its CoeffBound; a standard error that is
 //    not a finite number >= 0 or null, or is above kMaxStdErrorWidths widths of its bounds; a

@@ -146,7 +146,9 @@ inline const CoeffLayout& PowerslideLayout() {
        // Yaw inertia over mass: from a point at the axles' mean arm squared / 10 to 10x the box.
        {100.0, 10.0 * kCarYawGyrationSq},
        // front_drive_share: none to all of the drive at the front wheels.
-       {0.0, 1.0}}};
+       {0.0, 1.0}},
+      // The step at handbrake level 0 (StepPowerslide is StepGround bit for bit there).
+      {{"ground", &GroundLayout()}}};
   return layout;
 }
 

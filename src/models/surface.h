@@ -95,7 +95,9 @@ inline const CoeffLayout& SurfaceLayout() {
       // grip (the curve reaches 0.5 at 45 degrees). The follow rate: a time constant between
       // a tick (120 1/s; 500 is the instantaneous turn) and half a second. The curve's
       // friction only takes speed (>= 0); at 3 a quarter turn would keep e^-4.7 = 1% of it.
-      {{0.5, 2.0}, {0.0, 1.0}, {2.0, 500.0}, {0.0, 3.0}}};
+      {{0.5, 2.0}, {0.0, 1.0}, {2.0, 500.0}, {0.0, 3.0}},
+      // The flat-floor physics it runs in the surface's frame (StepSurface's `ground`).
+      {{"ground", &GroundLayout()}}};
   return layout;
 }
 

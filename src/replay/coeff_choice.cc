@@ -50,4 +50,18 @@ GroundCoeffs<double> CommittedGroundCoeffs() {
   return GroundCoeffs<double>::FromArray(file.values.data());
 }
 
+std::vector<std::vector<double>> CommittedRunsOn(const CoeffLayout& layout) {
+  std::vector<std::vector<double>> out;
+  for (const CoeffLayout::RunsOn& on : layout.runs_on)
+    out.push_back(LoadCoefficients(FindModel(on.model), "").values);
+  return out;
+}
+
+GroundCoeffs<double> GroundBeneath(const CoeffFile& file, const CoeffLayout& layout) {
+  for (std::size_t m = 0; m < file.runs_on.size(); ++m)
+    if (layout.runs_on[m].model == "ground")
+      return GroundCoeffs<double>::FromArray(file.runs_on[m].data());
+  return CommittedGroundCoeffs();
+}
+
 }  // namespace rlfit

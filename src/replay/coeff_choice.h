@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "src/io/coeff_file.h"
 #include "src/models/ground.h"
@@ -41,8 +42,16 @@ inline constexpr const char* kRecordingDriftBlock = "orientation_drift";
 CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const std::string& spec,
                                  bool recording_drift);
 
-// The ground coefficients the wall (surface) model runs with: the committed ground fit,
-// results/ground/coeffs.json (InputError when missing or invalid).
+// The committed ground fit, results/ground/coeffs.json (InputError when missing or invalid).
 GroundCoeffs<double> CommittedGroundCoeffs();
+
+// The committed fits of the models `layout` runs on (CoeffLayout::runs_on), in its order: what
+// a fit holds fixed beneath its own coefficients, and so what its file carries (runs_on).
+std::vector<std::vector<double>> CommittedRunsOn(const CoeffLayout& layout);
+
+// The ground coefficients a wall or powerslide `file` (of `layout`, which runs on "ground")
+// drives with: the ones it carries (runs_on.ground, what it was fitted with), else the committed
+// ground fit (the seed notes' file, or a file written before files carried them).
+GroundCoeffs<double> GroundBeneath(const CoeffFile& file, const CoeffLayout& layout);
 
 }  // namespace rlfit

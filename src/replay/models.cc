@@ -181,12 +181,12 @@ std::unique_ptr<Predictor> MakeBall(const CoeffFile& file, const std::string& da
                                          file.integration, arena);
 }
 
-// The wall model drives on the arena mesh with the committed ground coefficients
-// (results/ground/coeffs.json: the flat-floor physics it runs in the surface's frame) and its
-// own surface coefficients.
+// The wall model drives on the arena mesh with the ground coefficients its file was fitted
+// with (GroundBeneath: the flat-floor physics it runs in the surface's frame) and its own
+// surface coefficients.
 std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& data_root) {
   const auto surface = SurfaceCoeffs<double>::FromArray(file.values.data());
-  const auto ground = CommittedGroundCoeffs();
+  const auto ground = GroundBeneath(file, SurfaceLayout());
   const Arena* arena = &PitchArenaUnder(data_root);
   struct Coeffs {
     GroundCoeffs<double> ground;
@@ -200,7 +200,7 @@ std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& da
       });
 }
 
-// The powerslide runs on the committed ground coefficients (results/ground/coeffs.json: the
+// The powerslide runs on the ground coefficients its file was fitted with (GroundBeneath: the
 // step at handbrake level 0) and its own. The handbrake acting on each step is the recorded
 // input, or inferred from the motion where the file does not record it (ChooseHandbrakeSource:
 // no column, declared unrecorded, or measured).
@@ -235,7 +235,7 @@ class PowerslidePredictor : public Predictor {
 
 std::unique_ptr<Predictor> MakePowerslide(const CoeffFile& file, const std::string&) {
   return std::make_unique<PowerslidePredictor>(
-      CommittedGroundCoeffs(), PowerslideCoeffs<double>::FromArray(file.values.data()),
+      GroundBeneath(file, PowerslideLayout()), PowerslideCoeffs<double>::FromArray(file.values.data()),
       file.integration);
 }
 
