@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
 
 namespace rlfit {
 namespace {

@@ -13,6 +13,7 @@
 
 #include "fit/fit.h"
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
 #include "src/io/episode.h"
 #include "src/models/arena.h"
 #include "src/models/ball.h"

@@ -2,6 +2,7 @@
 #include "fit/car_fit.h"
 
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 
 namespace rlfit {

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include "src/io/arena_file.h"
 #include "src/models/ball.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/coeff_file.h"
 #include "src/io/files.h"
 #include "src/models/aerial.h"

@@ -21,6 +21,7 @@
 
 #include "RocketSim.h"
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/arena.h"
 #include "src/models/powerslide.h"
@@ -321,7 +322,7 @@ int main(int argc, char** argv) {
   try {
     const std::string root = rlfit::ResolveDataRoot(data_root);
     const std::vector<rlfit::Triangle> mesh =
-        rlfit::Arena::LoadTriangles(root + "/meshes/pitch.dat");
+        rlfit::LoadArenaTriangles(root + "/meshes/pitch.dat");
     RocketSim::InitFromMem({{RocketSim::GameMode::SOCCAR, {MeshFileBytes(mesh)}}}, quiet);
 
     nlohmann::json out = nlohmann::json::object();

@@ -7,9 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -22,7 +19,6 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
-#include "src/common/resources.h"
 #include "src/models/arena.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
@@ -922,51 +918,20 @@ void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, do
   }
 }
 
-// The arena `build(path of <root>/meshes/pitch.dat)` makes for a datasets root, made once per
-// process, `kind` (a distinct static per caller) and root, and shared by every predictor and fit
-// (queries are const and thread-safe). InputError if the root is unknown; `build` throws one
-// if the mesh is missing.
-template <class Kind, class Build>
-const Arena& ArenaOfRoot(const std::string& data_root, const Build& build) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Arena>> arenas;
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Arena>& arena = arenas[data_root];
-  if (!arena) {
-    if (data_root.empty())
-      throw InputError("meshes/pitch.dat", 0, 0,
-                       "the ball model needs the arena mesh, but " + MissingDataRootMessage());
-    arena = std::make_unique<Arena>(build(data_root + "/meshes/pitch.dat"));
+// The pitch mesh as the ball meets it: its flat ceiling at game::kBallCeilingZ (the mesh's is
+// 4 uu low for the ball; its two triangles are the only ones lying flat above kCeilingMinZ).
+// The car and wall models use the mesh as it is (src/io/arena_file.h: BallArena, PitchArena).
+inline std::vector<Triangle> WithBallCeiling(std::vector<Triangle> tris) {
+  constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
+  constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
+  for (Triangle& t : tris) {
+    const float z = t.p[0].z();
+    if (!(z > kCeilingMinZ) || std::abs(t.p[1].z() - z) > kFlatUu ||
+        std::abs(t.p[2].z() - z) > kFlatUu)
+      continue;
+    for (Eigen::Vector3f& q : t.p) q.z() = static_cast<float>(game::kBallCeilingZ);
   }
-  return *arena;
-}
-
-// The arena of a datasets root (<root>/meshes/pitch.dat), the mesh as it is: the car and wall
-// models' (ArenaOfRoot).
-inline const Arena& PitchArena(const std::string& data_root) {
-  struct Pitch {};
-  return ArenaOfRoot<Pitch>(data_root, [](const std::string& path) { return Arena::Load(path); });
-}
-
-// The arena the ball moves in: the pitch mesh of a datasets root with its flat ceiling at
-// game::kBallCeilingZ (the mesh's is 4 uu low for the ball; its two triangles are the only ones
-// lying flat above kCeilingMinZ), with its own grid (PitchArena's is not built for it) and
-// cache (ArenaOfRoot). The car and wall models use PitchArena, the mesh as it is.
-inline const Arena& BallArena(const std::string& data_root) {
-  struct Ball {};
-  return ArenaOfRoot<Ball>(data_root, [](const std::string& path) {
-    constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
-    constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
-    std::vector<Triangle> tris = Arena::LoadTriangles(path);
-    for (Triangle& t : tris) {
-      const float z = t.p[0].z();
-      if (!(z > kCeilingMinZ) || std::abs(t.p[1].z() - z) > kFlatUu ||
-          std::abs(t.p[2].z() - z) > kFlatUu)
-        continue;
-      for (Eigen::Vector3f& q : t.p) q.z() = static_cast<float>(game::kBallCeilingZ);
-    }
-    return Arena(std::move(tris));
-  });
+  return tris;
 }
 
 // ---- The game's tick clock (issue 12; NOTES "The tick clock") ----

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/aerial.h"
 #include "src/models/ball.h"
