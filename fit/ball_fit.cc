@@ -6,6 +6,7 @@
 
 #include "fit/fit_common.h"
 #include "src/io/arena_file.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 namespace {

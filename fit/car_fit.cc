@@ -4,6 +4,7 @@
 #include "fit/fit_common.h"
 #include "src/io/arena_file.h"
 #include "src/io/recording.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 

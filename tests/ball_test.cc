@@ -10,6 +10,7 @@
 
 #include "src/io/arena_file.h"
 #include "src/models/ball.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 

@@ -2,6 +2,7 @@
 // loop, a car in the air against the aerial step, predict vs replay's open-loop prediction on a
 // recorded episode, coefficient choice, the output CSV, and every validation error.
 #include "src/io/arena_file.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predict.h"
 
 #include <doctest/doctest.h>

@@ -26,6 +26,7 @@
 #include "src/models/arena.h"
 #include "src/models/powerslide.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/metrics.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"

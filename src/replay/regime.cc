@@ -11,6 +11,7 @@
 #include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/car.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/regime_models.h"
 #include "src/replay/registry.h"
 
