@@ -20,6 +20,7 @@
 
 #include "src/io/recording.h"
 #include "src/models/ball.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predict.h"
 #include "src/replay/predictor.h"
 #include "bench/workloads.h"
@@ -52,7 +53,7 @@ const Scene& GetScene() {
     const std::vector<std::string> files =
         ExpandRecordingPaths({root + "/ball_trajectories"});
     for (int i = 0; i < kStarts && i < static_cast<int>(files.size()); ++i)
-      s.starts.push_back(BallState<double>::FromSample(ReadRecording(files[i]).front().rows[0]));
+      s.starts.push_back(FromSample<BallState<double>>(ReadRecording(files[i]).front().rows[0]));
     long contacts = 0;
     for (const BallState<double>& start : s.random_starts) {
       BallState<double> b = start;

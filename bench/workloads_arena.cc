@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bench/workloads.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 
 namespace rlfit {
@@ -18,7 +19,7 @@ std::string DataRootOrThrow() {
 
 const ArenaScene& GetArenaScene() {
   static const ArenaScene scene = [] {
-    Arena arena = Arena::Load(DataRootOrThrow() + "/meshes/pitch.dat");
+    Arena arena = LoadArena(DataRootOrThrow() + "/meshes/pitch.dat");
     Eigen::Vector3f lo = arena.triangles()[0].p[0], hi = lo;
     for (const Triangle& t : arena.triangles())
       for (const auto& p : t.p) {

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "bench/workloads.h"
+#include "src/io/arena_file.h"
 
 namespace rlfit {
 namespace bench {

@@ -1,5 +1,6 @@
 // The whole car step's workload on the flat floor (bench/workloads.h): StepCar on the pitch.
 #include "bench/workloads.h"
+#include "src/io/arena_file.h"
 
 namespace rlfit {
 namespace bench {

@@ -10,6 +10,7 @@
 #include "fit/state_residuals.h"
 #include "src/io/episode.h"
 #include "src/models/aerial.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 
@@ -41,7 +42,7 @@ class AerialRolloutResidual {
   bool operator()(const T* torque, const T* damping, const T* thrust, const T* drift,
                   T* residuals) const {
     const AerialCoeffs<T> c = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
-    CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
+    CarState<T> s = FromSample<CarState<T>>(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceAerialRow(c, s, *episode_, start_ + j - 1, integ_);
       const Sample& rec = episode_->rows[start_ + j];

@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 namespace {

@@ -13,9 +13,11 @@
 
 #include "fit/fit.h"
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
 #include "src/io/episode.h"
 #include "src/models/arena.h"
 #include "src/models/ball.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/regime.h"
 
 namespace rlfit {
@@ -238,7 +240,7 @@ class BallRolloutResidual {
   template <typename T>
   BallTicks<T> StartTicks(const BallCoeffs<T>& coeffs, bool* touched = nullptr) const {
     const BallCoeffs<T> c = WithQuantum(coeffs);
-    const BallState<T> row = BallState<T>::FromSample(episode_->rows[start_]);
+    const BallState<T> row = FromSample<BallState<T>>(episode_->rows[start_]);
     if constexpr (std::is_same_v<T, double>) {
       const double tick_s = 1.0 / integ_.tick_rate_hz;
       bool any = false;

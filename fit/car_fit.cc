@@ -2,7 +2,9 @@
 #include "fit/car_fit.h"
 
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 

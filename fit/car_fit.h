@@ -13,6 +13,7 @@
 #include "fit/state_residuals.h"
 #include "src/io/episode.h"
 #include "src/models/car.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 
@@ -94,7 +95,7 @@ class CarRolloutResidual {
   // The rows' residuals of the rollout with coefficients c.
   template <typename T>
   bool Rollout(const CarCoeffs<T>& c, T* residuals) const {
-    CarModelState<T> s = CarModelState<T>::FromSample(episode_->rows[start_]);
+    CarModelState<T> s = FromSample<CarModelState<T>>(episode_->rows[start_]);
     s.jump = jump_;
     s.handbrake = handbrake_;
     for (int j = 1; j <= rows_; ++j) {

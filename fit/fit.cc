@@ -33,6 +33,7 @@
 #include "src/common/error.h"
 #include "src/common/number_text.h"
 #include "src/common/progress.h"
+#include "src/io/arena_file.h"
 #include "src/io/coeff_file.h"
 #include "src/io/files.h"
 #include "src/io/recording.h"

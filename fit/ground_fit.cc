@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fit/fit_common.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 namespace {

@@ -12,6 +12,7 @@
 #include "fit/fit.h"
 #include "src/io/episode.h"
 #include "src/models/ground.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 
@@ -55,7 +56,7 @@ class GroundRolloutResidual {
                   T* residuals) const {
     const GroundCoeffs<T> c = GroundCoeffs<T>::FromBlocks(
         throttle, brake_coast, boost, curvature, steer_response, lateral, backward, turn_drag);
-    CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
+    CarState<T> s = FromSample<CarState<T>>(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceGroundRow(c, s, *episode_, start_ + j - 1, integ_, *controls_);
       const Sample& rec = episode_->rows[start_ + j];

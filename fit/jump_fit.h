@@ -11,6 +11,7 @@
 #include "fit/state_residuals.h"
 #include "src/io/episode.h"
 #include "src/models/jump.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 

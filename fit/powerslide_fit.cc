@@ -6,6 +6,7 @@
 
 #include "fit/fit_common.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {

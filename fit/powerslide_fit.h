@@ -14,6 +14,7 @@
 #include "src/common/error.h"
 #include "src/io/episode.h"
 #include "src/models/powerslide.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 
@@ -59,7 +60,7 @@ class PowerslideRolloutResidual {
     const GroundCoeffs<T> g = GroundCoeffs<T>::FromArray(ground_t);
     const double* a = acting_.empty() ? nullptr : acting_.data();
     PowerslideState<T> s;
-    s.body = CarState<T>::FromSample(episode_->rows[start_]);
+    s.body = FromSample<CarState<T>>(episode_->rows[start_]);
     s.handbrake = start_handbrake_;
     for (int j = 1; j <= rows_; ++j) {
       s = AdvancePowerslideRow(g, c, s, *episode_, start_ + j - 1, integ_, *controls_, a);

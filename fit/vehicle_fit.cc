@@ -2,6 +2,7 @@
 #include "fit/vehicle_fit.h"
 
 #include "fit/fit_common.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 

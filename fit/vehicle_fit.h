@@ -14,6 +14,7 @@
 #include "src/common/error.h"
 #include "src/io/episode.h"
 #include "src/models/vehicle.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 
@@ -43,7 +44,7 @@ class VehicleRolloutResidual {
   bool operator()(const T* drive, const T* tyre, const T* steer, const T* inertia,
                   T* residuals) const {
     const VehicleCoeffs<T> c = VehicleCoeffs<T>::FromBlocks(drive, tyre, steer, inertia);
-    VehicleState<T> s = VehicleState<T>::FromSample(episode_->rows[start_]);
+    VehicleState<T> s = FromSample<VehicleState<T>>(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceVehicleRow(c, s, *episode_, start_ + j - 1, *controls_);
       const Sample& rec = episode_->rows[start_ + j];

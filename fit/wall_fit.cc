@@ -2,6 +2,7 @@
 #include "fit/wall_fit.h"
 
 #include "fit/fit_common.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/replay/coeff_choice.h"
 

@@ -12,6 +12,7 @@
 #include "fit/state_residuals.h"
 #include "src/io/episode.h"
 #include "src/models/surface.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 
@@ -43,7 +44,7 @@ class WallRolloutResidual {
     T ground_t[GroundCoeffs<double>::kSize];
     for (int i = 0; i < GroundCoeffs<double>::kSize; ++i) ground_t[i] = T(ground_[i]);
     const GroundCoeffs<T> g = GroundCoeffs<T>::FromArray(ground_t);
-    CarState<T> s = CarState<T>::FromSample(episode_->rows[start_]);
+    CarState<T> s = FromSample<CarState<T>>(episode_->rows[start_]);
     for (int j = 1; j <= rows_; ++j) {
       s = AdvanceSurfaceRow(g, c, s, *episode_, start_ + j - 1, integ_, *arena_);
       const Sample& rec = episode_->rows[start_ + j];

@@ -23,6 +23,7 @@
 #include "src/common/error.h"
 #include "src/common/parallel.h"
 #include "src/common/resources.h"
+#include "src/io/arena_file.h"
 #include "src/io/coeff_file.h"
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"

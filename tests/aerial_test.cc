@@ -9,6 +9,7 @@
 
 #include "src/common/rotation.h"
 #include "src/models/aerial.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 namespace {

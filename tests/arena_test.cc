@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <Eigen/Geometry>
+#include "src/io/arena_file.h"
 #include "src/io/csv_parser.h"
 
 #include "src/common/error.h"
@@ -43,7 +44,7 @@ using testing::TempDir;
 
 // Loaded once: building the BVH takes a few milliseconds.
 const Arena& Pitch() {
-  static const Arena arena = Arena::Load(DataRoot() + "/meshes/pitch.dat");
+  static const Arena arena = LoadArena(DataRoot() + "/meshes/pitch.dat");
   return arena;
 }
 
@@ -60,10 +61,10 @@ Vector3d FaceNormal(const Triangle& t) {
   return (b - a).cross(c - a).normalized();
 }
 
-// Expects Arena::Load to throw an InputError at this row and column.
+// Expects LoadArena to throw an InputError at this row and column.
 void ExpectLoadError(const std::string& path, int row, int column) {
   try {
-    Arena::Load(path);
+    LoadArena(path);
     FAIL("no error for " << path);
   } catch (const InputError& e) {
     INFO(e.what());
@@ -88,7 +89,7 @@ TEST_CASE("the pitch mesh loads 8028 triangles" * doctest::skip(testing::NoData(
 TEST_CASE("malformed mesh files name the row and column") {
   TempDir dir;
   const std::string good = std::string(kFloorRow) + kFloorRow;
-  CHECK(Arena::Load(dir.Write("good.dat", good)).triangle_count() == 2);
+  CHECK(LoadArena(dir.Write("good.dat", good)).triangle_count() == 2);
   ExpectLoadError(dir.Write("short.dat", good + "1\t2\t3\t4\t5\t6\t7\t8\n"), 3, 9);
   ExpectLoadError(dir.Write("one.dat", "1 2 3 4 5 6 7 8 9\n"), 1, 2);
   ExpectLoadError(dir.Write("long.dat", "1\t2\t3\t4\t5\t6\t7\t8\t9\t10\n" + good), 1, 10);

@@ -7,6 +7,7 @@
 #include "fit/ball_fit.h"
 #include "fit/fit_common.h"
 #include "fit/fit.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/metrics.h"
 #include "src/io/coeff_file.h"
 #include "src/models/ball.h"
@@ -53,7 +54,7 @@ Episode Simulate(const std::vector<double>& coeffs, const Arena& arena, const Sa
   BallCoeffs<double> c = BallCoeffs<double>::FromArray(coeffs.data());
   c.velocity_quantum = velocity_quantum;
   BallTicks<double> t =
-      BallTicksAroundRow(c, BallState<double>::FromSample(first),
+      BallTicksAroundRow(c, FromSample<BallState<double>>(first),
                          BallTickFraction(kSimulatedOriginRows, 0, integ), integ, arena);
   for (int k = 0; k + 1 < rows; ++k) {
     const BallState<double> s = AdvanceBallTicks(c, &t, ep, k, integ, arena);

@@ -8,7 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include "src/io/arena_file.h"
 #include "src/models/ball.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 

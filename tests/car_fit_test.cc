@@ -2,6 +2,7 @@
 // made by StepCar has zero residuals at its coefficients, autodiff matches finite differences
 // within each regime, and perturbed coefficients of both sub-models are recovered.
 #include "fit/car_fit.h"
+#include "src/replay/episode_steps.h"
 
 #include <memory>
 #include <random>
@@ -18,7 +19,7 @@ constexpr double kRowS = 1.0 / 60.96;  // one ~61 Hz row, s
 // rows on a surface and in the jump.
 void SimulateRows(const CarCoeffs<double>& c, const Arena& arena, Episode* ep) {
   const Integration integ;
-  CarModelState<double> s = CarModelState<double>::FromSample(ep->rows[0]);
+  CarModelState<double> s = FromSample<CarModelState<double>>(ep->rows[0]);
   for (std::size_t k = 0; k + 1 < ep->rows.size(); ++k) {
     s = AdvanceCarModelRow(c, arena, s, *ep, static_cast<int>(k), integ);
     Sample& r = ep->rows[k + 1];

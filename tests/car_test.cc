@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "src/models/car.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/regime.h"
 #include "tests/surface_test_util.h"
 

@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include "src/io/arena_file.h"
 #include "src/models/ball.h"
 #include "tests/test_util.h"
 

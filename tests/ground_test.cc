@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "src/replay/episode_steps.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 
@@ -267,7 +268,7 @@ TEST_CASE("precomputed step inputs (RowStepControls): the same rollout, bit for 
     const RowStepControls table(ep, integ, 5, ep.size() - 1);
     CHECK(table.first_row() == 5);
     CHECK(table.last_row() == ep.size() - 1);
-    CarState<double> a = CarState<double>::FromSample(ep.rows[5]), b = a;
+    CarState<double> a = FromSample<CarState<double>>(ep.rows[5]), b = a;
     for (int k = 5; k < ep.size() - 1; ++k) {
       const double h = ep.step_dt_s[k] / table.count(k);
       REQUIRE(table.count(k) == SubstepsForRow(ep.step_dt_s[k], integ.tick_rate_hz));
@@ -283,7 +284,7 @@ TEST_CASE("precomputed step inputs (RowStepControls): the same rollout, bit for 
       REQUIRE(std::memcmp(a.omega.data(), b.omega.data(), sizeof(double) * 3) == 0);
       REQUIRE(std::memcmp(a.theta.data(), b.theta.data(), sizeof(double) * 9) == 0);
     }
-    CHECK(a.x != CarState<double>::FromSample(ep.rows[5]).x);  // it moved
+    CHECK(a.x != FromSample<CarState<double>>(ep.rows[5]).x);  // it moved
   }
 }
 

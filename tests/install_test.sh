@@ -28,7 +28,8 @@ p="$work/prefix"
 for f in bin/rlsim bin/rlfit share/rlfit/scripts/plot_replay.py share/rlfit/scripts/plot_fit.py \
          share/rlfit/scripts/report_common.py share/rlfit/scripts/fetch_datasets.sh \
          share/doc/rlfit/LICENSE share/doc/rlfit/README.md include/rlfit/src/common/resources.h \
-         include/rlfit/fit/fit.h lib/librlfit_core.a lib/librlfit_fit.a \
+         include/rlfit/fit/fit.h lib/librlfit_common.a lib/librlfit_models.a lib/librlfit_io.a \
+         lib/librlfit_replay.a lib/librlfit_fit.a \
          share/rlfit/datasets/manifests/lobot.json \
          lib/cmake/rlfit/rlfitConfig.cmake; do
   [ -s "$p/$f" ] || fail "$p/$f not installed"

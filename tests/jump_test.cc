@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "src/models/jump.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
 #include "tests/surface_test_util.h"

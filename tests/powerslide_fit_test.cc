@@ -10,6 +10,7 @@
 
 #include "fit/fit.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"
@@ -202,7 +203,7 @@ TEST_CASE("powerslide: precomputed step inputs (RowStepControls) give the same r
       REQUIRE(std::memcmp(x.body.omega.data(), y.body.omega.data(), sizeof(double) * 3) == 0);
       REQUIRE(std::memcmp(x.body.theta.data(), y.body.theta.data(), sizeof(double) * 9) == 0);
     }
-    CHECK(x.body.x != CarState<double>::FromSample(ep.rows[10]).x);  // it moved
+    CHECK(x.body.x != FromSample<CarState<double>>(ep.rows[10]).x);  // it moved
   }
   // The residual block with the episode's shared table and with its own, value and Jacobian.
   std::vector<double> params = Truth().values;

@@ -1,6 +1,8 @@
 // Tests of `rlsim predict`: a dropped ball against the law of free fall and the model's own step
 // loop, a car in the air against the aerial step, predict vs replay's open-loop prediction on a
 // recorded episode, coefficient choice, the output CSV, and every validation error.
+#include "src/io/arena_file.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predict.h"
 
 #include <doctest/doctest.h>

@@ -11,10 +11,12 @@
 #include <sstream>
 
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/coeff_file.h"
 #include "src/io/files.h"
 #include "src/models/aerial.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/replay.h"
 #include "tests/test_util.h"
 
@@ -702,7 +704,7 @@ TEST_CASE("the ball predictor's PredictBall on the tick clock gives chained Adva
       const int end = ep.size() - 1;
       const std::vector<PredictedState> rollout = predictor->Rollout(ep, start, end);
       REQUIRE(static_cast<int>(rollout.size()) == end - start + 1);
-      BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+      BallState<double> s = FromSample<BallState<double>>(ep.rows[start]);
       int from = start;
       BallTicks<double> t =
           BallStartTicks(c, ep, start, BallClockOrigin(ep, c, integ), BallClockRowsPrefix(ep),

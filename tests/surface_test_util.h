@@ -8,6 +8,7 @@
 
 #include "src/io/episode.h"
 #include "src/models/surface.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit::testing {
 

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "fit/fit.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"

@@ -21,10 +21,12 @@
 
 #include "RocketSim.h"
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/arena.h"
 #include "src/models/powerslide.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/metrics.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
@@ -321,7 +323,7 @@ int main(int argc, char** argv) {
   try {
     const std::string root = rlfit::ResolveDataRoot(data_root);
     const std::vector<rlfit::Triangle> mesh =
-        rlfit::Arena::LoadTriangles(root + "/meshes/pitch.dat");
+        rlfit::LoadArenaTriangles(root + "/meshes/pitch.dat");
     RocketSim::InitFromMem({{RocketSim::GameMode::SOCCAR, {MeshFileBytes(mesh)}}}, quiet);
 
     nlohmann::json out = nlohmann::json::object();

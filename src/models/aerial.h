@@ -425,14 +425,4 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
 }
 #endif
 
-// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
-template <typename T>
-CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
-                             int k, const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ,
-                       [&](const CarState<T>& state, const Controls& u, double h) {
-                         return StepAerial(c, state, u, h, integ.rotate_with_new_omega);
-                       });
-}
-
 }  // namespace rlfit

@@ -44,6 +44,10 @@ struct TriangleContact {
   int entry = -1;  // the triangle (leaf entry, Arena::InternalEdgeNormal)
 };
 
+// Throws InputError(source, row = 1-based triangle index, column) on a non-finite vertex or a
+// triangle of zero area (the Arena constructor's check; LoadArena's, naming the file).
+void CheckTriangles(const std::vector<Triangle>& triangles, const std::string& source);
+
 // The mesh, its BVH and its grid. Build once (both for the pitch: ~110 ms CPU on a loaded 2-core
 // machine, the BVH alone ~18 ms), then query from any number of threads: queries are const and
 // allocate nothing.
@@ -71,13 +75,7 @@ struct TriangleContact {
 // with the sphere grown by a margin far above float rounding, so culling never drops a contact.
 class Arena {
  public:
-  // Reads meshes/pitch.dat: one triangle per line, 9 tab-separated floats. InputError (file,
-  // row, column) on a malformed line, and on a vertex beyond twice the arena's extent
-  // (plausible::MaxAbsPositionUu, as for recorded positions).
-  static Arena Load(const std::string& path);
-  // Load's triangles, read and checked the same way, without building the arena (for a mesh
-  // changed before it is built: the ball's, BallArena).
-  static std::vector<Triangle> LoadTriangles(const std::string& path);
+  // Reading a mesh file is the I/O layer's: src/io/arena_file.h (LoadArena).
   // Throws InputError (row = 1-based triangle index) on a non-finite vertex or a triangle of
   // zero area.
   explicit Arena(std::vector<Triangle> triangles);

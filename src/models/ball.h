@@ -7,9 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -22,7 +19,6 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
-#include "src/common/resources.h"
 #include "src/models/arena.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
@@ -34,14 +30,6 @@ struct BallState {
   Vec3<T> x;      // centre, uu
   Vec3<T> v;      // velocity, uu/s
   Vec3<T> omega;  // angular velocity (world frame), rad/s
-
-  static BallState FromSample(const Sample& s) {
-    BallState out;
-    out.x = s.x.cast<T>();
-    out.v = s.v.cast<T>();
-    out.omega = s.omega.cast<T>();
-    return out;
-  }
 };
 
 // The value part of a scalar: itself for double, the `a` member of a ceres::Jet (found by
@@ -922,51 +910,20 @@ void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, do
   }
 }
 
-// The arena `build(path of <root>/meshes/pitch.dat)` makes for a datasets root, made once per
-// process, `kind` (a distinct static per caller) and root, and shared by every predictor and fit
-// (queries are const and thread-safe). InputError if the root is unknown; `build` throws one
-// if the mesh is missing.
-template <class Kind, class Build>
-const Arena& ArenaOfRoot(const std::string& data_root, const Build& build) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Arena>> arenas;
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Arena>& arena = arenas[data_root];
-  if (!arena) {
-    if (data_root.empty())
-      throw InputError("meshes/pitch.dat", 0, 0,
-                       "the ball model needs the arena mesh, but " + MissingDataRootMessage());
-    arena = std::make_unique<Arena>(build(data_root + "/meshes/pitch.dat"));
+// The pitch mesh as the ball meets it: its flat ceiling at game::kBallCeilingZ (the mesh's is
+// 4 uu low for the ball; its two triangles are the only ones lying flat above kCeilingMinZ).
+// The car and wall models use the mesh as it is (src/io/arena_file.h: BallArena, PitchArena).
+inline std::vector<Triangle> WithBallCeiling(std::vector<Triangle> tris) {
+  constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
+  constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
+  for (Triangle& t : tris) {
+    const float z = t.p[0].z();
+    if (!(z > kCeilingMinZ) || std::abs(t.p[1].z() - z) > kFlatUu ||
+        std::abs(t.p[2].z() - z) > kFlatUu)
+      continue;
+    for (Eigen::Vector3f& q : t.p) q.z() = static_cast<float>(game::kBallCeilingZ);
   }
-  return *arena;
-}
-
-// The arena of a datasets root (<root>/meshes/pitch.dat), the mesh as it is: the car and wall
-// models' (ArenaOfRoot).
-inline const Arena& PitchArena(const std::string& data_root) {
-  struct Pitch {};
-  return ArenaOfRoot<Pitch>(data_root, [](const std::string& path) { return Arena::Load(path); });
-}
-
-// The arena the ball moves in: the pitch mesh of a datasets root with its flat ceiling at
-// game::kBallCeilingZ (the mesh's is 4 uu low for the ball; its two triangles are the only ones
-// lying flat above kCeilingMinZ), with its own grid (PitchArena's is not built for it) and
-// cache (ArenaOfRoot). The car and wall models use PitchArena, the mesh as it is.
-inline const Arena& BallArena(const std::string& data_root) {
-  struct Ball {};
-  return ArenaOfRoot<Ball>(data_root, [](const std::string& path) {
-    constexpr float kCeilingMinZ = 2000.0f;  // uu: above every other flat part of the mesh
-    constexpr float kFlatUu = 0.01f;         // vertex heights of a flat triangle agree this well
-    std::vector<Triangle> tris = Arena::LoadTriangles(path);
-    for (Triangle& t : tris) {
-      const float z = t.p[0].z();
-      if (!(z > kCeilingMinZ) || std::abs(t.p[1].z() - z) > kFlatUu ||
-          std::abs(t.p[2].z() - z) > kFlatUu)
-        continue;
-      for (Eigen::Vector3f& q : t.p) q.z() = static_cast<float>(game::kBallCeilingZ);
-    }
-    return Arena(std::move(tris));
-  });
+  return tris;
 }
 
 // ---- The game's tick clock (issue 12; NOTES "The tick clock") ----
@@ -1053,217 +1010,6 @@ BallTicks<T> BallTicksAroundRow(const BallCoeffs<T>& c, const BallState<T>& row,
   const double tick_s = 1.0 / integ.tick_rate_hz;
   return BallTicksAroundRowBy(
       row, a, [&](const BallState<T>& s) { return StepBall(c, s, tick_s, arena); });
-}
-
-// Clock rows of the step row k -> k + 1 of `ep`: a ~61 Hz row is one (a skipped row two).
-inline long BallClockRowsOf(const Episode& ep, int k) {
-  return std::lround(ep.step_dt_s[k] * game::kEpisodeRowRateHz);
-}
-
-// Clock rows from row 0 of `ep` to row k.
-inline long BallClockRowsTo(const Episode& ep, int k) {
-  long n = 0;
-  for (int i = 0; i < k; ++i) n += BallClockRowsOf(ep, i);
-  return n;
-}
-
-// BallClockRowsTo of every row of `ep` (element k for row k), in one pass: what the rollouts
-// restarted along one episode look up by index instead of summing from row 0 each time.
-inline std::vector<long> BallClockRowsPrefix(const Episode& ep) {
-  std::vector<long> to(ep.rows.size(), 0);
-  for (std::size_t k = 1; k < to.size(); ++k)
-    to[k] = to[k - 1] + BallClockRowsOf(ep, static_cast<int>(k) - 1);
-  return to;
-}
-
-// The place of a row between two ticks, in [0, 1) tick, `clock_rows` after row 0 of an
-// episode whose row 0 is at clock_origin_rows: the fractional part of
-// (clock_origin_rows + clock_rows) ticks_per_clock_row.
-inline double BallTickFraction(double clock_origin_rows, long clock_rows,
-                               const Integration& integ) {
-  const double ticks =
-      (clock_origin_rows + static_cast<double>(clock_rows)) * integ.ticks_per_clock_row;
-  return ticks - std::floor(ticks);
-}
-
-// Advances `t` over the step row k -> k + 1 of `ep` on the tick clock (whole ticks of
-// 1 / tick_rate_hz s, StepBall) and returns the new row: the blend of the two ticks around it.
-template <typename T>
-BallState<T> AdvanceBallTicks(const BallCoeffs<T>& c, BallTicks<T>* t, const Episode& ep, int k,
-                              const Integration& integ, const Arena& arena) {
-  const double tick_s = 1.0 / integ.tick_rate_hz;
-  t->clock_rows += BallClockRowsOf(ep, k);
-  const long whole = BallWholeTicks(t->first_a, t->clock_rows, integ);
-  for (; t->ticks < whole; ++t->ticks) {
-    t->tick0 = t->tick1;
-    t->tick1 = StepBall(c, t->tick0, tick_s, arena);
-  }
-  return t->Row(integ);
-}
-
-// The same for double, chained through `clearance` (see BallClearance: the same states bit for
-// bit, without the lookups of ticks that cannot reach the mesh); mesh_at(i) gives the mesh the
-// step from tick i (counted as BallTicks::ticks) queries: the Arena, or a view that answers as
-// it does, bit for bit (the fit's per-tick triangle lists, fit/ball_fit.h).
-template <class MeshAt>
-BallState<double> AdvanceBallTicks(const BallCoeffs<double>& c, BallTicks<double>* t,
-                                   const Episode& ep, int k, const Integration& integ,
-                                   const MeshAt& mesh_at, BallClearance* clearance) {
-  const double tick_s = 1.0 / integ.tick_rate_hz;
-  t->clock_rows += BallClockRowsOf(ep, k);
-  const long whole = BallWholeTicks(t->first_a, t->clock_rows, integ);
-  while (t->ticks < whole) {
-    ++t->ticks;
-    t->tick0 = t->tick1;
-    t->tick1 = StepBall(c, t->tick0, tick_s, mesh_at(t->ticks), clearance);
-  }
-  return t->Row(integ);
-}
-
-// The recorded velocity change of row k -> k+1 of `ep` beyond gravity and drag under `c`,
-// uu/s: zero in free flight, a contact's impulse otherwise (BallVelocityJump is its norm).
-// Gravity first, then drag, over the whole row: not the tick's order (BallForcedVelocity), a
-// difference of about 0.005 uu/s a row; the model's order here lost crossval's quick four
-// (NOTES, issue 12, order34), so the thresholds below keep the order they were set with.
-inline Eigen::Vector3d BallFreeFlightResidual(const Episode& ep, const BallCoeffs<double>& c,
-                                              int k) {
-  const double dt = ep.step_dt_s[k];
-  Eigen::Vector3d v = ep.rows[k].v;
-  v.z() += c.gravity_z * dt;
-  v *= std::exp(c.drag * dt);
-  return ep.rows[k + 1].v - v;
-}
-
-// A recorded step whose BallFreeFlightResidual is below this is free flight, uu/s (0.5 typical):
-// no contact.
-inline constexpr double kBallFreeFlightUuS = 5.0;
-
-// Where row 0 of a ball episode sits on the tick clock, from its recorded bounces, in clock
-// rows (ticks fall where (origin + clock rows) ticks_per_clock_row is whole). A bounce
-// (velocity change within two rows, free flight on the row before and after) whose middle row
-// k holds a fraction f in (kMinFraction, 1 - kMinFraction) of the change places row k at f
-// tick past the tick before the bounce; each such bounce gives the origin
-// (f - clock rows to k * ticks_per_clock_row) mod 1 tick, and the circular mean over them is
-// returned. Fast bounces (over kMinBounceUuS) are used where the episode has any; else the
-// slower ones (kMinSlowBounceUuS to kMinBounceUuS); else the slowest (kMinSlowestBounceUuS to
-// kMinSlowBounceUuS) with the rows either side free to kStrictFreeFlightUuS. Measured: in the
-// 106 visible episodes with two or more fast bounces they agree to 0.0011 tick (median over
-// 239 bounces; p90 0.0023); the slow ones of the 155 episodes that have both agree with the
-// fast ones' phase to 0.0029 tick (per episode median; p90 0.0051, max 0.082), and place 47 of
-// the 57 episodes without a fast one (NOTES, issue 12, phase31); the slowest ones of 151
-// phased episodes to 0.0038 tick (median; p90 0.0062, max 0.213), and place 9 of the last 10
-// (NOTES, issue 12, half32). NaN when the episode has none (no bounce straddles a row; about
-// half of all bounces fall between rows and give no phase).
-inline double EstimateBallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
-                                      const Integration& integ) {
-  constexpr double kMinBounceUuS = 800.0;  // a fast bounce, not rolling or a graze
-  // Slower straddled bounces agree with the fast ones down to here; below it, 7 of 438 are
-  // off by over 0.05 tick (rolling contacts, grazes; NOTES, issue 12, phase31).
-  constexpr double kMinSlowBounceUuS = 200.0;
-  // The slowest tier, used only where an episode has no bounce above kMinSlowBounceUuS: with
-  // the rows either side free to 2 uu/s (5 lets through 9 more bounces, 8 of them off by over
-  // 0.05 tick, one episode by 0.44) they agree with the fast ones to 0.0038 tick (median over
-  // 303 bounces, 5 over 0.05: NOTES, issue 12, half32).
-  constexpr double kMinSlowestBounceUuS = 50.0;
-  constexpr double kStrictFreeFlightUuS = 2.0;
-  constexpr double kMinFraction = 0.03;    // the bounce really straddles the row
-  const int n = ep.size();
-  if (n < 5) return std::numeric_limits<double>::quiet_NaN();
-  std::vector<Eigen::Vector3d> jump(static_cast<std::size_t>(n - 1));
-  for (int k = 0; k + 1 < n; ++k) jump[k] = BallFreeFlightResidual(ep, c, k);
-  // Sums of the fast bounces' phases [0], of the slow ones' [1] and of the slowest ones' [2].
-  double sum_cos[3] = {0.0, 0.0, 0.0}, sum_sin[3] = {0.0, 0.0, 0.0};
-  int count[3] = {0, 0, 0};
-  long clock_rows = BallClockRowsTo(ep, 2);
-  for (int k = 2; k + 2 < n; ++k) {
-    if (k > 2) clock_rows += BallClockRowsOf(ep, k - 1);
-    const Eigen::Vector3d whole = jump[k - 1] + jump[k];
-    const double whole2 = whole.squaredNorm();
-    if (whole2 < kMinSlowestBounceUuS * kMinSlowestBounceUuS) continue;
-    const int tier = whole2 >= kMinBounceUuS * kMinBounceUuS           ? 0
-                     : whole2 >= kMinSlowBounceUuS * kMinSlowBounceUuS ? 1
-                                                                       : 2;
-    const double free_uu_s = tier == 2 ? kStrictFreeFlightUuS : kBallFreeFlightUuS;
-    if (jump[k - 2].norm() > free_uu_s || jump[k + 1].norm() > free_uu_s) continue;
-    const double f = jump[k - 1].dot(whole) / whole2;
-    if (!(f > kMinFraction && f < 1.0 - kMinFraction)) continue;
-    const double phase =
-        2.0 * M_PI * (f - static_cast<double>(clock_rows) * integ.ticks_per_clock_row);
-    sum_cos[tier] += std::cos(phase);
-    sum_sin[tier] += std::sin(phase);
-    ++count[tier];
-  }
-  const int tier = count[0] > 0 ? 0 : count[1] > 0 ? 1 : 2;
-  if (count[tier] == 0) return std::numeric_limits<double>::quiet_NaN();
-  double p0 = std::atan2(sum_sin[tier], sum_cos[tier]) / (2.0 * M_PI);
-  p0 -= std::floor(p0);
-  return p0 / integ.ticks_per_clock_row;
-}
-
-// The clock origin a ball rollout of `ep` uses: Episode::clock_origin_rows when known, else
-// EstimateBallClockOrigin, else half a tick (without a straddled bounce nothing places the
-// rows on the tick clock; half a tick is off by at most half a tick: 1 of the 258 recorded
-// episodes, NOTES "The tick clock", phase31 and half32).
-inline double BallClockOrigin(const Episode& ep, const BallCoeffs<double>& c,
-                              const Integration& integ) {
-  if (!std::isnan(ep.clock_origin_rows)) return ep.clock_origin_rows;
-  const double estimate = EstimateBallClockOrigin(ep, c, integ);
-  if (!std::isnan(estimate)) return estimate;
-  return 0.5 / integ.ticks_per_clock_row;
-}
-
-// The tick pair a rollout restarted at row `start` of `ep` begins from, and the row it belongs
-// to (*from_row): BallTicksAroundRow at `start`'s place on the clock (clock origin
-// `origin_rows`), unless that pair's step touches the mesh while the previous row's own pair is
-// free: then that pair, at row start - 1, which the rollout advances over the step as any other
-// (its first row is still the recorded one). A pair that bounces between its ticks blends to
-// the row only as a state the game never had, whether the row holds no fraction of the bounce
-// (the recorded step into it free flight; with a wrong clock phase the fixed point can find one
-// exactly: NOTES, issue 12, tail31: episode 82, row 244, z 85.97 below the contact radius and
-// vz -966.8 straight off free flight from row 243: tick0 vz -2,850, tick1 +1,710 after the
-// model's bounce, 556 uu off 0.5 s on; from row 243's pair 1.07 uu) or a fraction of it (a
-// straddled bounce: the fixed point does not reach the game's pair; NOTES, issue 12, new34:
-// episode 89, row 396, 88.6 uu off 0.5 s on, from row 395's pair 0.02). The same holds where
-// the row's pair is free but the recorded steps into and out of the row are both off free flight
-// (kBallFreeFlightUuS): the fixed point then finds a free parabola through a row that holds part
-// of a bounce, and the rest of the bounce is lost (new34: episode 237, row 152, a 1,776 uu/s
-// side-ramp bounce, 230.9 uu off 0.5 s on, from row 151's pair 0.07). From a free pair the
-// rollout meets the contact at its own tick.
-// `rows_to` is BallClockRowsPrefix(ep).
-inline BallTicks<double> BallStartTicks(const BallCoeffs<double>& c, const Episode& ep, int start,
-                                        double origin_rows, const std::vector<long>& rows_to,
-                                        const Integration& integ, const Arena& arena,
-                                        int* from_row) {
-  const double tick_s = 1.0 / integ.tick_rate_hz;
-  const auto pair_at = [&](int row, bool* touched) {
-    bool any = false;
-    const BallTicks<double> t = BallTicksAroundRowBy(
-        BallState<double>::FromSample(ep.rows[row]),
-        BallTickFraction(origin_rows, rows_to[row], integ),
-        [&](const BallState<double>& s) {
-          BallClearance clearance;  // StepBall's state bit for bit, and whether it touched
-          const BallState<double> next = StepBall(c, s, tick_s, arena, &clearance);
-          any = any || clearance.touched;
-          return next;
-        });
-    *touched = any;
-    return t;
-  };
-  *from_row = start;
-  bool touched = false;
-  const BallTicks<double> at_start = pair_at(start, &touched);
-  if (start == 0) return at_start;
-  // The row holds a fraction of a contact: the recorded steps into and out of it both off free
-  // flight (a free pair through it is the fixed point's, not the game's).
-  const bool straddled = start + 1 < ep.size() &&
-                         BallFreeFlightResidual(ep, c, start - 1).norm() > kBallFreeFlightUuS &&
-                         BallFreeFlightResidual(ep, c, start).norm() > kBallFreeFlightUuS;
-  if (!touched && !straddled) return at_start;
-  bool touched_before = false;
-  const BallTicks<double> before = pair_at(start - 1, &touched_before);
-  if (touched_before) return at_start;
-  *from_row = start - 1;
-  return before;
 }
 
 }  // namespace rlfit

@@ -53,16 +53,4 @@ const CoeffLayout& CarLayout() {
   return layout;
 }
 
-std::vector<CarStepChoice> CarChoicesOnRecorded(const Episode& ep, const Arena& arena) {
-  std::vector<CarStepChoice> out;
-  out.reserve(ep.rows.size());
-  for (const Sample& s : ep.rows) {
-    CarModelState<double> state;
-    state.body = CarState<double>::FromSample(s);
-    Controls u;
-    out.push_back(ChooseCarStep(state, u, arena));
-  }
-  return out;
-}
-
 }  // namespace rlfit

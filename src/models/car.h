@@ -113,13 +113,6 @@ struct CarModelState {
   // the flat floor. FromSample: 0; a rollout from a recorded row takes the level ramped over
   // the recorded input before it (PowerslideStartState).
   double handbrake = 0.0;
-
-  static CarModelState FromSample(const Sample& s) {
-    CarModelState out;
-    out.body = CarState<T>::FromSample(s);
-    out.jump = JumpState::FromSample(s, JumpTiming());
-    return out;
-  }
 };
 
 // The value of a scalar of the step: itself for double, the value part of a ceres::Jet (the
@@ -363,20 +356,5 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
   next.regime_ticks = next.regime == s.regime ? s.regime_ticks + 1 : 1;
   return next;
 }
-
-// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
-template <typename T>
-CarModelState<T> AdvanceCarModelRow(const CarCoeffs<T>& c, const Arena& arena,
-                                    const CarModelState<T>& s, const Episode& ep, int k,
-                                    const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ,
-                       [&](const CarModelState<T>& state, const Controls& u, double h) {
-                         return StepCar(c, arena, state, u, h, integ.rotate_with_new_omega);
-                       });
-}
-
-// Per row of `ep`: would the switch put the recorded state on a surface (ChooseCarStep on the
-// recorded row, no carried regime)? For the on_ground check and the row labels.
-std::vector<CarStepChoice> CarChoicesOnRecorded(const Episode& ep, const Arena& arena);
 
 }  // namespace rlfit

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "src/common/rotation.h"
-#include "src/io/episode.h"
 
 namespace rlfit {
 
@@ -12,15 +11,6 @@ struct CarState {
   Vec3<T> v;      // velocity, uu/s
   Vec3<T> omega;  // angular velocity (world frame), rad/s
   Mat3<T> theta;  // orientation, columns forward, left, up
-
-  static CarState FromSample(const Sample& s) {
-    CarState out;
-    out.x = s.x.cast<T>();
-    out.v = s.v.cast<T>();
-    out.omega = s.omega.cast<T>();
-    out.theta = s.theta.cast<T>();
-    return out;
-  }
 };
 
 // True when every component is exactly 0 and so is every derivative: for double the value,

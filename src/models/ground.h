@@ -342,23 +342,4 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
   return next;
 }
 
-// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
-template <typename T>
-CarState<T> AdvanceGroundRow(const GroundCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
-                             int k, const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ,
-                       [&](const CarState<T>& state, const Controls& u, double h) {
-                         return StepGround(c, state, u, h, integ.rotate_with_new_omega);
-                       });
-}
-// The same with the steps' inputs precomputed (RowStepControls of `ep` and `integ`).
-template <typename T>
-CarState<T> AdvanceGroundRow(const GroundCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
-                             int k, const Integration& integ, const RowStepControls& controls) {
-  return AdvanceCarRow(s, ep, k, controls,
-                       [&](const CarState<T>& state, const Controls& u, double h) {
-                         return StepGround(c, state, u, h, integ.rotate_with_new_omega);
-                       });
-}
-
 }  // namespace rlfit

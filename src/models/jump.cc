@@ -1,4 +1,4 @@
-// The jump model's coefficient layout and the jump state of a recorded row.
+// The jump model's coefficient layout.
 #include "src/models/jump.h"
 
 namespace rlfit {
@@ -45,23 +45,6 @@ const CoeffLayout& JumpLayout() {
     return l;
   }();
   return layout;
-}
-
-JumpState JumpStateOfRow(const Episode& ep, int row, const Integration& integ,
-                         const JumpTiming& timing) {
-  JumpState j = JumpState::FromSample(ep.rows[row], timing);
-  const double t = ep.rows[row].t_s;
-  j.jump_held = row > 0 && ControlsOver(ep, t - 1.0 / integ.tick_rate_hz, t, integ).jump > 0.5;
-  return j;
-}
-
-JumpState JumpStateAt(const Episode& ep, int takeoff, int row, const Integration& integ,
-                      const JumpTiming& timing) {
-  JumpState s;  // in contact, jump not held
-  for (int k = takeoff; k < row; ++k)
-    ForEachRowTick(ep, k, integ,
-                   [&](const Controls& u, double h) { PlanJumpTick(&s, u, timing, h); });
-  return s;
 }
 
 }  // namespace rlfit

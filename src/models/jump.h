@@ -81,19 +81,6 @@ struct JumpState {
   double flip_time_s = 0.0;    // since the dodge started
   double flip_forward = 0.0;   // dodge direction: forward (+, stick forward) component
   double flip_side = 0.0;      // ... and sideways component (yaw + roll), normalised
-
-  // From a recorded row's flags alone (when the jump's history is unknown): in contact when
-  // on_ground; a recorded jumped / double_jumped flag counts as used, with the windows closed.
-  static JumpState FromSample(const Sample& s, const JumpTiming& timing) {
-    JumpState j;
-    j.in_contact = s.on_ground;
-    j.jump_held = s.input.jump;
-    j.has_jumped = s.jumped;
-    j.has_double_jumped = s.double_jumped;
-    j.jump_time_s = s.jumped ? timing.jump_max_time_s : 0.0;
-    j.since_jump_s = s.jumped ? timing.double_jump_window_s : 0.0;
-    return j;
-  }
 };
 
 // Resets the jump state when the wheels touch a surface again (the regime switch calls it).
@@ -363,43 +350,6 @@ JumpCarState<T> StepJump(const JumpCoeffs<T>& c, const JumpCarState<T>& s, const
   // result, so take the position from before the tick.
   next.car = StepAerial(c.air, pre, air_u, dt_s, rotate_with_new_omega);
   return next;
-}
-
-// Advances over recorded row k -> k+1 of `ep` (substeps per Integration).
-template <typename T>
-JumpCarState<T> AdvanceJumpRow(const JumpCoeffs<T>& c, const JumpCarState<T>& s,
-                               const Episode& ep, int k, const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ,
-                       [&](const JumpCarState<T>& state, const Controls& u, double h) {
-                         return StepJump(c, state, u, h, integ.rotate_with_new_omega);
-                       });
-}
-
-// The jump state at recorded row `row` of a jump that took off at row `takeoff` (<= row):
-// PlanJumpTick run over the recorded inputs of the rows between, tick by tick as
-// AdvanceCarRow steps them. At the take-off row: in contact, jump not yet held.
-JumpState JumpStateAt(const Episode& ep, int takeoff, int row, const Integration& integ,
-                      const JumpTiming& timing);
-
-// The jump state at row `row` of `ep` from that row alone, where no recorded take-off holds it
-// (rlsim predict's start, a car rollout outside a jump): JumpState::FromSample (in contact when
-// on_ground), with jump held as the input acting in the tick before the row (ControlsOver), and
-// not held before the first row: a jump held from the first row on is a press.
-JumpState JumpStateOfRow(const Episode& ep, int row, const Integration& integ,
-                         const JumpTiming& timing);
-
-// The state replay and the fit start a jump rollout from at `row`: the recorded car and the
-// jump state of JumpStateAt. The recorded velocity is kept as it is, also the vz ~8.3 uu/s the
-// game reports for a car resting on the floor (datasets README): with it the impulse's row step
-// is reproduced (8.31 + 291.67 + one tick of 483 uu/s^2 = 304.0 uu/s; recorded 304.29 and
-// 304.32 in jumps.txt), without it 4 uu/s short.
-template <typename T>
-JumpCarState<T> JumpStartState(const Episode& ep, int takeoff, int row, const Integration& integ,
-                               const JumpTiming& timing) {
-  JumpCarState<T> s;
-  s.car = CarState<T>::FromSample(ep.rows[row]);
-  s.jump = JumpStateAt(ep, takeoff, row, integ, timing);
-  return s;
 }
 
 }  // namespace rlfit

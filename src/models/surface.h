@@ -294,14 +294,4 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
   return next;
 }
 
-// Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
-template <typename T>
-CarState<T> AdvanceSurfaceRow(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c,
-                              const CarState<T>& s, const Episode& ep, int k,
-                              const Integration& integ, const Arena& arena) {
-  return AdvanceCarRow(s, ep, k, integ, [&](const CarState<T>& state, const Controls& u, double h) {
-    return StepSurface(g, c, state, u, h, integ.rotate_with_new_omega, arena);
-  });
-}
-
 }  // namespace rlfit

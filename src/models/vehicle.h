@@ -139,12 +139,6 @@ template <typename T>
 struct VehicleState {
   CarState<T> body;
   WheelSettings<T> wheels;
-
-  static VehicleState FromSample(const Sample& row) {
-    VehicleState s;
-    s.body = CarState<T>::FromSample(row);
-    return s;
-  }
 };
 
 // The wheel settings for inputs u on a car rolling at forward speed v_f (RocketSim
@@ -274,20 +268,6 @@ VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
   next.body.v = v_plane;
   next.body.v(2) = T(c.rest_reported_vz);
   return next;
-}
-
-// Advances over recorded row k -> k+1 of `ep` (the row's ticks, ForEachRowTick).
-template <typename T>
-VehicleState<T> AdvanceVehicleRow(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
-                                  const Episode& ep, int k, const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ, [&](const VehicleState<T>& state, const Controls& u,
-                                            double h) { return StepVehicle(c, state, u, h); });
-}
-template <typename T>
-VehicleState<T> AdvanceVehicleRow(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
-                                  const Episode& ep, int k, const RowStepControls& controls) {
-  return AdvanceCarRow(s, ep, k, controls, [&](const VehicleState<T>& state, const Controls& u,
-                                               double h) { return StepVehicle(c, state, u, h); });
 }
 
 }  // namespace rlfit

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/aerial.h"
 #include "src/models/ball.h"
@@ -16,6 +17,7 @@
 #include "src/models/surface.h"
 #include "src/models/vehicle.h"
 #include "src/replay/coeff_choice.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predictor.h"
 #include "src/replay/regime.h"
 #include "src/replay/regime_models.h"
@@ -80,7 +82,7 @@ class JumpPredictor : public Predictor {
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
     JumpCarState<double> s;
-    s.car = CarState<double>::FromSample(ep.rows[start]);
+    s.car = FromSample<CarState<double>>(ep.rows[start]);
     s.jump = JumpStateOfRow(ep, start, integ_, coeffs_.timing);
     for (const auto& [first, last] : JumpSegments(ep))
       if (first <= start && start <= last)
@@ -137,7 +139,7 @@ class BallPredictor : public Predictor {
                                         int end) const {
     std::vector<PredictedState> out;
     out.reserve(end - start + 1);
-    const BallState<double> s = BallState<double>::FromSample(ep.rows[start]);
+    const BallState<double> s = FromSample<BallState<double>>(ep.rows[start]);
     out.push_back(ToPredicted(s));
     if (end <= start) return out;
     int from = start;  // the row whose tick pair the rollout steps from (BallStartTicks)
@@ -290,7 +292,7 @@ class CarPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    CarModelState<double> s = CarModelState<double>::FromSample(ep.rows[start]);
+    CarModelState<double> s = FromSample<CarModelState<double>>(ep.rows[start]);
     s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
     s.handbrake = PowerslideStartState(ep, start, integ_, nullptr).handbrake;
     return RolloutRows(s, start, end, [&](const CarModelState<double>& state, int k) {

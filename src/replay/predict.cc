@@ -20,6 +20,7 @@
 #include "src/common/number_text.h"
 #include "src/common/parallel.h"
 #include "src/common/rotation.h"
+#include "src/io/arena_file.h"
 #include "src/io/csv_parser.h"
 #include "src/io/episode_writer.h"
 #include "src/io/files.h"

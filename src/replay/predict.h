@@ -10,6 +10,7 @@
 
 #include "src/io/episode.h"
 #include "src/models/arena.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {

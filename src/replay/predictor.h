@@ -20,6 +20,7 @@
 #include "src/models/model.h"
 #include "src/models/powerslide.h"
 #include "src/models/vehicle.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/regime.h"
 
 namespace rlfit {
@@ -85,7 +86,7 @@ class RowPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), advance_(std::move(advance)) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    return RolloutRows(State::FromSample(ep.rows[start]), start, end,
+    return RolloutRows(FromSample<State>(ep.rows[start]), start, end,
                        [&](const State& s, int k) { return advance_(coeffs_, s, ep, k, integ_); });
   }
 

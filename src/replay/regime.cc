@@ -8,8 +8,10 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/car.h"
+#include "src/replay/episode_steps.h"
 #include "src/replay/regime_models.h"
 #include "src/replay/registry.h"
 

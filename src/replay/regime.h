@@ -18,6 +18,7 @@
 #include "src/models/arena.h"
 #include "src/models/ball.h"
 #include "src/models/jump.h"
+#include "src/replay/episode_steps.h"
 
 namespace rlfit {
 

@@ -1,5 +1,6 @@
-// The powerslide's start state, handbrake source and the inference of an unrecorded handbrake.
-#include "src/models/powerslide.h"
+// The powerslide's start state on a recording, its handbrake source and the inference of an
+// unrecorded handbrake (declared in src/replay/episode_steps.h).
+#include "src/replay/episode_steps.h"
 
 #include <array>
 #include <cmath>
@@ -20,7 +21,7 @@ bool OnFlatFloor(const Sample& s) {
 PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
                                              const Integration& integ, const double* acting) {
   PowerslideState<double> s;
-  s.body = CarState<double>::FromSample(ep.rows[start]);
+  s.body = FromSample<CarState<double>>(ep.rows[start]);
   // The level depends on the inputs alone: ramp it over rows 0..start from the handbrake acting
   // on the first step (held since before the episode).
   PowerslideCoeffs<double> ramp{};  // only the (fixed) ramp rates are read
@@ -51,7 +52,7 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
   // One-row error of step k -> k+1 with switch h from level `level`, and the level after it.
   auto step_cost = [&](int k, int h, double level, double* level_after) {
     PowerslideState<double> s;
-    s.body = CarState<double>::FromSample(ep.rows[k]);
+    s.body = FromSample<CarState<double>>(ep.rows[k]);
     s.handbrake = level;
     s = AdvancePowerslideRow(g, c, s, ep, k, integ, held[h].data());
     *level_after = s.handbrake;

@@ -1,5 +1,6 @@
-// Input timing shared by the car models.
-#include "src/models/model.h"
+// The inputs acting during a recorded row, the jump state of a recorded row and the car's
+// surface choice on recorded rows (src/replay/episode_steps.h).
+#include "src/replay/episode_steps.h"
 
 #include <cmath>
 
@@ -54,6 +55,35 @@ Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, const Integra
     else break;
   }
   return avg;
+}
+
+JumpState JumpStateOfRow(const Episode& ep, int row, const Integration& integ,
+                         const JumpTiming& timing) {
+  JumpState j = FromSample<JumpState>(ep.rows[row], timing);
+  const double t = ep.rows[row].t_s;
+  j.jump_held = row > 0 && ControlsOver(ep, t - 1.0 / integ.tick_rate_hz, t, integ).jump > 0.5;
+  return j;
+}
+
+JumpState JumpStateAt(const Episode& ep, int takeoff, int row, const Integration& integ,
+                      const JumpTiming& timing) {
+  JumpState s;  // in contact, jump not held
+  for (int k = takeoff; k < row; ++k)
+    ForEachRowTick(ep, k, integ,
+                   [&](const Controls& u, double h) { PlanJumpTick(&s, u, timing, h); });
+  return s;
+}
+
+std::vector<CarStepChoice> CarChoicesOnRecorded(const Episode& ep, const Arena& arena) {
+  std::vector<CarStepChoice> out;
+  out.reserve(ep.rows.size());
+  for (const Sample& s : ep.rows) {
+    CarModelState<double> state;
+    state.body = FromSample<CarState<double>>(s);
+    Controls u;
+    out.push_back(ChooseCarStep(state, u, arena));
+  }
+  return out;
 }
 
 }  // namespace rlfit
