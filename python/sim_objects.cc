@@ -62,8 +62,7 @@ long WholeTicks(double dt_s, double tick_rate_hz) {
 
 Eigen::Vector3d Vec3From(const py::object& o, const char* what) {
   const Array a = Array::ensure(o);
-  if (!a || a.ndim() != 1 || a.shape(0) != 3)
-    throw InputError(what, 0, 0, "expected 3 numbers");
+  if (!a || a.ndim() != 1 || a.shape(0) != 3) throw InputError(what, 0, 0, "expected 3 numbers");
   Eigen::Vector3d v(a.data()[0], a.data()[1], a.data()[2]);
   if (!v.allFinite()) throw InputError(what, 0, 0, "value is not finite");
   return v;
@@ -113,8 +112,7 @@ std::shared_ptr<const Context> ContextFor(const std::string& model, const std::s
   auto c = std::make_shared<Context>();
   c->model = &FindModel(model);
   c->root = ResolveDataRoot(data_root);
-  c->file = PredictionCoefficients(*c->model, LoadCoefficients(*c->model, coeffs), coeffs,
-                                   false);
+  c->file = PredictionCoefficients(*c->model, LoadCoefficients(*c->model, coeffs), coeffs, false);
   return cache[key] = c;
 }
 
@@ -159,9 +157,8 @@ PyControls MakeControls(double throttle, double steer, double pitch, double yaw,
 
 class PyBall {
  public:
-  PyBall(const py::object& position, const py::object& velocity,
-         const py::object& angular_velocity, const std::string& coeffs,
-         const std::string& data_root)
+  PyBall(const py::object& position, const py::object& velocity, const py::object& angular_velocity,
+         const std::string& coeffs, const std::string& data_root)
       : ctx_(ContextFor("ball", coeffs, data_root)) {
     InitialState s;
     s.x = Vec3From(position, "position");
@@ -207,10 +204,10 @@ class PyBall {
 
 class PyCar {
  public:
-  PyCar(const py::object& position, const py::object& velocity,
-        const py::object& angular_velocity, const py::object& orientation, double pitch,
-        double yaw, double roll, double boost, const py::object& on_ground, bool jumped,
-        bool double_jumped, const std::string& coeffs, const std::string& data_root)
+  PyCar(const py::object& position, const py::object& velocity, const py::object& angular_velocity,
+        const py::object& orientation, double pitch, double yaw, double roll, double boost,
+        const py::object& on_ground, bool jumped, bool double_jumped, const std::string& coeffs,
+        const std::string& data_root)
       : ctx_(ContextFor("car", coeffs, data_root)) {
     InitialState s;
     s.x = Vec3From(position, "position");
@@ -332,8 +329,13 @@ void BindSimObjects(py::module_& m) {
           "to_array",
           [](const PyControls& c) -> Array {
             Array a(8);
-            const double v[8] = {c.throttle, c.steer, c.pitch, c.yaw, c.roll,
-                                 c.jump ? 1.0 : 0.0, c.boost ? 1.0 : 0.0,
+            const double v[8] = {c.throttle,
+                                 c.steer,
+                                 c.pitch,
+                                 c.yaw,
+                                 c.roll,
+                                 c.jump ? 1.0 : 0.0,
+                                 c.boost ? 1.0 : 0.0,
                                  c.handbrake ? 1.0 : 0.0};
             std::copy(v, v + 8, a.mutable_data());
             return a;
@@ -344,9 +346,8 @@ void BindSimObjects(py::module_& m) {
         return "Controls(throttle=" + MessageNumber(c.throttle, 6) +
                ", steer=" + MessageNumber(c.steer, 6) + ", pitch=" + MessageNumber(c.pitch, 6) +
                ", yaw=" + MessageNumber(c.yaw, 6) + ", roll=" + MessageNumber(c.roll, 6) +
-               ", jump=" + (c.jump ? "True" : "False") + ", boost=" +
-               (c.boost ? "True" : "False") + ", handbrake=" + (c.handbrake ? "True" : "False") +
-               ")";
+               ", jump=" + (c.jump ? "True" : "False") + ", boost=" + (c.boost ? "True" : "False") +
+               ", handbrake=" + (c.handbrake ? "True" : "False") + ")";
       });
 
   const Array zero3 = ToArray(Eigen::Vector3d(Eigen::Vector3d::Zero()));
@@ -356,35 +357,36 @@ void BindSimObjects(py::module_& m) {
                      "ball model's tick on the arena mesh, as `rlsim predict ball`.")
       .def(py::init<const py::object&, const py::object&, const py::object&, const std::string&,
                     const std::string&>(),
-           py::arg("position"), py::arg("velocity") = zero3,
-           py::arg("angular_velocity") = zero3, py::kw_only(), py::arg("coeffs") = "",
-           py::arg("data_root") = "",
+           py::arg("position"), py::arg("velocity") = zero3, py::arg("angular_velocity") = zero3,
+           py::kw_only(), py::arg("coeffs") = "", py::arg("data_root") = "",
            "A ball at `position` (3,) uu with `velocity` (3,) uu/s and `angular_velocity` (3,) "
            "rad/s. Refused (ValueError) where `rlsim predict ball` refuses it (outside the "
            "arena, overlapping the mesh). coeffs: '' the committed fit, 'seed' or a file.")
-      .def_property_readonly("position", [](const PyBall& b) { return ToArray(b.state_.x); },
-                             "Centre (3,), uu.")
-      .def_property_readonly("velocity", [](const PyBall& b) { return ToArray(b.state_.v); },
-                             "Velocity (3,), uu/s.")
-      .def_property_readonly("angular_velocity",
-                             [](const PyBall& b) { return ToArray(b.state_.omega); },
-                             "Angular velocity (3,), world axes, rad/s.")
-      .def_property_readonly("time", [](const PyBall& b) { return b.time_s_; },
-                             "Seconds stepped since construction.")
+      .def_property_readonly(
+          "position", [](const PyBall& b) { return ToArray(b.state_.x); }, "Centre (3,), uu.")
+      .def_property_readonly(
+          "velocity", [](const PyBall& b) { return ToArray(b.state_.v); }, "Velocity (3,), uu/s.")
+      .def_property_readonly(
+          "angular_velocity", [](const PyBall& b) { return ToArray(b.state_.omega); },
+          "Angular velocity (3,), world axes, rad/s.")
+      .def_property_readonly(
+          "time", [](const PyBall& b) { return b.time_s_; }, "Seconds stepped since construction.")
       .def("step", &PyBall::Step, py::arg("dt"),
            "Advances dt s: a whole number (>= 1) of 1/120 s ticks, else ValueError.")
-      .def("copy", [](const PyBall& b) { return PyBall(b); }, "An independent copy.")
+      .def(
+          "copy", [](const PyBall& b) { return PyBall(b); }, "An independent copy.")
       .def("__copy__", [](const PyBall& b) { return PyBall(b); })
-      .def("__deepcopy__", [](const PyBall& b, const py::object&) { return PyBall(b); },
-           py::arg("memo"))
+      .def(
+          "__deepcopy__", [](const PyBall& b, const py::object&) { return PyBall(b); },
+          py::arg("memo"))
       .def("to_array", &PyBall::ToFlat,
            "(9,) x, y, z, vx, vy, vz, wx, wy, wz: a row of Model('ball').predict without t_s.")
       .def_static(
           "from_array",
           [](const py::object& row, const std::string& coeffs, const std::string& data_root) {
             const Array a = FlatRow(row, 9, "state");
-            return PyBall(ToArray(Part(a, 0)), ToArray(Part(a, 1)), ToArray(Part(a, 2)),
-                          coeffs, data_root);
+            return PyBall(ToArray(Part(a, 0)), ToArray(Part(a, 1)), ToArray(Part(a, 2)), coeffs,
+                          data_root);
           },
           py::arg("state"), py::kw_only(), py::arg("coeffs") = "", py::arg("data_root") = "",
           "The ball of a flat row (9,) as to_array gives it.");
@@ -400,58 +402,71 @@ void BindSimObjects(py::module_& m) {
       .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&,
                     double, double, double, double, const py::object&, bool, bool,
                     const std::string&, const std::string&>(),
-           py::arg("position"), py::arg("velocity") = zero3,
-           py::arg("angular_velocity") = zero3, py::kw_only(),
-           py::arg("orientation") = py::none(), py::arg("pitch") = 0.0, py::arg("yaw") = 0.0,
-           py::arg("roll") = 0.0, py::arg("boost") = game::kBoostMax,
+           py::arg("position"), py::arg("velocity") = zero3, py::arg("angular_velocity") = zero3,
+           py::kw_only(), py::arg("orientation") = py::none(), py::arg("pitch") = 0.0,
+           py::arg("yaw") = 0.0, py::arg("roll") = 0.0, py::arg("boost") = game::kBoostMax,
            py::arg("on_ground") = py::none(), py::arg("jumped") = false,
            py::arg("double_jumped") = false, py::arg("coeffs") = "", py::arg("data_root") = "",
            "A car at `position` (3,) uu, `velocity` (3,) uu/s, `angular_velocity` (3,) rad/s, "
            "oriented by `orientation` (3, 3) or pitch/yaw/roll (rad), with `boost` 0-100. "
            "on_ground None: on its wheels when resting on the floor (as rlsim predict). "
            "Refused (ValueError) where `rlsim predict car` refuses it.")
-      .def_property_readonly("position", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.x)); },
-                             "Centre (3,), uu.")
-      .def_property_readonly("velocity", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.v)); },
-                             "Velocity (3,), uu/s.")
       .def_property_readonly(
-          "angular_velocity", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.omega)); },
+          "position", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.x)); },
+          "Centre (3,), uu.")
+      .def_property_readonly(
+          "velocity", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.v)); },
+          "Velocity (3,), uu/s.")
+      .def_property_readonly(
+          "angular_velocity",
+          [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.omega)); },
           "Angular velocity (3,), world axes, rad/s.")
       .def_property_readonly(
-          "orientation", [](const PyCar& c) { return ToArray(Eigen::Matrix3d(c.state_.body.theta)); },
+          "orientation",
+          [](const PyCar& c) { return ToArray(Eigen::Matrix3d(c.state_.body.theta)); },
           "Rotation (3, 3): columns forward, left, up in world axes.")
-      .def_property_readonly("forward", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.theta.col(0))); },
-                             "The nose's direction (3,) (orientation[:, 0]).")
-      .def_property_readonly("up", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.theta.col(2))); },
-                             "The roof's direction (3,) (orientation[:, 2]).")
-      .def_property_readonly("boost", [](const PyCar& c) { return c.state_.boost; },
-                             "Boost amount, 0-100.")
+      .def_property_readonly(
+          "forward",
+          [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.theta.col(0))); },
+          "The nose's direction (3,) (orientation[:, 0]).")
+      .def_property_readonly(
+          "up", [](const PyCar& c) { return ToArray(Eigen::Vector3d(c.state_.body.theta.col(2))); },
+          "The roof's direction (3,) (orientation[:, 2]).")
+      .def_property_readonly(
+          "boost", [](const PyCar& c) { return c.state_.boost; }, "Boost amount, 0-100.")
       .def_property_readonly("on_ground", &PyCar::OnGround,
                              "Wheels on a surface: the last tick ran the floor or surface step "
                              "(or a jump's take-off still touching); before any step, as given.")
-      .def_property_readonly("jumped", [](const PyCar& c) { return c.state_.jump.has_jumped; },
-                             "The first jump was used since the last landing.")
-      .def_property_readonly("double_jumped",
-                             [](const PyCar& c) { return c.state_.jump.has_double_jumped; },
-                             "The double jump was used since the last landing.")
-      .def_property_readonly("dodged", [](const PyCar& c) { return c.state_.jump.has_flipped; },
-                             "A dodge was used since the last landing.")
-      .def_property_readonly("jump_timer", [](const PyCar& c) { return c.state_.jump.jump_time_s; },
-                             "s since the first jump's impulse.")
-      .def_property_readonly("dodge_timer", [](const PyCar& c) { return c.state_.jump.flip_time_s; },
-                             "s since the dodge started.")
-      .def_property_readonly("handbrake", [](const PyCar& c) { return c.state_.handbrake; },
-                             "Handbrake level 0-1 (ramps toward the input).")
-      .def_property_readonly("time", [](const PyCar& c) { return c.time_s_; },
-                             "Seconds stepped since construction.")
+      .def_property_readonly(
+          "jumped", [](const PyCar& c) { return c.state_.jump.has_jumped; },
+          "The first jump was used since the last landing.")
+      .def_property_readonly(
+          "double_jumped", [](const PyCar& c) { return c.state_.jump.has_double_jumped; },
+          "The double jump was used since the last landing.")
+      .def_property_readonly(
+          "dodged", [](const PyCar& c) { return c.state_.jump.has_flipped; },
+          "A dodge was used since the last landing.")
+      .def_property_readonly(
+          "jump_timer", [](const PyCar& c) { return c.state_.jump.jump_time_s; },
+          "s since the first jump's impulse.")
+      .def_property_readonly(
+          "dodge_timer", [](const PyCar& c) { return c.state_.jump.flip_time_s; },
+          "s since the dodge started.")
+      .def_property_readonly(
+          "handbrake", [](const PyCar& c) { return c.state_.handbrake; },
+          "Handbrake level 0-1 (ramps toward the input).")
+      .def_property_readonly(
+          "time", [](const PyCar& c) { return c.time_s_; }, "Seconds stepped since construction.")
       .def("step", &PyCar::Step, py::arg("controls"), py::arg("dt"),
            "Advances dt s (a whole number >= 1 of 1/120 s ticks, else ValueError) holding "
            "`controls`: the car model's tick, as `rlsim predict car` (which also delays inputs "
            "by the recordings' input lag; step applies them at once).")
-      .def("copy", [](const PyCar& c) { return PyCar(c); }, "An independent copy.")
+      .def(
+          "copy", [](const PyCar& c) { return PyCar(c); }, "An independent copy.")
       .def("__copy__", [](const PyCar& c) { return PyCar(c); })
-      .def("__deepcopy__", [](const PyCar& c, const py::object&) { return PyCar(c); },
-           py::arg("memo"))
+      .def(
+          "__deepcopy__", [](const PyCar& c, const py::object&) { return PyCar(c); },
+          py::arg("memo"))
       .def("to_array", &PyCar::ToFlat,
            "(12,) x, y, z, vx, vy, vz, wx, wy, wz, pitch, yaw, roll: a row of "
            "Model('car').predict without t_s (the rest of the state is not in it).")
@@ -461,9 +476,9 @@ void BindSimObjects(py::module_& m) {
              bool double_jumped, const std::string& coeffs, const std::string& data_root) {
             const Array a = FlatRow(row, 12, "state");
             const Eigen::Vector3d e = Part(a, 3);
-            return PyCar(ToArray(Part(a, 0)), ToArray(Part(a, 1)), ToArray(Part(a, 2)),
-                         py::none(), e(0), e(1), e(2), boost, on_ground, jumped, double_jumped,
-                         coeffs, data_root);
+            return PyCar(ToArray(Part(a, 0)), ToArray(Part(a, 1)), ToArray(Part(a, 2)), py::none(),
+                         e(0), e(1), e(2), boost, on_ground, jumped, double_jumped, coeffs,
+                         data_root);
           },
           py::arg("state"), py::kw_only(), py::arg("boost") = game::kBoostMax,
           py::arg("on_ground") = py::none(), py::arg("jumped") = false,
