@@ -13,6 +13,7 @@ const CarFloorScene& GetCarFloorScene() {
     for (const CarState<double>& g : GetCarScene().ground_starts) {
       CarModelState<double> m;
       m.body = g;
+      m.unlimited_boost = true;  // the recordings' inputs, from recordings with unlimited boost
       s.starts.push_back(m);
     }
     return s;

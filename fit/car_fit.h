@@ -96,6 +96,7 @@ class CarRolloutResidual {
   template <typename T>
   bool Rollout(const CarCoeffs<T>& c, T* residuals) const {
     CarModelState<T> s = FromSample<CarModelState<T>>(episode_->rows[start_]);
+    s.unlimited_boost = episode_->unlimited_boost;
     s.jump = jump_;
     s.handbrake = handbrake_;
     for (int j = 1; j <= rows_; ++j) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "apps/cli_common.h"
+#include "python/sim_objects.h"
 #include "fit/distributed.h"
 #include "src/common/constants.h"
 #include "src/common/error.h"
@@ -1019,4 +1020,5 @@ PYBIND11_MODULE(_rlfit, m) {
         "`rlsim replay` without files: dict summary (replay_summary.json's content), table, "
         "episodes (with predicted (n, 9|12)), warnings, coefficients. keep_going: as "
         "--keep-going, files that cannot be read are listed in summary['unreadable'].");
+  BindSimObjects(m);  // Ball, Car, Controls (python/sim_objects.cc)
 }

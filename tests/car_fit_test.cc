@@ -20,6 +20,7 @@ constexpr double kRowS = 1.0 / 60.96;  // one ~61 Hz row, s
 void SimulateRows(const CarCoeffs<double>& c, const Arena& arena, Episode* ep) {
   const Integration integ;
   CarModelState<double> s = FromSample<CarModelState<double>>(ep->rows[0]);
+  s.unlimited_boost = ep->unlimited_boost;
   for (std::size_t k = 0; k + 1 < ep->rows.size(); ++k) {
     s = AdvanceCarModelRow(c, arena, s, *ep, static_cast<int>(k), integ);
     Sample& r = ep->rows[k + 1];
@@ -61,6 +62,7 @@ Episode Mixed(const CarCoeffs<double>& c, const Arena& arena, unsigned seed, int
   ep.step_ticks.assign(rows - 1, 2);
   ep.rows[0].x = Eigen::Vector3d(0, 0, 400);
   ep.rows[0].v = Eigen::Vector3d(600, 100, 0);
+  ep.unlimited_boost = true;  // as the recordings the car is fitted on (boost never runs out)
   SimulateRows(c, arena, &ep);
   return ep;
 }

@@ -132,6 +132,49 @@ TEST_CASE("a car falling onto the floor lands, settles upright and drives on") {
   CHECK(s.body.x.z() == game::kCarRestHeight);
 }
 
+TEST_CASE("boost drains at the game's rate, thrusts only while left, never below 0") {
+  const Arena floor = Floor();
+  const CarCoeffs<double> c = Defaults();
+  // In the air, nose along +x, well above the floor for 4 s of fall and thrust.
+  CarModelState<double> s = Car({0.0, 0.0, 1.0e4}, {0.0, 0.0, 0.0});
+  s.boost = 10.0;
+  Controls u;
+  u.boost = 1.0;
+  // 10 boost at 100/3 per second: 0.3 s, 36 ticks. Each tick of boost held removes
+  // kBoostUsedPerSecond / 120 (within rounding of the sum).
+  const double per_tick = game::kBoostUsedPerSecond * kTickS;
+  int thrust_ticks = 0;
+  for (int i = 0; i < 60; ++i) {
+    const CarModelState<double> before = s;
+    s = StepCar(c, floor, s, u, kTickS, true);
+    CHECK(s.boost >= 0.0);
+    CHECK(s.boost <= before.boost);
+    const double ax = (s.body.v.x() - before.body.v.x()) / kTickS;
+    if (before.boost > 0.0) {
+      ++thrust_ticks;
+      CHECK(s.boost == doctest::Approx(std::max(0.0, before.boost - per_tick)).epsilon(1e-12));
+      CHECK(ax > game::kBoostAccel * 0.9);  // thrust along the nose
+    } else {
+      CHECK(s.boost == 0.0);
+      CHECK(std::abs(ax) < 1e-9);  // empty: no thrust (gravity is along z)
+    }
+  }
+  CHECK(thrust_ticks == 36);  // 10 / (100/3 / 120) = 36 ticks
+  CHECK(s.boost == 0.0);
+  // Unlimited (a recording's fact): held boost thrusts and the amount stays.
+  CarModelState<double> u0 = Car({0.0, 0.0, 1.0e4}, {0.0, 0.0, 0.0});
+  u0.boost = 0.0;
+  u0.unlimited_boost = true;
+  const CarModelState<double> u1 = StepCar(c, floor, u0, u, kTickS, true);
+  CHECK(u1.boost == 0.0);
+  CHECK(u1.unlimited_boost);
+  CHECK(u1.body.v.x() > game::kBoostAccel * 0.9 * kTickS);
+  // Not held: no drain.
+  CarModelState<double> idle = Car({0.0, 0.0, 1.0e4}, {0.0, 0.0, 0.0});
+  idle.boost = 50.0;
+  CHECK(StepCar(c, floor, idle, Controls(), kTickS, true).boost == 50.0);
+}
+
 TEST_CASE("the car with the handbrake on the floor is the powerslide step, bit for bit") {
   const Arena floor = Floor();
   const CarCoeffs<double> c = Defaults();

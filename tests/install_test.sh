@@ -92,6 +92,9 @@ if [ -n "$module" ]; then
   installed=$(ls "$p"/lib/python3*/site-packages/rlfit/_rlfit*.so 2> /dev/null | head -1 || true)
   [ -n "$installed" ] || fail "the Python package is not installed under $p/lib/python3*/site-packages/rlfit"
   [ -f "$(dirname "$installed")/dask.py" ] || fail "rlfit/dask.py is not installed beside the extension"
+  for f in _rlfit.pyi py.typed; do
+    [ -f "$(dirname "$installed")/$f" ] || fail "rlfit/$f (type stubs) is not installed beside the extension"
+  done
   for path in "$src" "$build"; do
     hits=$(grep -c -a -F "$path" "$installed" || true)
     [ "$hits" -eq 0 ] || fail "$installed holds the path $path ($hits times)"
@@ -109,6 +112,9 @@ c = rlfit.load_coefficients("aerial")
 assert [float(v) for v in c["values"]] == [shipped["coefficients"][n] for n in c["names"]]
 t = rlfit.Model("ball", data_root=data).predict([0, 0, 500, 0, 0, 0], 1.0)
 assert t.shape == (61, 10)
+car = rlfit.Car(position=[0, 0, 17.01], data_root=data)
+car.step(rlfit.Controls(throttle=1, boost=True), 0.5)
+assert car.position[0] > 100 and car.boost < 100, (car.position, car.boost)
 print("install_test: the installed Python module imports and predicts")
 PY
     fail "the installed Python module failed (see above)"

@@ -126,6 +126,24 @@ TEST_CASE("25-column car episodes read with 61 Hz timing") {
   CHECK(ep.rows[1].v.z() == doctest::Approx(-650.0 / 60.96).epsilon(1e-5));
 }
 
+TEST_CASE("unlimited boost: held while the recorded amount never falls, from the rows alone") {
+  const std::string plain = CarFile(40);
+  // Column 23 boost input, 16 boost amount (0-based).
+  std::string held = plain;
+  for (int line = 5; line <= 30; ++line) held = WithCell(held, line, 23, "1");
+  std::string drained = held;
+  for (int line = 6; line <= 40; ++line) drained = WithCell(drained, line, 16, "99.4");
+  auto read = [](const std::string& name, const std::string& text) {
+    const auto episodes = ParseRecording(name, text.data(), text.size());
+    REQUIRE(episodes.size() == 1);
+    return episodes[0].unlimited_boost;
+  };
+  CHECK_FALSE(read("episode_00.csv", plain));  // never held: nothing to say
+  CHECK(read("episode_00.csv", held));          // held, 100 on every row: the Lobot recordings
+  CHECK_FALSE(read("episode_00.csv", drained));  // the amount falls: boost ran as the game's
+  CHECK(read("other_name.csv", held));           // not from the name
+}
+
 TEST_CASE("{}-wrapped rows with Mathematica exponents read like plain rows") {
   TempDir dir;
   std::string s = CarFile(40, true);

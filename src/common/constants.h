@@ -16,6 +16,10 @@ inline constexpr double kCarMaxSpeed = 2300.0;
 inline constexpr double kCarMaxOmega = 5.5;
 // Boost acceleration: BoostForce 178500 / car mass 180, uu/s^2 (magic_numbers.py, car.md).
 inline constexpr double kBoostAccel = 178500.0 / 180.0;
+// Boost amount: full tank, and the amount used per second of boost held (RocketSim
+// src/RLConst.h BOOST_MAX, BOOST_USED_PER_SECOND = BOOST_MAX / 3).
+inline constexpr double kBoostMax = 100.0;
+inline constexpr double kBoostUsedPerSecond = kBoostMax / 3.0;
 // In-air throttle acceleration: ThrottleForce 12000 / mass 180, uu/s^2 (magic_numbers.py).
 inline constexpr double kAirThrottleAccel = 12000.0 / 180.0;
 

@@ -100,6 +100,12 @@ struct Episode {
   HandbrakeRecord handbrake = HandbrakeRecord::kColumn;
   std::string reference_path;  // an earlier model's prediction of this recording; "" if none
   std::string facts_source;    // where the facts came from ("" when none applied)
+  // Boost never ran out in this recording: boost is held on some row and the recorded amount
+  // never falls (the Lobot recordings: 100 on every row although boost is pressed; datasets
+  // README). Detected by ReadRecording from the rows, never from a name; a rollout of the
+  // recording then does not drain boost (CarModelState::unlimited_boost). False for a
+  // constructed episode (rlsim predict): boost drains there.
+  bool unlimited_boost = false;
   // Source rows inside this episode's span that the reader merged into the row before them
   // (an exact repeat of it), ascending. Outputs repeat that row for them, so a predicted
   // trajectory stays row-aligned with its recording. A repeat belongs to the episode holding

@@ -962,8 +962,23 @@ bool ReadOptions::Check(std::string* why) const {
   return true;
 }
 
-std::vector<Episode> ParseRecording(const std::string& name, const char* data, std::size_t size,
-                                    const ReadOptions& options) {
+namespace {
+
+// Episode::unlimited_boost of a car episode: boost held on some row and the recorded amount
+// never falling from one row to the next (a recording without the amount, 0 on every row, counts
+// as unlimited: its boost thrust as it always has).
+bool BoostNeverRanOut(const Episode& ep) {
+  if (ep.kind != EpisodeKind::kCar) return false;
+  bool held = false;
+  for (std::size_t k = 0; k < ep.rows.size(); ++k) {
+    held = held || ep.rows[k].input.boost;
+    if (k > 0 && ep.rows[k].boost_amount < ep.rows[k - 1].boost_amount) return false;
+  }
+  return held;
+}
+
+std::vector<Episode> ParseRecordingRows(const std::string& name, const char* data,
+                                        std::size_t size, const ReadOptions& options) {
   std::string why;
   RLFIT_CHECK(options.Check(&why), "ReadOptions: " + why);
   RefuseNonText(name, data, size);
@@ -986,6 +1001,15 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
                            " columns: expected 13 (ball), 25 (car), 26 (timed car) or a header "
                            "of column names (README \"Your own recordings\")");
   }
+}
+
+}  // namespace
+
+std::vector<Episode> ParseRecording(const std::string& name, const char* data, std::size_t size,
+                                    const ReadOptions& options) {
+  std::vector<Episode> episodes = ParseRecordingRows(name, data, size, options);
+  for (Episode& ep : episodes) ep.unlimited_boost = BoostNeverRanOut(ep);
+  return episodes;
 }
 
 namespace {

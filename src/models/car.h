@@ -4,6 +4,7 @@
 // coefficients.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -113,7 +114,27 @@ struct CarModelState {
   // the flat floor. FromSample: 0; a rollout from a recorded row takes the level ramped over
   // the recorded input before it (PowerslideStartState).
   double handbrake = 0.0;
+  // The boost amount, 0..game::kBoostMax: boost thrusts only while it is above 0 and drains at
+  // game::kBoostUsedPerSecond while held (StepCar). FromSample: the recorded amount.
+  double boost = game::kBoostMax;
+  // Boost never drains (the recording's fact, Episode::unlimited_boost, set by the replay's
+  // rollouts; never set for predictions).
+  bool unlimited_boost = false;
 };
+
+// The boost of one tick: the controls with boost held only while the car has boost left
+// (RocketSim Car.cpp: boost acts when held and the amount is above 0), and the amount after
+// the tick (the fraction of the tick it was held times game::kBoostUsedPerSecond, never below
+// 0; unchanged when unlimited).
+inline Controls BoostLimited(const Controls& u, double boost, bool unlimited) {
+  Controls out = u;
+  if (!unlimited && !(boost > 0.0)) out.boost = 0.0;
+  return out;
+}
+inline double BoostAfterTick(double boost, const Controls& acting, double dt_s, bool unlimited) {
+  if (unlimited) return boost;
+  return std::max(0.0, boost - acting.boost * game::kBoostUsedPerSecond * dt_s);
+}
 
 // The value of a scalar of the step: itself for double, the value part of a ceres::Jet (the
 // regime decision is a switch, it has no derivative).
@@ -278,16 +299,21 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 //     uu/s^2 = 304.0 uu/s, recorded 304.3 in jumps.txt) and is not turned (the car is on its
 //     wheels already). The next tick's switch hands over: to kJump while the contact ticks
 //     or the force last, to kAir after them, to kSurface (a landing) when the wheels touch.
+//   Boost: held boost acts only while s.boost > 0 (BoostLimited), and the amount drains at
+//     game::kBoostUsedPerSecond while it acts (BoostAfterTick), unless s.unlimited_boost.
 //   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise. The
 //   handbrake level follows the input on every tick (NextHandbrakeLevel, the game's ramp), so a
 //   car lands or stops holding it with the level where the game has it. The handbrake's other
 //   effects (air roll in the air, powerslides on walls, curves and ramps) are not modelled.
 template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
-                         const Controls& u, double dt_s, bool rotate_with_new_omega) {
+                         const Controls& held, double dt_s, bool rotate_with_new_omega) {
+  const Controls u = BoostLimited(held, s.boost, s.unlimited_boost);
   const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
   next.handbrake = NextHandbrakeLevel(c.slide, s.handbrake, u.handbrake, dt_s);
+  next.boost = BoostAfterTick(s.boost, u, dt_s, s.unlimited_boost);
+  next.unlimited_boost = s.unlimited_boost;
   if (choice.regime == CarRegime::kJump) {
     JumpCarState<T> js;
     js.car = s.body;

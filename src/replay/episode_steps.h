@@ -154,12 +154,14 @@ VehicleState<T> FromSampleAs(const Sample& row, const VehicleState<T>*) {
   return s;
 }
 
-// The recorded car and its jump flags (JumpState's FromSampleAs), handbrake level 0.
+// The recorded car, its jump flags (JumpState's FromSampleAs) and boost amount, handbrake
+// level 0.
 template <typename T>
 CarModelState<T> FromSampleAs(const Sample& s, const CarModelState<T>*) {
   CarModelState<T> out;
   out.body = FromSample<CarState<T>>(s);
   out.jump = FromSample<JumpState>(s, JumpTiming());
+  out.boost = s.boost_amount;
   return out;
 }
 

@@ -284,8 +284,8 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
 
 // The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
 // start from the recorded car, the jump state of CarJumpStateAt (the state since the
-// take-off inside a recorded jump) and the handbrake level ramped over the recorded input
-// (PowerslideStartState).
+// take-off inside a recorded jump), the handbrake level ramped over the recorded input
+// (PowerslideStartState), the recorded boost amount and the recording's unlimited boost.
 class CarPredictor : public Predictor {
  public:
   CarPredictor(CarCoeffs<double> coeffs, Integration integ, const Arena* arena)
@@ -295,6 +295,7 @@ class CarPredictor : public Predictor {
     CarModelState<double> s = FromSample<CarModelState<double>>(ep.rows[start]);
     s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
     s.handbrake = PowerslideStartState(ep, start, integ_, nullptr).handbrake;
+    s.unlimited_boost = ep.unlimited_boost;
     return RolloutRows(s, start, end, [&](const CarModelState<double>& state, int k) {
       return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
     });

@@ -608,6 +608,9 @@ Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
   first.omega = state.omega;
   if (kind == EpisodeKind::kCar) {
     first.theta = EulerToMatrix(state.euler(0), state.euler(1), state.euler(2));
+    // The boost amount it starts with (a full tank unless given); boost drains in a
+    // prediction (Episode::unlimited_boost is false).
+    first.boost_amount = state.boost;
     // A car resting on the floor as the ground model's rows do (GroundRegime's height band and
     // upright test) starts with its wheels on the ground: the jump model reads this flag for
     // its start (a press takes off); the other car models do not read it.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/common/constants.h"
 #include "src/io/episode.h"
 #include "src/models/arena.h"
 #include "src/replay/episode_steps.h"
@@ -34,6 +35,7 @@ struct InitialState {
   Eigen::Vector3d v = Eigen::Vector3d::Zero();      // velocity, uu/s
   Eigen::Vector3d omega = Eigen::Vector3d::Zero();  // angular velocity (world), rad/s
   Eigen::Vector3d euler = Eigen::Vector3d::Zero();  // pitch, yaw, roll, rad (car models)
+  double boost = game::kBoostMax;                   // boost amount 0-100 (car models)
 };
 
 // One row of a controls file: the inputs held from t_s until the next row's t_s.

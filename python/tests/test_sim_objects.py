@@ -1,0 +1,179 @@
+"""Tests of rlfit.Ball, rlfit.Car and rlfit.Controls (issue 36): the whole car state carried in a
+step loop (the jump regression), boost running out, copy(), the flat arrays of predict, ticks.
+
+Run: PYTHONPATH=build/python RLFIT_BUILD_DIR=build python3 -m pytest -q python/tests
+"""
+import ast
+import copy
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rlfit
+
+TICK = rlfit.TICK_S
+needs_data = pytest.mark.skipif(rlfit.data_root() == "", reason="no datasets root (the arena mesh)")
+REST_Z = 17.01  # uu: a car resting on its wheels (game::kCarRestHeight)
+
+
+def held_jump_run(seconds_held, total_s):
+    """z of a car held jump from rest for seconds_held, then released, one row per tick."""
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z])
+    zs = [car.position[2]]
+    for k in range(int(round(total_s / TICK))):
+        car.step(rlfit.Controls(jump=k * TICK < seconds_held - 1e-9), TICK)
+        zs.append(car.position[2])
+    return np.array(zs), car
+
+
+@needs_data
+def test_held_jump_in_a_step_loop_is_rollout_bit_for_bit():
+    # The issue's regression: a 12-number step() forgot the jump and a held jump flew to z 1100.
+    zs, car = held_jump_run(0.5, 2.0)
+    peak = zs.max()
+    assert 200.0 <= peak <= 300.0, peak
+    # The car model lands 1.675 s after the press (tick 201) and stays on the floor.
+    assert car.on_ground and car.position[2] == pytest.approx(REST_Z, abs=1e-9)
+    landed = int(np.argmax(zs[1:] <= REST_Z + 1e-9)) + 1
+    assert 190 <= landed <= 205, landed
+    controls = np.array([[0.0, 0, 0, 0, 0, 0, 1, 0, 0], [0.5, 0, 0, 0, 0, 0, 0, 0, 0]])
+    rolled = rlfit.Model("car").rollout([0, 0, REST_Z, 0, 0, 0], controls, 2.0, TICK)
+    # rollout's first control row acts from its start, and the release is past the jump's
+    # 0.2 s of force, so the input lag changes nothing here: the same z, bit for bit.
+    assert np.array_equal(rolled[:, 3], zs)
+
+
+@needs_data
+def test_step_loop_without_inputs_is_predict_bit_for_bit():
+    # No input: predict's input lag plays no part, so the step loop is predict's rollout.
+    state = [100.0, -200.0, 600.0, 300.0, 150.0, 200.0, 1.0, -2.0, 0.5, 0.3, 1.2, -0.4]
+    rows = rlfit.Model("car").predict(state, 2.5, TICK)
+    car = rlfit.Car.from_array(state)
+    assert np.array_equal(car.to_array(), rows[0, 1:])
+    for k in range(1, rows.shape[0]):
+        car.step(rlfit.Controls(), TICK)
+        assert np.array_equal(car.to_array(), rows[k, 1:]), k
+    assert car.on_ground and car.position[2] == pytest.approx(REST_Z)  # it fell and landed
+
+
+@needs_data
+def test_boost_runs_out_after_three_seconds_and_stops_thrusting():
+    # Nose 38 degrees up so the thrust's vertical part (1058 sin 38 = 648 uu/s^2) holds the car
+    # up against gravity (650); moving backward at 1200 uu/s so it stays under the speed cap
+    # (2300 uu/s) and inside the arena for the 3 s of thrust (835 uu/s^2 along +y).
+    car = rlfit.Car(position=[0.0, -2000.0, 1000.0], velocity=[0.0, -1200.0, 0.0], pitch=0.66,
+                    yaw=math.pi / 2, boost=100.0)
+    hold = rlfit.Controls(boost=True)
+    amounts, speeds = [car.boost], [car.velocity @ car.forward]
+    for _ in range(int(round(3.5 / TICK))):
+        car.step(hold, TICK)
+        amounts.append(car.boost)
+        speeds.append(car.velocity @ car.forward)
+    left = np.array(amounts)
+    empty_at = int(np.argmax(left == 0.0))
+    # 100 at 100/3 per second: 3 s, 360 ticks (RocketSim RLConst.h BOOST_USED_PER_SECOND).
+    assert 359 <= empty_at <= 361, empty_at
+    assert np.all(np.diff(left) <= 0.0) and left.min() == 0.0
+    gain_before = (speeds[empty_at - 1] - speeds[empty_at - 31]) / (30 * TICK)
+    gain_after = (speeds[empty_at + 30] - speeds[empty_at]) / (30 * TICK)
+    assert gain_before > 500.0, gain_before  # boost: ~1000 uu/s^2 less gravity's share
+    assert gain_after < 0.0, gain_after      # empty: only gravity (and drag) act along the nose
+
+
+@needs_data
+def test_copy_is_independent():
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z], boost=50.0)
+    twin = car.copy()
+    twin.step(rlfit.Controls(throttle=1.0, boost=True), 0.5)
+    assert np.array_equal(car.position, [0.0, 0.0, REST_Z]) and car.boost == 50.0
+    assert twin.position[0] > 100.0 and twin.boost < 50.0
+    other = copy.deepcopy(car)
+    car.step(rlfit.Controls(jump=True), 0.1)
+    assert not other.jumped and car.jumped
+    ball = rlfit.Ball(position=[0.0, 0.0, 500.0])
+    b2 = ball.copy()
+    b2.step(0.5)
+    assert ball.position[2] == 500.0 and b2.position[2] < 500.0
+
+
+@needs_data
+def test_flat_array_round_trip():
+    state = np.array([1000.0, -2000.0, 300.0, 100.0, 50.0, -20.0, 0.5, 0.1, -0.2, 0.2, -1.0, 0.3])
+    car = rlfit.Car.from_array(state, boost=42.0)
+    assert np.allclose(car.to_array(), state, rtol=0, atol=1e-12)
+    assert car.boost == 42.0
+    again = rlfit.Car(position=car.position, velocity=car.velocity,
+                      angular_velocity=car.angular_velocity, orientation=car.orientation)
+    assert np.allclose(again.to_array(), state, rtol=0, atol=1e-12)
+    assert np.array_equal(rlfit.Controls(throttle=0.5, jump=True).to_array(),
+                          [0.5, 0, 0, 0, 0, 1, 0, 0])
+    ball_state = np.array([0.0, 100.0, 800.0, 10.0, 20.0, 30.0, 1.0, 2.0, 3.0])
+    ball = rlfit.Ball.from_array(ball_state)
+    assert np.array_equal(ball.to_array(), ball_state)
+    # Ball.step is the ball model's tick: Model.step_ticks bit for bit.
+    ticks = rlfit.Model("ball").step_ticks(ball_state, 90)
+    ball.step(90 * TICK)
+    assert np.array_equal(ball.to_array(), ticks[-1])
+
+
+@needs_data
+def test_dt_must_be_whole_ticks_and_inputs_in_range():
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z])
+    for dt in (0.01, 0.0, -TICK, 1.5 * TICK, float("nan")):
+        with pytest.raises(ValueError, match="whole number"):
+            car.step(rlfit.Controls(), dt)
+        with pytest.raises(ValueError, match="whole number"):
+            rlfit.Ball(position=[0.0, 0.0, 500.0]).step(dt)
+    car.step(rlfit.Controls(), 6 * TICK)  # 0.05 s: six ticks
+    assert car.time == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="outside"):
+        rlfit.Controls(throttle=1.5)
+    with pytest.raises(ValueError, match="outside"):
+        rlfit.Car(position=[0.0, 0.0, REST_Z], boost=120.0)
+    with pytest.raises(ValueError, match="rotation"):
+        rlfit.Car(position=[0.0, 0.0, 500.0], orientation=np.eye(3) * 2)
+    with pytest.raises(ValueError, match="outside the arena"):
+        rlfit.Car(position=[0.0, 0.0, 1.0e5])  # refused as rlsim predict refuses it
+    with pytest.raises(ValueError, match="outside the arena"):
+        rlfit.Ball(position=[0.0, 0.0, -500.0])  # under the floor
+
+
+STUBS = os.path.join(os.path.dirname(rlfit.__file__), "_rlfit.pyi")
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def test_stubs_name_every_public_name_of_the_extension():
+    with open(STUBS) as f:
+        tree = ast.parse(f.read())
+    stubbed = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            stubbed.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            stubbed.add(node.target.id)
+    public = {n for n in dir(rlfit._rlfit) if not n.startswith("__") or n == "__version__"}
+    assert public - stubbed == set()
+    for cls in ("Ball", "Car", "Controls", "Model", "Arena"):
+        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+        members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | {
+            n.target.id for n in node.body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+        runtime = {n for n in dir(getattr(rlfit, cls)) if not n.startswith("_")}
+        assert runtime - members == set(), cls
+
+
+def test_stubs_and_example_pass_mypy():
+    # Debian's python3-mypy (1.0.1): --strict on the stubs and the example.
+    if subprocess.run([sys.executable, "-m", "mypy", "--version"],
+                      capture_output=True).returncode != 0:
+        pytest.skip("mypy is not installed (Debian: python3-mypy)")
+    env = dict(os.environ, MYPYPATH=os.path.dirname(os.path.dirname(STUBS)))
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull,
+         STUBS, os.path.join(SRC, "scripts", "aerial_example.py")],
+        capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
