@@ -530,7 +530,7 @@ def test_readme_example_runs():
     section = text[text.index("## Python\n"):]
     section = section[:section.index("\n## ", 1)]
     code = "\n".join(line[4:] for line in section.splitlines() if line.startswith("    "))
-    assert "ball.predict" in code
+    assert "rlfit.Ball(" in code and "car.step(" in code
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MPLBACKEND="Agg")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
