@@ -138,8 +138,8 @@ struct PyControls {
 };
 
 double Analog(double v, const char* name) {
-  if (!(v >= -1.0 && v <= 1.0))
-    throw InputError(name, 0, 0, MessageNumber(v, 6) + " is outside [-1, 1]");
+  if (const std::string problem = AnalogInputProblem(v); !problem.empty())
+    throw InputError(name, 0, 0, problem);
   return v;
 }
 

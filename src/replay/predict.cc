@@ -538,6 +538,11 @@ std::vector<InitialState> ReadStates(const std::string& path, bool car,
   throw InputError(path, 0, 0, "states file must be .json or .csv");
 }
 
+std::string AnalogInputProblem(double v) {
+  if (v >= -1.0 && v <= 1.0) return "";
+  return Num(v) + " is outside [-1, 1]";
+}
+
 bool ControlRowFromValues(const double values[9], bool timed,
                           const std::vector<TimedInput>& previous, double dt_s, TimedInput* out,
                           int* column, std::string* why) {
@@ -547,10 +552,8 @@ bool ControlRowFromValues(const double values[9], bool timed,
       return *column = c, *why = std::string(kControlColumns[c]) + " is not a finite number", false;
   }
   for (int c = 1; c <= 5; ++c)
-    if (std::abs(v[c]) > 1.0)
-      return *column = c,
-             *why = std::string(kControlColumns[c]) + " " + Num(v[c]) + " is outside [-1, 1]",
-             false;
+    if (const std::string range = AnalogInputProblem(v[c]); !range.empty())
+      return *column = c, *why = std::string(kControlColumns[c]) + " " + range, false;
   for (int c = 6; c <= 8; ++c)
     if (v[c] != 0.0 && v[c] != 1.0)
       return *column = c,
