@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <utility>
@@ -153,43 +152,11 @@ std::string PositionText(const Eigen::Vector3d& x) {
 }
 
 // Whether `x` lies behind the mesh: one of the six axis-aligned rays from it first meets the
-// back of a triangle (the side away from its normal, which faces into the arena). A ray that
-// meets nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing. Every
-// triangle is tested: called only where Arena::Contains (the BVH's test, which also refuses
-// such rays) has said no.
+// back of a triangle (Arena::FirstFaces, the test Arena::Contains makes). A ray that meets
+// nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing.
 bool BehindMesh(const Arena& arena, const Eigen::Vector3d& x) {
-  std::array<double, 6> nearest;
-  nearest.fill(std::numeric_limits<double>::infinity());
-  std::array<bool, 6> back{};
-  for (const Triangle& t : arena.triangles()) {
-    const Eigen::Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
-                          p2 = t.p[2].cast<double>();
-    const Eigen::Vector3d e1 = p1 - p0, e2 = p2 - p0, n = e1.cross(e2);
-    for (int k = 0; k < 3; ++k) {
-      if (n(k) == 0.0) continue;  // parallel to the ray
-      const Eigen::Vector3d d = Eigen::Vector3d::Unit(k);
-      // Moller-Trumbore: x + s d = p0 + u e1 + v e2.
-      const Eigen::Vector3d h = d.cross(e2);
-      const double det = e1.dot(h);
-      if (det == 0.0) continue;
-      const Eigen::Vector3d q = x - p0;
-      const double u = q.dot(h) / det;
-      if (u < 0.0 || u > 1.0) continue;
-      const Eigen::Vector3d r = q.cross(e1);
-      const double v = d.dot(r) / det;
-      if (v < 0.0 || u + v > 1.0) continue;
-      const double s = e2.dot(r) / det;
-      if (s == 0.0) continue;
-      const int ray = 2 * k + (s > 0.0 ? 1 : 0);
-      if (std::abs(s) < nearest[ray]) {
-        nearest[ray] = std::abs(s);
-        back[ray] = q.dot(n) < 0.0;
-      }
-    }
-  }
-  for (int ray = 0; ray < 6; ++ray)
-    if (std::isfinite(nearest[ray]) && back[ray]) return true;
-  return false;
+  const std::array<Arena::RayFace, 6> faces = arena.FirstFaces(x);
+  return std::find(faces.begin(), faces.end(), Arena::RayFace::kBack) != faces.end();
 }
 
 double Degrees(double cos_angle) {
@@ -457,7 +424,7 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
       return where + " is " + Num(kBallStartMinMeshDistanceUu - c.penetration) +
              " uu from the arena mesh" + needs;
     // Behind a wall (e.g. beyond a corner curve, within the box of the mesh's vertices).
-    if (!arena.Contains(state.x) && BehindMesh(arena, state.x))
+    if (BehindMesh(arena, state.x))
       return where + " is outside the arena mesh" + needs;
     return "";
   }
