@@ -18,11 +18,12 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
     const Episode& ep = episodes[e];
     for (const RolloutWindow& w : RolloutWindows(ep, ClassifyRows("car", ep, root),
                                                  options.window_s, options.stride_s)) {
+      const CarModelState<double> start =
+          CarStartState(ep, w.start, options.integration, JumpTiming());
       problem->AddResidualBlock(
-          Reduced(CarRolloutResidual::CreateActive(
-              &ep, arena, w.start, w.rows, options.integration,
-              CarJumpStateAt(ep, w.start, options.integration, JumpTiming()),
-              PowerslideStartState(ep, w.start, options.integration, nullptr).handbrake)),
+          Reduced(CarRolloutResidual::CreateActive(&ep, arena, w.start, w.rows,
+                                                   options.integration, start.jump,
+                                                   start.handbrake)),
           MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows),
           LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));

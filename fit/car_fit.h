@@ -17,9 +17,9 @@
 
 namespace rlfit {
 
-// Rollout over rows start..start+rows of an episode from the recorded state at `start` (and the
-// jump state `jump`: CarJumpStateAt, and the handbrake level `handbrake`: PowerslideStartState
-// over the recorded input, as replay starts), through
+// Rollout over rows start..start+rows of an episode from the recorded state at `start`
+// (CarRecordedState, with the jump state `jump` and the handbrake level `handbrake` of replay's
+// start, CarStartState), through
 // StepCar on `arena`: for each row j in 1..rows the 12 residuals of AerialRolloutResidual
 // (omega, v, x and the rotation-vector error, divided by the aerial scales), whichever regime
 // the switch chose. On the floor the floor step (StepPowerslide, StepGround at handbrake 0) holds z, vz, omega_x, omega_y at their rest
@@ -95,8 +95,7 @@ class CarRolloutResidual {
   // The rows' residuals of the rollout with coefficients c.
   template <typename T>
   bool Rollout(const CarCoeffs<T>& c, T* residuals) const {
-    CarModelState<T> s = FromSample<CarModelState<T>>(episode_->rows[start_]);
-    s.unlimited_boost = episode_->unlimited_boost;
+    CarModelState<T> s = CarRecordedState<T>(*episode_, start_);
     s.jump = jump_;
     s.handbrake = handbrake_;
     for (int j = 1; j <= rows_; ++j) {

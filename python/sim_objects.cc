@@ -138,8 +138,8 @@ struct PyControls {
 };
 
 double Analog(double v, const char* name) {
-  if (!(v >= -1.0 && v <= 1.0))
-    throw InputError(name, 0, 0, MessageNumber(v, 6) + " is outside [-1, 1]");
+  if (const std::string problem = AnalogInputProblem(v); !problem.empty())
+    throw InputError(name, 0, 0, problem);
   return v;
 }
 
@@ -239,7 +239,7 @@ class PyCar {
     }
     CheckStart(*ctx_->model, s, ctx_->root);
     // The start as `rlsim predict car` builds it: the one-row episode and the car predictor's
-    // start state (CarPredictor: FromSample, CarJumpStateAt, PowerslideStartState).
+    // start state (CarStartState; the episode's boost is not unlimited).
     const Integration& integ = ctx_->file.integration;
     Episode ep = PredictionEpisode(EpisodeKind::kCar, s, {}, 1.0 / integ.tick_rate_hz, 1);
     Sample& row = ep.rows[0];
@@ -248,9 +248,7 @@ class PyCar {
     row.jumped = jumped;
     row.double_jumped = double_jumped;
     coeffs_ = CarCoeffs<double>::FromArray(ctx_->file.values.data());
-    state_ = FromSample<CarModelState<double>>(row);
-    state_.jump = CarJumpStateAt(ep, 0, integ, coeffs_.jump.timing);
-    state_.handbrake = PowerslideStartState(ep, 0, integ, nullptr).handbrake;
+    state_ = CarStartState(ep, 0, integ, coeffs_.jump.timing);
   }
 
   void Step(const PyControls& controls, double dt_s) {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -619,6 +620,62 @@ TEST_CASE("Contains tells the arena from the space around it" * doctest::skip(te
   CHECK_FALSE(arena.Contains({0, 0, 2100}));        // above the ceiling
   CHECK_FALSE(arena.Contains({4100, 0, 1000}));     // beyond a side wall
   CHECK_FALSE(arena.Contains({4050, 5050, 1000}));  // behind a rounded corner
+}
+
+// Reference for FirstFaces' back faces: every triangle, Moller-Trumbore along each axis
+// (x + s d = p0 + u e1 + v e2), the nearest hit per ray and whether `x` is on its back side.
+bool BehindMeshEveryTriangle(const Arena& arena, const Eigen::Vector3d& x) {
+  std::array<double, 6> nearest;
+  nearest.fill(std::numeric_limits<double>::infinity());
+  std::array<bool, 6> back{};
+  for (const Triangle& t : arena.triangles()) {
+    const Eigen::Vector3d p0 = t.p[0].cast<double>(), e1 = t.p[1].cast<double>() - p0,
+                          e2 = t.p[2].cast<double>() - p0, n = e1.cross(e2);
+    for (int k = 0; k < 3; ++k) {
+      if (n(k) == 0.0) continue;
+      const Eigen::Vector3d d = Eigen::Vector3d::Unit(k), h = d.cross(e2), q = x - p0;
+      const double det = e1.dot(h);
+      if (det == 0.0) continue;
+      const double u = q.dot(h) / det;
+      if (u < 0.0 || u > 1.0) continue;
+      const Eigen::Vector3d r = q.cross(e1);
+      const double v = d.dot(r) / det, s = e2.dot(r) / det;
+      if (v < 0.0 || u + v > 1.0 || s == 0.0) continue;
+      const int ray = 2 * k + (s > 0.0 ? 1 : 0);
+      if (std::abs(s) < nearest[ray]) {
+        nearest[ray] = std::abs(s);
+        back[ray] = q.dot(n) < 0.0;
+      }
+    }
+  }
+  for (int ray = 0; ray < 6; ++ray)
+    if (std::isfinite(nearest[ray]) && back[ray]) return true;
+  return false;
+}
+
+TEST_CASE("FirstFaces finds a back face where testing every triangle does" *
+          doctest::skip(testing::NoData())) {
+  // The start check's "behind the mesh" (any ray meets a back face first) from the BVH's line
+  // walks against every triangle, on random points over and around the pitch's box, a quarter
+  // of them on integer coordinates (lines through vertices and edges). ~1 s.
+  const Arena& arena = Pitch();
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> ux(-4300, 4300), uy(-6200, 6200), uz(-200, 2300);
+  int behind = 0;
+  for (int i = 0; i < 2000; ++i) {
+    Eigen::Vector3d x(ux(rng), uy(rng), uz(rng));
+    if (i % 4 == 0) x = x.array().round();
+    const std::array<Arena::RayFace, 6> faces = arena.FirstFaces(x);
+    const bool back =
+        std::find(faces.begin(), faces.end(), Arena::RayFace::kBack) != faces.end();
+    CAPTURE(x.transpose());
+    REQUIRE(back == BehindMeshEveryTriangle(arena, x));
+    behind += back;
+    if (!back) CHECK(arena.Contains(x) == (std::count(faces.begin(), faces.end(),
+                                                      Arena::RayFace::kFront) == 6));
+  }
+  MESSAGE(behind << " of 2000 points behind the mesh");
+  CHECK(behind > 400);
 }
 
 TEST_CASE("inside an axis-aligned triangle the contact is exact: distance and normal") {

@@ -19,8 +19,7 @@ constexpr double kRowS = 1.0 / 60.96;  // one ~61 Hz row, s
 // rows on a surface and in the jump.
 void SimulateRows(const CarCoeffs<double>& c, const Arena& arena, Episode* ep) {
   const Integration integ;
-  CarModelState<double> s = FromSample<CarModelState<double>>(ep->rows[0]);
-  s.unlimited_boost = ep->unlimited_boost;
+  CarModelState<double> s = CarRecordedState<double>(*ep, 0);
   for (std::size_t k = 0; k + 1 < ep->rows.size(); ++k) {
     s = AdvanceCarModelRow(c, arena, s, *ep, static_cast<int>(k), integ);
     Sample& r = ep->rows[k + 1];

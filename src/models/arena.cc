@@ -1212,8 +1212,10 @@ Contact Arena::CollideNaive(const Vector3d& center, double radius) const {
   return sum.Finish();
 }
 
-bool Arena::Contains(const Vector3d& point) const {
-  if (!point.allFinite()) return false;
+std::array<Arena::RayFace, 6> Arena::FirstFaces(const Vector3d& point) const {
+  std::array<RayFace, 6> faces;
+  faces.fill(RayFace::kNone);
+  if (!point.allFinite()) return faces;
   // Nearest hit along -x, +x, -y, +y, -z, +z: distance and whether it is a front face.
   std::array<double, 6> nearest;
   nearest.fill(std::numeric_limits<double>::infinity());
@@ -1260,8 +1262,14 @@ bool Arena::Contains(const Vector3d& point) const {
     }
   }
   for (int ray = 0; ray < 6; ++ray)
-    if (!std::isfinite(nearest[ray]) || !front[ray]) return false;
-  return true;
+    if (std::isfinite(nearest[ray])) faces[ray] = front[ray] ? RayFace::kFront : RayFace::kBack;
+  return faces;
+}
+
+bool Arena::Contains(const Vector3d& point) const {
+  const std::array<RayFace, 6> faces = FirstFaces(point);
+  return std::all_of(faces.begin(), faces.end(),
+                     [](RayFace f) { return f == RayFace::kFront; });
 }
 
 }  // namespace rlfit

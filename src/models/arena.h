@@ -243,10 +243,16 @@ class Arena {
   // Same answer from testing every triangle (reference for tests and benchmarks).
   Contact CollideNaive(const Eigen::Vector3d& center, double radius) const;
 
-  // True if `point` is inside the arena: each of the six axis-aligned rays from it first meets
-  // the front (normal-side) face of a triangle. The mesh is open (708 unshared edges), so this
-  // is a sampling aid for tests and benchmarks, not an exact solid test. Three line walks of
-  // the BVH: about 2 us.
+  // What each of the six axis-aligned rays from `point` (along -x, +x, -y, +y, -z, +z) meets
+  // first: no triangle (the mesh is open: 708 unshared edges), the front (normal-side, facing
+  // into the arena) face of one or its back. A triangle through `point` or seen edge-on does
+  // not count; a non-finite point meets nothing. Three line walks of the BVH: about 2 us.
+  enum class RayFace : std::uint8_t { kNone, kFront, kBack };
+  std::array<RayFace, 6> FirstFaces(const Eigen::Vector3d& point) const;
+
+  // True if `point` is inside the arena: each of the six rays of FirstFaces first meets a front
+  // face. The mesh is open, so this is a sampling aid for tests and benchmarks, not an exact
+  // solid test.
   bool Contains(const Eigen::Vector3d& point) const;
 
   int triangle_count() const { return static_cast<int>(triangles_.size()); }

@@ -165,6 +165,17 @@ CarModelState<T> FromSampleAs(const Sample& s, const CarModelState<T>*) {
   return out;
 }
 
+// The car model's state at row `row` of `ep` as the row alone gives it (FromSample: the car, its
+// jump flags and boost amount, handbrake level 0) with the recording's unlimited boost: the start
+// of the car fit's windows (fit/car_fit.h, with their jump state and handbrake level) and, with
+// those from the episode, of the car's rollouts (CarStartState, src/replay/regime.h).
+template <typename T>
+CarModelState<T> CarRecordedState(const Episode& ep, int row) {
+  CarModelState<T> s = FromSample<CarModelState<T>>(ep.rows[row]);
+  s.unlimited_boost = ep.unlimited_boost;
+  return s;
+}
+
 // ---- Each model over a recorded row ----------------------------------------------------
 
 // Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).

@@ -283,8 +283,8 @@ std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector
 }
 
 // The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
-// start from the recorded car, the jump state of CarJumpStateAt (the state since the
-// take-off inside a recorded jump), the handbrake level ramped over the recorded input
+// start from CarStartState: the recorded car, the jump state of CarJumpStateAt (the state
+// since the take-off inside a recorded jump), the handbrake level ramped over the recorded input
 // (PowerslideStartState), the recorded boost amount and the recording's unlimited boost.
 class CarPredictor : public Predictor {
  public:
@@ -292,11 +292,7 @@ class CarPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    CarModelState<double> s = FromSample<CarModelState<double>>(ep.rows[start]);
-    s.jump = CarJumpStateAt(ep, start, integ_, coeffs_.jump.timing);
-    s.handbrake = PowerslideStartState(ep, start, integ_, nullptr).handbrake;
-    s.unlimited_boost = ep.unlimited_boost;
-    return RolloutRows(s, start, end, [&](const CarModelState<double>& state, int k) {
+    return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing), start, end, [&](const CarModelState<double>& state, int k) {
       return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
     });
   }

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <utility>
@@ -153,43 +152,11 @@ std::string PositionText(const Eigen::Vector3d& x) {
 }
 
 // Whether `x` lies behind the mesh: one of the six axis-aligned rays from it first meets the
-// back of a triangle (the side away from its normal, which faces into the arena). A ray that
-// meets nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing. Every
-// triangle is tested: called only where Arena::Contains (the BVH's test, which also refuses
-// such rays) has said no.
+// back of a triangle (Arena::FirstFaces, the test Arena::Contains makes). A ray that meets
+// nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing.
 bool BehindMesh(const Arena& arena, const Eigen::Vector3d& x) {
-  std::array<double, 6> nearest;
-  nearest.fill(std::numeric_limits<double>::infinity());
-  std::array<bool, 6> back{};
-  for (const Triangle& t : arena.triangles()) {
-    const Eigen::Vector3d p0 = t.p[0].cast<double>(), p1 = t.p[1].cast<double>(),
-                          p2 = t.p[2].cast<double>();
-    const Eigen::Vector3d e1 = p1 - p0, e2 = p2 - p0, n = e1.cross(e2);
-    for (int k = 0; k < 3; ++k) {
-      if (n(k) == 0.0) continue;  // parallel to the ray
-      const Eigen::Vector3d d = Eigen::Vector3d::Unit(k);
-      // Moller-Trumbore: x + s d = p0 + u e1 + v e2.
-      const Eigen::Vector3d h = d.cross(e2);
-      const double det = e1.dot(h);
-      if (det == 0.0) continue;
-      const Eigen::Vector3d q = x - p0;
-      const double u = q.dot(h) / det;
-      if (u < 0.0 || u > 1.0) continue;
-      const Eigen::Vector3d r = q.cross(e1);
-      const double v = d.dot(r) / det;
-      if (v < 0.0 || u + v > 1.0) continue;
-      const double s = e2.dot(r) / det;
-      if (s == 0.0) continue;
-      const int ray = 2 * k + (s > 0.0 ? 1 : 0);
-      if (std::abs(s) < nearest[ray]) {
-        nearest[ray] = std::abs(s);
-        back[ray] = q.dot(n) < 0.0;
-      }
-    }
-  }
-  for (int ray = 0; ray < 6; ++ray)
-    if (std::isfinite(nearest[ray]) && back[ray]) return true;
-  return false;
+  const std::array<Arena::RayFace, 6> faces = arena.FirstFaces(x);
+  return std::find(faces.begin(), faces.end(), Arena::RayFace::kBack) != faces.end();
 }
 
 double Degrees(double cos_angle) {
@@ -457,7 +424,7 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
       return where + " is " + Num(kBallStartMinMeshDistanceUu - c.penetration) +
              " uu from the arena mesh" + needs;
     // Behind a wall (e.g. beyond a corner curve, within the box of the mesh's vertices).
-    if (!arena.Contains(state.x) && BehindMesh(arena, state.x))
+    if (BehindMesh(arena, state.x))
       return where + " is outside the arena mesh" + needs;
     return "";
   }
@@ -538,6 +505,11 @@ std::vector<InitialState> ReadStates(const std::string& path, bool car,
   throw InputError(path, 0, 0, "states file must be .json or .csv");
 }
 
+std::string AnalogInputProblem(double v) {
+  if (v >= -1.0 && v <= 1.0) return "";
+  return Num(v) + " is outside [-1, 1]";
+}
+
 bool ControlRowFromValues(const double values[9], bool timed,
                           const std::vector<TimedInput>& previous, double dt_s, TimedInput* out,
                           int* column, std::string* why) {
@@ -547,10 +519,8 @@ bool ControlRowFromValues(const double values[9], bool timed,
       return *column = c, *why = std::string(kControlColumns[c]) + " is not a finite number", false;
   }
   for (int c = 1; c <= 5; ++c)
-    if (std::abs(v[c]) > 1.0)
-      return *column = c,
-             *why = std::string(kControlColumns[c]) + " " + Num(v[c]) + " is outside [-1, 1]",
-             false;
+    if (const std::string range = AnalogInputProblem(v[c]); !range.empty())
+      return *column = c, *why = std::string(kControlColumns[c]) + " " + range, false;
   for (int c = 6; c <= 8; ++c)
     if (v[c] != 0.0 && v[c] != 1.0)
       return *column = c,

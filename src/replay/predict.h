@@ -159,6 +159,11 @@ std::string PredictSpanProblem(const ModelInfo& model, double duration_s, double
 // Output rows after the initial one: floor(duration_s / dt_s), forgiving rounding of the ratio.
 int PredictSteps(double duration_s, double dt_s);
 
+// "" if the analog input v (throttle, steer, pitch, yaw or roll) lies in [-1, 1], else the
+// problem: "<v> is outside [-1, 1]" (a NaN included). ControlRowFromValues and the Python
+// module's Controls share it.
+std::string AnalogInputProblem(double v);
+
 // One controls row from its values in kControlColumns order (values[0] = t_s, used when
 // `timed`, else the row holds from previous.size() * dt_s). False with the 0-based column in
 // *column and the reason in *why when a value is out of range (analog in [-1, 1], switches

@@ -268,6 +268,14 @@ JumpState CarJumpStateAt(const Episode& ep, int row, const Integration& integ,
   return JumpStateOfRow(ep, row, integ, timing);
 }
 
+CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
+                                    const JumpTiming& timing) {
+  CarModelState<double> s = CarRecordedState<double>(ep, row);
+  s.jump = CarJumpStateAt(ep, row, integ, timing);
+  s.handbrake = PowerslideStartState(ep, row, integ, nullptr).handbrake;
+  return s;
+}
+
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows) {
   std::vector<std::pair<int, int>> out;
   int begin = -1;

@@ -224,6 +224,13 @@ std::vector<std::pair<int, int>> JumpSegments(const Episode& ep);
 JumpState CarJumpStateAt(const Episode& ep, int row, const Integration& integ,
                          const JumpTiming& timing);
 
+// Car: the state a rollout of the car model starts from at recorded row `row` (replay's
+// CarPredictor, the Python Car from its one-row episode, the car fit's windows): the recorded
+// car and the recording's unlimited boost (CarRecordedState), the jump state of CarJumpStateAt
+// and the handbrake level ramped over the recorded input (PowerslideStartState).
+CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
+                                    const JumpTiming& timing);
+
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);
 
