@@ -172,6 +172,10 @@ Command AddPredict(CLI::App* app) {
   predict->add_flag("--recording-drift", o->recording_drift,
                     "keep the aerial recordings' Euler-rate drift (coefficients *drift_*), "
                     "which replay and fit use; by default a prediction leaves it out");
+  predict->add_flag("--recording-input-delay", o->recording_input_delay,
+                    "act on each control row 15.1 ms after its time (plus half a tick), the "
+                    "recordings' measured input delay, as replay does; by default a control row "
+                    "acts from its own time, so a row at a tick's start acts on that tick");
   rlfit::AddDataOption(predict, &o->data_root);
   rlfit::AddForceFlag(predict, &args->force);
   return {predict, [args] {

@@ -258,7 +258,7 @@ py::dict CoefficientsDict(const ModelInfo& model, const CoeffFile& file, const s
 class PyModel {
  public:
   PyModel(const std::string& name, const FsPath& coeffs, const FsPath& data_root,
-          const py::object& values, bool recording_drift)
+          const py::object& values, bool recording_drift, bool recording_input_delay)
       : model_(&FindModel(name)), spec_(coeffs.bytes), data_root_(data_root.bytes) {
     file_ = LoadCoefficients(*model_, coeffs.bytes);
     if (!values.is_none()) {
@@ -277,7 +277,9 @@ class PyModel {
     // Predictions from given states: without the recordings' drift unless asked for, at the
     // game's tick rate (PredictionCoefficients); `coefficients` shows the file as it is.
     predictor_ = model_->make_predictor(
-        PredictionCoefficients(*model_, file_, coeffs.bytes, recording_drift), data_root_);
+        PredictionCoefficients(*model_, file_, coeffs.bytes, recording_drift,
+                               recording_input_delay),
+        data_root_);
   }
 
   bool car() const { return model_->kind == EpisodeKind::kCar; }
@@ -933,13 +935,17 @@ PYBIND11_MODULE(_rlfit, m) {
 
   py::class_<PyModel>(m, "Model")
       .def(
-          py::init<const std::string&, const FsPath&, const FsPath&, const py::object&, bool>(),
+          py::init<const std::string&, const FsPath&, const FsPath&, const py::object&, bool,
+                   bool>(),
           py::arg("name"), py::arg("coeffs") = "", py::arg("data_root") = "",
           py::arg("values") = py::none(), py::arg("recording_drift") = false,
+          py::arg("recording_input_delay") = false,
           "A model with its coefficients (see load_coefficients; `values` (K,) replaces them). "
           "The ball loads the arena mesh of the datasets root once. predict, rollout and step "
           "leave out the aerial recordings' Euler-rate drift (coefficients *drift_*) unless "
-          "recording_drift, and refuse a start the model does not cover (as rlsim predict) "
+          "recording_drift; a control row acts from its own time (a row at a tick's start on "
+          "that tick, as Car.step) unless recording_input_delay (the recordings' 15.1 ms, as "
+          "replay); they refuse a start the model does not cover (as rlsim predict) "
           "and a file whose integration.tick_rate_hz is not 120.")
       .def_property_readonly("name", [](const PyModel& p) { return p.model().name; })
       .def_property_readonly("columns",

@@ -114,7 +114,8 @@ std::shared_ptr<const Context> ContextFor(const std::string& model, const std::s
   auto c = std::make_shared<Context>();
   c->model = &FindModel(model);
   c->root = ResolveDataRoot(data_root);
-  c->file = PredictionCoefficients(*c->model, LoadCoefficients(*c->model, coeffs), coeffs, false);
+  c->file = PredictionCoefficients(*c->model, LoadCoefficients(*c->model, coeffs), coeffs, false,
+                                   false);
   return cache[key] = c;
 }
 

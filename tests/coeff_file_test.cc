@@ -398,16 +398,17 @@ TEST_CASE("the committed wall and powerslide fits carry the ground fit they run 
 }
 
 // The car's defaults for its surface, jump and powerslide sets are the committed fits of the
-// wall, jump and powerslide models (CarLayout, src/models/car.cc): refitting one of those
-// without carrying its values into the car fails here.
+// wall, jump and powerslide models, written into the build by cmake/committed_fits.cmake and
+// placed by name in CarLayout (src/models/car.cc): a misplaced name or a value that does not
+// parse back to the file's double fails here.
 TEST_CASE("the car's defaults are the committed wall, jump and powerslide fits") {
   const std::vector<double>& car = CarLayout().defaults;
   const CoeffFile wall = LoadCoefficients(FindModel("wall"), "");
   for (int i = 0; i < SurfaceLayout().size(); ++i)
     CHECK(car[CarCoeffs<double>::kWallOffset + i] == wall.values[i]);
   const CoeffFile jump = LoadCoefficients(FindModel("jump"), "");
-  for (int i = 0; i < 4; ++i)  // the jump block; double jump and dodge keep the game's values
-    CHECK(car[CarCoeffs<double>::kJumpOffset + i] == jump.values[AerialLayout().size() + i]);
+  for (int i = AerialLayout().size(); i < JumpLayout().size(); ++i)  // the jump's own entries
+    CHECK(car[CarCoeffs<double>::kJumpOffset + i - AerialLayout().size()] == jump.values[i]);
   const CoeffFile slide = LoadCoefficients(FindModel("powerslide"), "");
   for (int i = 0; i < PowerslideLayout().size(); ++i)
     CHECK(car[CarCoeffs<double>::kSlideOffset + i] == slide.values[i]);

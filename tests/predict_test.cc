@@ -134,7 +134,8 @@ TEST_CASE("a car in the air with no input follows the aerial step row by row, bi
 
   const ModelInfo& model = FindModel("aerial");
   // As predict runs them: without the recordings' drift.
-  const CoeffFile file = PredictionCoefficients(model, LoadCoefficients(model, ""), "", false);
+  const CoeffFile file =
+      PredictionCoefficients(model, LoadCoefficients(model, ""), "", false, false);
   const auto c = AerialCoeffs<double>::FromArray(file.values.data());
   CarState<double> s;
   s.x = {100, -200, 1000};
@@ -238,8 +239,10 @@ TEST_CASE("predict from a recorded episode's first state with its inputs equals 
   o.model = "aerial";
   o.states_path = states;
   o.controls_path = dir.Write("controls.csv", controls);
-  // Against a recording's replay: with the drift replay runs (a fact of the recordings).
+  // Against a recording's replay: with the drift and the input delay replay runs (facts of
+  // the recordings).
   o.recording_drift = true;
+  o.recording_input_delay = true;
   o.dt_s = ep.step_dt_s[0];
   o.duration_s = ep.duration_s();
   const std::vector<Trajectory> out = RunPredict(o);

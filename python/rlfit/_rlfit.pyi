@@ -40,6 +40,7 @@ class Model:
         data_root: _Path = "",
         values: Optional[_Vec] = None,
         recording_drift: bool = False,
+        recording_input_delay: bool = False,
     ) -> None: ...
     @property
     def name(self) -> str: ...

@@ -61,6 +61,49 @@ def test_step_loop_without_inputs_is_predict_bit_for_bit():
 
 
 @needs_data
+def test_step_loop_with_controls_is_rlsim_predict_bit_for_bit(tmp_path):
+    # Controls that change on tick boundaries (every input, held 1-30 ticks) from a car on the
+    # floor: it drives, jumps, dodges, boosts and lands. rlsim predict acts on a control row
+    # from its own time, as step applies its controls, so every tick is the same doubles
+    # (the CSV's 17 significant digits read back exactly).
+    rng = np.random.default_rng(36)
+    rows, k = [], 0
+    while k * TICK < 3.0:
+        rows.append([k * TICK, *rng.uniform(-1, 1, 5), *(rng.random(3) < [0.2, 0.5, 0.2])])
+        k += int(rng.integers(1, 31))
+    controls = np.array(rows, dtype=float)
+    path = tmp_path / "controls.csv"
+    with open(path, "w") as f:
+        f.write("t_s,throttle,steer,pitch,yaw,roll,jump,boost,handbrake\n")
+        for row in controls:
+            f.write(",".join(repr(float(v)) for v in row) + "\n")
+    state = [-500.0, 1000.0, REST_Z, 300.0, -200.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.7, 0.0]
+    out = tmp_path / "car.csv"
+    rlsim = os.path.join(os.environ.get("RLFIT_BUILD_DIR", "build"), "rlsim")
+    p = subprocess.run([rlsim, "predict", "car", "--state", ",".join(repr(v) for v in state[:9]),
+                        "--orientation", ",".join(repr(v) for v in state[9:]), "--controls",
+                        str(path), "--duration", "3", "--out", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    columns = rlfit.Model("car").columns
+    with open(out) as f:
+        header = f.readline().strip().split(",")
+        cli = np.array([[float(v) for v in line.split(",")] for line in f])
+    cli = cli[:, [header.index(c) for c in columns]]
+    car = rlfit.Car.from_array(state)
+    mine = [car.to_array()]
+    for k in range(1, cli.shape[0]):
+        row = controls[np.searchsorted(controls[:, 0], (k - 1) * TICK, side="right") - 1]
+        car.step(rlfit.Controls(throttle=row[1], steer=row[2], pitch=row[3], yaw=row[4],
+                                roll=row[5], jump=bool(row[6]), boost=bool(row[7]),
+                                handbrake=bool(row[8])), TICK)
+        mine.append(car.to_array())
+    mine = np.array(mine) + 0.0  # the CSV prints -0 as 0
+    assert np.array_equal(cli[:, 1:], mine), np.argwhere(cli[:, 1:] != mine)[:3]
+    assert car.jumped or car.position[2] > REST_Z + 1.0  # the controls did take it off the floor
+
+
+@needs_data
 def test_boost_runs_out_after_three_seconds_and_stops_thrusting():
     # Nose 38 degrees up so the thrust's vertical part (1058 sin 38 = 648 uu/s^2) holds the car
     # up against gravity (650); moving backward at 1200 uu/s so it stays under the speed cap

@@ -2,6 +2,10 @@
 // and the powerslide layout side by side) and the switch on recorded rows.
 #include "src/models/car.h"
 
+#include <string>
+
+#include "src/common/error.h"
+
 namespace rlfit {
 namespace {
 
@@ -18,6 +22,32 @@ void Append(const CoeffLayout& from, const std::string& prefix, CoeffLayout* to,
     if (b.offset >= first) to->blocks.push_back({prefix + b.name, offset + b.offset, b.size});
 }
 
+// One coefficient of a committed fit, results/<model>/coeffs.json.
+struct CommittedValue {
+  const char* model;
+  const char* name;
+  double value;
+};
+
+// Written at configure time from the files by cmake/committed_fits.cmake.
+constexpr CommittedValue kCommittedFits[] = {
+#include "committed_fits.inc"
+};
+
+// Sets the defaults of `to` from index `offset` on to the committed fit of `model` for the
+// entries of `from` from index `first` on, looked up by name.
+void CommittedFitDefaults(const char* model, const CoeffLayout& from, int first, int offset,
+                          CoeffLayout* to) {
+  for (int i = first; i < from.size(); ++i) {
+    const CommittedValue* found = nullptr;
+    for (const CommittedValue& v : kCommittedFits)
+      if (std::string(v.model) == model && v.name == from.names[i]) found = &v;
+    RLFIT_CHECK(found != nullptr,
+                std::string("results/") + model + "/coeffs.json has no " + from.names[i]);
+    to->defaults[offset + i - first] = found->value;
+  }
+}
+
 }  // namespace
 
 const CoeffLayout& CarLayout() {
@@ -28,26 +58,13 @@ const CoeffLayout& CarLayout() {
     Append(SurfaceLayout(), "wall.", &l);
     // The jump's own entries (JumpLayout after its aerial part, which is the car's "aerial.").
     Append(JumpLayout(), "jump.", &l, AerialLayout().size());
-    // The surface set's defaults: the wall model's fit, results/wall/coeffs.json (surface_gravity_scale,
-    // coast_wall_grip, surface_follow_rate, curve_friction), not its seed (1, 0.1, 30, 0).
-    const double wall_fit[] = {0.9507630748970521, 0.05977431065516686, 18.286376227107073,
-                               0.058377141870472736};
-    for (int i = 0; i < SurfaceCoeffs<double>::kSize; ++i)
-      l.defaults[CarCoeffs<double>::kWallOffset + i] = wall_fit[i];
-    // The jump block's defaults: the jump model's fit, results/jump/coeffs.json (jump_impulse,
-    // jump_accel, sticky_accel, contact_drive_accel); double jump and dodge keep the game's.
-    const double jump_fit[] = {294.3079835078712, 1411.348440617462, 204.6582205561329,
-                               1185.556237435008};
-    for (int i = 0; i < 4; ++i) l.defaults[CarCoeffs<double>::kJumpOffset + i] = jump_fit[i];
-    // The powerslide set: the powerslide model's fit, results/powerslide/coeffs.json, in
-    // PowerslideLayout() order.
     Append(PowerslideLayout(), "powerslide.", &l);
-    const double slide_fit[] = {4851.982181878558,   6689.362468270913,   5000.0,
-                                0.1671187960190371,  0.6280186062132176,  0.7038725711226559,
-                                0.17356751649503985, 0.3052234987936512,  0.14104219271618357,
-                                1901.940339622643,   0.7194160464086045};
-    for (int i = 0; i < PowerslideCoeffs<double>::kSize; ++i)
-      l.defaults[CarCoeffs<double>::kSlideOffset + i] = slide_fit[i];
+    // The surface, jump and powerslide sets start from those models' committed fits, not
+    // from their seeds: the car fit holds them (fit/car_fit.cc).
+    CommittedFitDefaults("wall", SurfaceLayout(), 0, CarCoeffs<double>::kWallOffset, &l);
+    CommittedFitDefaults("jump", JumpLayout(), AerialLayout().size(),
+                         CarCoeffs<double>::kJumpOffset, &l);
+    CommittedFitDefaults("powerslide", PowerslideLayout(), 0, CarCoeffs<double>::kSlideOffset, &l);
     return l;
   }();
   return layout;

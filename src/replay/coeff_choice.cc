@@ -25,7 +25,7 @@ std::string DescribeCoefficients(const std::string& model, const std::string& sp
 }
 
 CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const std::string& spec,
-                                 bool recording_drift) {
+                                 bool recording_drift, bool recording_input_delay) {
   if (file.integration.tick_rate_hz != game::kTickRateHz)
     throw InputError(spec.empty() ? CommittedCoeffsPath(model.name) : spec, 0, 0,
                      "integration.tick_rate_hz = " +
@@ -33,6 +33,10 @@ CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const s
                          " Hz: predict runs the game's tick, " +
                          MessageNumber(game::kTickRateHz, 6) +
                          " Hz (only replay and fit split recorded rows at another rate)");
+  if (!recording_input_delay) {
+    file.integration.input_delay_s = 0.0;
+    file.integration.tick_aligned_inputs = false;
+  }
   if (recording_drift) return file;
   const std::string block = kRecordingDriftBlock;
   for (const ParamBlock& b : model.layout->blocks) {

@@ -33,14 +33,20 @@ std::string DescribeCoefficients(const std::string& model, const std::string& sp
 inline constexpr const char* kRecordingDriftBlock = "orientation_drift";
 
 // `file` (loaded from `spec`, see LoadCoefficients) as a prediction from given states runs it
-// (`rlsim predict`, the Python Model's predict, rollout and step); replay and fit run the file
-// as it is. The kRecordingDriftBlock coefficients are set to 0 unless `recording_drift`.
+// (`rlsim predict`, the Python Model's predict, rollout and step, the Car object); replay and
+// fit run the file as it is. Two facts of the recordings are left out unless kept:
+//  - the kRecordingDriftBlock coefficients are set to 0 unless `recording_drift`;
+//  - the recordings' input delay (a recorded control acts 15.1 ms later, plus half a tick
+//    off the row clock: Integration::input_delay_s) is set to 0, with switches exactly at a
+//    control row's time, unless `recording_input_delay`: a control row given at a tick's
+//    start acts on that tick, as a simulator's controls do (RocketSim's car.controls, the
+//    Python Car's step).
 // InputError naming the file and integration.tick_rate_hz when that is not the game's tick
 // rate (game::kTickRateHz): a prediction's rows are whole ticks of the game, and the car
 // models' rows of 1/120 s take one step whatever the rate below 180 Hz, so another rate
 // would be ignored or half-applied; replay and fit split recorded rows by it.
 CoeffFile PredictionCoefficients(const ModelInfo& model, CoeffFile file, const std::string& spec,
-                                 bool recording_drift);
+                                 bool recording_drift, bool recording_input_delay);
 
 // The committed ground fit, results/ground/coeffs.json (InputError when missing or invalid).
 GroundCoeffs<double> CommittedGroundCoeffs();

@@ -592,7 +592,12 @@ Episode PredictionEpisode(EpisodeKind kind, const InitialState& state,
   for (int k = 0; k <= steps; ++k) {
     Sample& row = ep.rows[k];
     row.source_row = k + 1;
-    row.t_s = k * dt_s;
+    // A car's rows are each dt_s after the last (accumulated), so that a tick's end, t_k + dt_s
+    // in ForEachRowTick, is the next row's time to the bit: a control switching at a row acts
+    // on whole ticks, as the Python Car's step applies it (k dt_s may fall an ulp short and lend
+    // the tick before a sliver of the next input). The ball keeps k dt_s (its tick clock).
+    // Outputs print k dt_s (PredictTrajectories).
+    row.t_s = kind == EpisodeKind::kCar && k > 0 ? ep.rows[k - 1].t_s + dt_s : k * dt_s;
     while (next < controls.size() && controls[next].t_s <= row.t_s + kRowTimeSlackS)
       held = controls[next++].input;
     row.input = held;
@@ -632,7 +637,8 @@ std::vector<Trajectory> RunPredict(const PredictOptions& options) {
                                                ? std::vector<TimedInput>{}
                                                : ReadControls(options.controls_path, dt);
   const CoeffFile coeffs = PredictionCoefficients(
-      model, LoadCoefficients(model, options.coeffs), options.coeffs, options.recording_drift);
+      model, LoadCoefficients(model, options.coeffs), options.coeffs, options.recording_drift,
+      options.recording_input_delay);
   const std::unique_ptr<Predictor> predictor = model.make_predictor(coeffs, options.data_root);
 
   return PredictTrajectories(model, *predictor, states, controls, dt, steps, 1);
@@ -648,7 +654,7 @@ std::vector<Trajectory> PredictTrajectories(const ModelInfo& model, const Predic
     Trajectory& t = out[i];
     t.state_index = i + 1;
     t.t_s.reserve(ep.rows.size());
-    for (const Sample& s : ep.rows) t.t_s.push_back(s.t_s);
+    for (int k = 0; k <= steps; ++k) t.t_s.push_back(k * dt_s);
     t.rows = predictor.Rollout(ep, 0, steps);
   });
   return out;

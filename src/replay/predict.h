@@ -58,6 +58,9 @@ struct PredictOptions {
   // Keep the recordings' Euler-rate drift (kRecordingDriftBlock) in the coefficients; by
   // default it is left out (PredictionCoefficients).
   bool recording_drift = false;
+  // Keep the recordings' input delay (Integration::input_delay_s); by default a control row
+  // acts from its own time (PredictionCoefficients).
+  bool recording_input_delay = false;
 
   // Option errors (names the option): model, one state source, ranges, the --state and
   // --orientation values, --out not naming an input. Files are checked by RunPredict.
@@ -172,7 +175,8 @@ bool ControlRowFromValues(const double values[9], bool timed,
                           const std::vector<TimedInput>& previous, double dt_s, TimedInput* out,
                           int* column, std::string* why);
 
-// The episode the predictor runs over: rows k = 0..steps at t = k dt_s, row 0 holding `state`,
+// The episode the predictor runs over: rows k = 0..steps at t = k dt_s (a car's accumulated,
+// t_k = t_(k-1) + dt_s, so that ticks end on the next row's time to the bit), row 0 holding `state`,
 // each row carrying the inputs in force at its time (the last TimedInput with t_s <= t + 1e-9;
 // none before the first). A car's recording clock is unknown (clock_origin_rows NaN), so inputs
 // switch as in any recording without one (Integration, ControlsOver): a control row at t_s
