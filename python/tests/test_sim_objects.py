@@ -1,5 +1,6 @@
 """Tests of rlfit.Ball, rlfit.Car and rlfit.Controls (issue 36): the whole car state carried in a
-step loop (the jump regression), boost running out, copy(), the flat arrays of predict, ticks.
+step loop (the jump regression), boost running out, the car staying inside the arena, copy(),
+the flat arrays of predict, ticks.
 
 Run: PYTHONPATH=build/python RLFIT_BUILD_DIR=build python3 -m pytest -q python/tests
 """
@@ -125,6 +126,39 @@ def test_boost_runs_out_after_three_seconds_and_stops_thrusting():
     gain_after = (speeds[empty_at + 30] - speeds[empty_at]) / (30 * TICK)
     assert gain_before > 500.0, gain_before  # boost: ~1000 uu/s^2 less gravity's share
     assert gain_after < 0.0, gain_after      # empty: only gravity (and drag) act along the nose
+
+
+@needs_data
+@pytest.mark.parametrize("yaw", [0.0, math.pi / 2])
+def test_throttle_and_boost_from_the_centre_stay_inside_and_empty_the_boost(yaw):
+    # Full throttle and boost for 10 s from the centre spot: along +x the car climbs the side
+    # wall onto the ceiling; along +y it goes into the goal, up its back wall and onto its roof
+    # (the case that flew through the roof, z 771 at 5 s, before the body contact).
+    arena = rlfit.Arena()
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z], yaw=yaw, boost=100.0)
+    hold = rlfit.Controls(throttle=1.0, boost=True)
+    outside, amounts = [], [car.boost]
+    for k in range(int(round(10.0 / TICK))):
+        car.step(hold, TICK)
+        if not arena.contains(car.position):
+            outside.append((k, car.position.copy()))
+        amounts.append(car.boost)
+        assert np.linalg.norm(car.velocity) <= 2300.02
+    assert outside == [], outside[:3]
+    left = np.array(amounts)
+    assert np.all(np.diff(left) <= 0.0) and left[-1] == 0.0
+    assert 359 <= int(np.argmax(left == 0.0)) <= 361  # 3 s of boost (100 at 100/3 per s)
+
+
+@needs_data
+def test_arena_contains():
+    arena = rlfit.Arena()
+    assert arena.contains([0.0, 0.0, 100.0])
+    assert not arena.contains([0.0, 0.0, -50.0])       # under the floor
+    assert not arena.contains([5000.0, 0.0, 500.0])    # beyond the side wall (x 4096)
+    assert not arena.contains([0.0, 0.0, 2200.0])      # above the ceiling (z 2044)
+    with pytest.raises(rlfit.InputError):
+        arena.contains([0.0, float("nan"), 0.0])
 
 
 @needs_data

@@ -282,6 +282,112 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
   return ExpSo3<T>(Vec3<T>(axis * (angle / s))) * theta;
 }
 
+// The car's body against the arena mesh (issue 36): the regimes' steps meet the mesh only
+// through the wheels (landing, the surface steps), so without this a car flying into a wall,
+// the ceiling or a goal's roof, or carried on by left_surface while its wheels touch the
+// surface it left, passes through it. The body is a sphere of kCarBodyRadiusUu at the car's
+// centre: the game's car origin rests kCarRestHeight (RocketSim CAR_SPAWN_REST_Z = 17) above
+// the surface on its wheels, and its hitbox (RocketSim CarConfig.cpp, Octane: 120.507 x
+// 86.6994 x 38.6591 uu offset 13.8757, 0, 20.755) keeps the origin farther from the mesh in
+// every other attitude (40 uu on its roof, 43 on its side, 46 on its tail): the sphere never
+// touches where the game's car would not, and a car on its wheels (17.01 uu up) never touches.
+inline constexpr double kCarBodyRadiusUu = 17.0;
+// The response of a contact: the velocity into the mesh reversed at the game's car-world
+// restitution and the velocity along it reduced by Coulomb friction at the game's car-world
+// friction (RocketSim RLConst.h CARWORLD_COLLISION_RESTITUTION = 0.3,
+// CARWORLD_COLLISION_FRICTION = 0.3; the angular response of the box is not modelled).
+inline constexpr double kCarWorldRestitution = 0.3;
+inline constexpr double kCarWorldFriction = 0.3;
+
+// True when the segment from a to b crosses triangle t (either face; Moller-Trumbore), with the
+// triangle's unit face normal in *face (its winding's).
+inline bool SegmentCrossesTriangle(const Eigen::Vector3d& a, const Eigen::Vector3d& b,
+                                   const Triangle& t, Eigen::Vector3d* face) {
+  const Eigen::Vector3d p0 = t.p[0].cast<double>();
+  const Eigen::Vector3d e1 = t.p[1].cast<double>() - p0, e2 = t.p[2].cast<double>() - p0;
+  *face = e1.cross(e2).normalized();
+  const Eigen::Vector3d d = b - a;
+  const Eigen::Vector3d p = d.cross(e2);
+  const double det = e1.dot(p);
+  if (std::abs(det) < 1e-12) return false;  // parallel to the triangle (or no motion)
+  const Eigen::Vector3d s = a - p0;
+  const double u = s.dot(p) / det;
+  if (u < 0.0 || u > 1.0) return false;
+  const Eigen::Vector3d q = s.cross(e1);
+  const double v = d.dot(q) / det;
+  if (v < 0.0 || u + v > 1.0) return false;
+  const double along = e2.dot(q) / det;
+  return along >= 0.0 && along <= 1.0;
+}
+
+// The body contact of one tick: `before` the centre at the tick's start (inside the arena),
+// *body the tick's result. The mesh within kCarBodyRadiusUu + the tick's move of the new
+// centre (Arena::CollideEach, the deepest Arena::kMaxContacts triangles) is met one triangle
+// at a time: a triangle the centre's path crossed this tick (at 2300 uu/s the centre moves
+// 19.2 uu a tick, more than the sphere's radius: a sphere test alone would push it out on the
+// far side) puts the centre back kCarBodyRadiusUu in front of its plane, on the side it came
+// from; any other within kCarBodyRadiusUu pushes the centre out along the direction from its
+// closest point. Each push removes the velocity into the mesh (kCarWorldRestitution,
+// kCarWorldFriction). Returns whether the body touched.
+template <typename T>
+bool CarBodyContact(const Arena& arena, const Eigen::Vector3d& before, CarState<T>* body) {
+  Eigen::Vector3d x(ValueOf(body->x(0)), ValueOf(body->x(1)), ValueOf(body->x(2)));
+  const double reach = kCarBodyRadiusUu + (x - before).norm();
+  if (!(reach < Arena::kGridRadius)) return false;  // not a tick's move (or not finite)
+  TriangleContact contacts[Arena::kMaxContacts];
+  const int n = arena.CollideEach(x, reach, contacts);
+  bool touched = false;
+  for (int i = 0; i < n; ++i) {
+    const TriangleContact& tc = contacts[i];
+    const Triangle tri = arena.LeafTriangle(tc.entry);
+    Eigen::Vector3d normal;
+    double push = 0.0;
+    if (SegmentCrossesTriangle(before, x, tri, &normal)) {
+      const Eigen::Vector3d p0 = tri.p[0].cast<double>();
+      if ((before - p0).dot(normal) < 0.0) normal = -normal;  // the side it came from
+      push = kCarBodyRadiusUu - (x - p0).dot(normal);
+    } else {
+      const Eigen::Vector3d away = x - tc.point;
+      const double d = away.norm();
+      if (!(d < kCarBodyRadiusUu)) continue;
+      normal = d > 1e-9 ? Eigen::Vector3d(away / d) : tc.normal;
+      push = kCarBodyRadiusUu - d;
+    }
+    if (!(push > 0.0)) continue;
+    touched = true;
+    x += normal * push;
+    const Vec3<T> nt = normal.cast<T>();
+    body->x += nt * T(push);
+    const T vn = body->v.dot(nt);
+    if (ValueOf(vn) < 0.0) {
+      const Vec3<T> tangent = body->v - nt * vn;
+      const double speed_along = ScalarPart(tangent).norm();
+      const double slow = kCarWorldFriction * (1.0 + kCarWorldRestitution) * -ValueOf(vn);
+      const T keep = speed_along > slow ? T(1.0 - slow / speed_along) : T(0.0);
+      body->v = tangent * keep - nt * (vn * kCarWorldRestitution);
+    }
+  }
+  return touched;
+}
+
+// The end of every tick of StepCar: the body contact (CarBodyContact) from the tick's starting
+// centre, except on the flat floor (the floor step holds the centre at rest height on the
+// floor's plane, and the floor meets every wall through a curve, which is a surface tick: the
+// floor tick stays as cheap as before); then, after a surface step (`surface_step`), the
+// game's angular speed cap (RocketSim Car.cpp clamps the angular velocity to
+// CAR_MAX_ANG_SPEED = 5.5 rad/s after every tick; the surface step's turn with a curve alone
+// reached 55 rad/s in the property test). The air and jump steps end in StepAerial, which caps
+// it already.
+template <typename T>
+void MeetMesh(const CarCoeffs<T>& c, const Arena& arena, const CarState<T>& before,
+              bool on_floor, bool surface_step, CarState<T>* after) {
+  if (!on_floor) {
+    const Eigen::Vector3d x0(ValueOf(before.x(0)), ValueOf(before.x(1)), ValueOf(before.x(2)));
+    CarBodyContact(arena, x0, after);
+  }
+  if (surface_step) after->omega = ClampNorm<T>(after->omega, c.air.max_omega);
+}
+
 // One physics tick of the car: ChooseCarStep, then that regime's step.
 //   kSurface: on landing (the last tick ran neither surface step) AlignToSurface(contact
 //     normal); from the floor step onto another surface, the car turned with the surface;
@@ -301,6 +407,8 @@ Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
 //     or the force last, to kAir after them, to kSurface (a landing) when the wheels touch.
 //   Boost: held boost acts only while s.boost > 0 (BoostLimited), and the amount drains at
 //     game::kBoostUsedPerSecond while it acts (BoostAfterTick), unless s.unlimited_boost.
+//   The body: every tick ends in MeetMesh (the body contact with the mesh off the flat floor,
+//     CarBodyContact; the angular speed cap after a surface step).
 //   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise. The
 //   handbrake level follows the input on every tick (NextHandbrakeLevel, the game's ramp), so a
 //   car lands or stops holding it with the level where the game has it. The handbrake's other
@@ -323,6 +431,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     next.jump = out.jump;
     next.regime = CarRegime::kJump;
     next.regime_ticks = s.regime == CarRegime::kJump ? s.regime_ticks + 1 : 1;
+    MeetMesh(c, arena, s.body, false, false, &next.body);
     return next;
   }
   next.jump = choice.jump_after;
@@ -376,6 +485,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     next.left_surface = s.left_surface && choice.contact.hit;
   }
   const bool flew = next.left_surface && surface;  // the surface let go this tick
+  MeetMesh(c, arena, s.body, on_floor, surface && !flew, &next.body);
   next.on_floor = on_floor;
   next.on_surface = surface && !on_floor && !flew;
   next.regime = flew ? CarRegime::kAir : choice.regime;
