@@ -124,7 +124,8 @@ TEST_CASE("the car stays inside the arena for any controls, under the caps, boos
           doctest::skip(testing::NoData())) {
   const Arena& arena = PitchArena(testing::DataRoot());
   const ModelInfo& model = FindModel("car");
-  const CoeffFile file = PredictionCoefficients(model, LoadCoefficients(model, ""), "", false);
+  const CoeffFile file =
+      PredictionCoefficients(model, LoadCoefficients(model, ""), "", false, false);
   const CarCoeffs<double> c = CarCoeffs<double>::FromArray(file.values.data());
   const bool rotate_new = file.integration.rotate_with_new_omega;
   const int sequences = SequenceCount();
@@ -203,7 +204,8 @@ TEST_CASE("the car's listed escapes stay inside: goal roof, ceiling, side wall" 
           doctest::skip(testing::NoData())) {
   const Arena& arena = PitchArena(testing::DataRoot());
   const ModelInfo& model = FindModel("car");
-  const CoeffFile file = PredictionCoefficients(model, LoadCoefficients(model, ""), "", false);
+  const CoeffFile file =
+      PredictionCoefficients(model, LoadCoefficients(model, ""), "", false, false);
   const CarCoeffs<double> c = CarCoeffs<double>::FromArray(file.values.data());
   struct Case {
     const char* name;
