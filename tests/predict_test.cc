@@ -256,9 +256,9 @@ TEST_CASE("predict from a recorded episode's first state with its inputs equals 
   const ReplayReport report =
       ReplayEpisodes(eps, *model.make_predictor(LoadCoefficients(model, ""), ""), model, ro);
   const EpisodeReport& replayed = report.episodes[0];
-  // Not bit for bit: the reader accumulates row times (t += dt), predict derives them (k dt),
-  // so input switch times differ in the last bits (6.8e-13 uu at most on this episode; checked
-  // bit for bit below).
+  // Not bit for bit: the reader's row times and predict's (t_(k-1) + dt with dt from --dt)
+  // differ in their last bits, and so do input switch times (checked bit for bit below with
+  // the same row times).
   constexpr double kTimeRoundingUu = 1e-8;
   constexpr double kTimeRoundingRad = 1e-12;  // of the orientation matrices' difference
   double max_dx = 0.0;
@@ -269,9 +269,11 @@ TEST_CASE("predict from a recorded episode's first state with its inputs equals 
     CHECK((out[0].rows[k].theta - p->theta).norm() < kTimeRoundingRad);
   }
   CHECK(max_dx < kTimeRoundingUu);
-  // With the row times derived the same way, replay's prediction is predict's, bit for bit.
+  // With the row times formed the same way (a car's prediction rows: t_k = t_(k-1) + dt, see
+  // PredictionEpisode), replay's prediction is predict's, bit for bit.
   Episode derived = ep;
-  for (int k = 0; k < derived.size(); ++k) derived.rows[k].t_s = k * derived.step_dt_s[0];
+  for (int k = 1; k < derived.size(); ++k)
+    derived.rows[k].t_s = derived.rows[k - 1].t_s + derived.step_dt_s[0];
   const std::vector<PredictedState> same =
       model.make_predictor(LoadCoefficients(model, ""), "")->Rollout(derived, 0, ep.size() - 1);
   for (int k = 0; k < ep.size(); ++k) {
