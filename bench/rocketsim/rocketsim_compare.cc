@@ -294,6 +294,56 @@ struct Set {
   Handbrake handbrake = Handbrake::kRecorded;
 };
 
+// The cases a bot author would try first (issue 36), run in RocketSim for the side-by-side
+// figures in docs/models/car.md: a jump held 0.5 s from rest (peak and the tick the wheels
+// touch again), and throttle with boost along +y from the centre for 10 s (boost drains at the
+// game's rate; RocketSim also picks up boost pads, which the project does not model).
+void RunScenarios() {
+  RocketSim::Arena* arena = RocketSim::Arena::Create(RocketSim::GameMode::SOCCAR);
+  RocketSim::Car* car = arena->AddCar(RocketSim::Team::BLUE, RocketSim::CAR_CONFIG_OCTANE);
+  RocketSim::CarState cs;
+  cs.pos = RocketSim::Vec(0, 0, 17.01f);
+  cs.rotMat = RocketSim::RotMat::GetIdentity();
+  cs.isOnGround = true;
+  car->SetState(cs);
+  ParkBall(arena, cs.pos);
+  car->controls = RocketSim::CarControls();
+  arena->Step(120);  // settle on the suspension
+  double peak = 0.0, peak_s = 0.0, landed_s = -1.0;
+  bool left = false;
+  for (int i = 1; i <= 360; ++i) {
+    RocketSim::CarControls c;
+    c.jump = i <= 60;
+    car->controls = c;
+    arena->Step(1);
+    const RocketSim::CarState st = car->GetState();
+    if (st.pos.z > peak) peak = st.pos.z, peak_s = i * kTickS;
+    left = left || !st.isOnGround;
+    if (left && st.isOnGround && landed_s < 0.0) landed_s = i * kTickS;
+  }
+  std::printf("jump held 0.5 s from rest: peak z %.2f uu at %.3f s, wheels on the ground again "
+              "at %.3f s\n", peak, peak_s, landed_s);
+  cs = RocketSim::CarState();
+  cs.pos = RocketSim::Vec(0, 0, 17.01f);
+  cs.rotMat = ToRotMat(rlfit::EulerToMatrix(0.0, M_PI / 2, 0.0));
+  cs.isOnGround = true;
+  cs.boost = 100.0f;
+  car->SetState(cs);
+  std::printf("throttle and boost along +y from the centre:\n");
+  for (int i = 1; i <= 1200; ++i) {
+    RocketSim::CarControls c;
+    c.throttle = 1.0f;
+    c.boost = true;
+    car->controls = c;
+    arena->Step(1);
+    const RocketSim::CarState st = car->GetState();
+    if (i % 60 == 0)
+      std::printf("  t %5.2f s  x %6.0f %6.0f %6.0f  |v| %5.0f  boost %5.1f\n", i * kTickS,
+                  st.pos.x, st.pos.y, st.pos.z, st.vel.Length(), st.boost);
+  }
+  delete arena;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -302,7 +352,9 @@ int main(int argc, char** argv) {
   Options options;
   std::vector<std::string> sets = {"ground", "wall", "powerslide", "aerial", "ball"};
   std::string handbrake = "held";
-  bool quiet = false;
+  bool quiet = false, scenarios = false;
+  app.add_flag("--scenarios", scenarios,
+               "run the bot author's cases (a 0.5 s jump, 10 s of throttle and boost) instead");
   app.add_option("--data", data_root, "datasets root (default: as rlsim looks it up)");
   app.add_option("--delay-ticks", options.delay_ticks,
                  "a row's input acts from the first tick at or after its time + this many "
@@ -325,6 +377,10 @@ int main(int argc, char** argv) {
     const std::vector<rlfit::Triangle> mesh =
         rlfit::LoadArenaTriangles(root + "/meshes/pitch.dat");
     RocketSim::InitFromMem({{RocketSim::GameMode::SOCCAR, {MeshFileBytes(mesh)}}}, quiet);
+    if (scenarios) {
+      RunScenarios();
+      return 0;
+    }
 
     nlohmann::json out = nlohmann::json::object();
     out["delay_ticks"] = options.delay_ticks;
