@@ -94,8 +94,11 @@ TEST_CASE("car rollout residual: zero at the simulating coefficients, across the
 
 TEST_CASE("car rollout residual: zero at the simulating coefficients across a jump and landing") {
   const Arena floor = testing::FlatFloor();
-  // Lands after ~0.8 s (row ~49), jumps from the floor at row 100 with jump held 15 rows.
-  const Episode ep = Mixed(Defaults(), floor, 3, 240, 100);
+  // Lands after ~0.8 s, jumps from the floor at row 100 with jump held 15 rows and comes down
+  // on its wheels (row 237). Seed 10: with seed 3's sticks the car turns over after the jump
+  // and lands on its roof, where its body (CarBodyContact) holds it off the floor; with most
+  // other seeds it is not on the floor at row 100.
+  const Episode ep = Mixed(Defaults(), floor, 10, 240, 100);
   int jump_rows = 0, landed_after = -1;
   for (int k = 100; k < ep.size(); ++k) {
     jump_rows += ep.rows[k].jumped;

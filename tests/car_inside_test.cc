@@ -120,12 +120,16 @@ Controls RandomControls(std::mt19937_64* rng) {
   return u;
 }
 
+// The car's committed coefficients as predict and the Python Car run them.
+CoeffFile CarPredictionFile() {
+  const ModelInfo& model = FindModel("car");
+  return PredictionCoefficients(model, LoadCoefficients(model, ""), "", false, false);
+}
+
 TEST_CASE("the car stays inside the arena for any controls, under the caps, boost 0..100" *
           doctest::skip(testing::NoData())) {
   const Arena& arena = PitchArena(testing::DataRoot());
-  const ModelInfo& model = FindModel("car");
-  const CoeffFile file =
-      PredictionCoefficients(model, LoadCoefficients(model, ""), "", false, false);
+  const CoeffFile file = CarPredictionFile();
   const CarCoeffs<double> c = CarCoeffs<double>::FromArray(file.values.data());
   const bool rotate_new = file.integration.rotate_with_new_omega;
   const int sequences = SequenceCount();
@@ -203,9 +207,7 @@ TEST_CASE("the car stays inside the arena for any controls, under the caps, boos
 TEST_CASE("the car's listed escapes stay inside: goal roof, ceiling, side wall" *
           doctest::skip(testing::NoData())) {
   const Arena& arena = PitchArena(testing::DataRoot());
-  const ModelInfo& model = FindModel("car");
-  const CoeffFile file =
-      PredictionCoefficients(model, LoadCoefficients(model, ""), "", false, false);
+  const CoeffFile file = CarPredictionFile();
   const CarCoeffs<double> c = CarCoeffs<double>::FromArray(file.values.data());
   struct Case {
     const char* name;
