@@ -86,9 +86,11 @@ double RunAerialSteps(const CarScene& sc, long steps, bool drift) {
 }
 
 double RunGroundSteps(const CarScene& sc, long steps) {
+  // The decay factors once, as the ticks of a replayed row share them (GroundRowDecay).
+  const GroundDecay<double> decay = GroundDecayFactors(sc.ground, kCarTickS);
   return Chains(steps, sc.ground_starts, sc.ground_inputs,
                 [&](const CarState<double>& s, const Controls& u) {
-                  return StepGround(sc.ground, s, u, kCarTickS, true);
+                  return StepGround(sc.ground, s, u, kCarTickS, decay, true);
                 });
 }
 

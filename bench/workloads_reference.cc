@@ -11,8 +11,9 @@ double RunBallStepsReference(const BallScene& s, long n) {
   BallState<double> b = s.random_starts[0];
   double sink = 0.0;
   std::size_t start = 0;
+  const double drag_factor = BallDragFactor(s.coeffs, kBallTickS);  // once, as a row's ticks
   for (long k = 0, tick = 0; k < n; ++k) {
-    b = StepBall<double>(s.coeffs, b, kBallTickS, *s.arena);
+    b = StepBall<double>(s.coeffs, b, kBallTickS, *s.arena, drag_factor);
     if (++tick == kBallTicks6s) {
       sink += b.x.z();
       tick = 0;

@@ -388,6 +388,7 @@ class PyModel {
     const std::string outside = OutsideArenaProblem(s.x, arena->Box(), &axis);
     if (!outside.empty()) throw InputError("state", 0, axis + 1, outside);
     const double tick_s = 1.0 / file_.integration.tick_rate_hz;
+    const double drag_factor = BallDragFactor(c, tick_s);  // once for every tick
     Array out(std::vector<py::ssize_t>{static_cast<py::ssize_t>(ticks + 1), 9});
     double* d = out.mutable_data();
     {
@@ -399,7 +400,7 @@ class PyModel {
           d[9 * t + 6 + i] = s.omega(i);
         }
         if (t == ticks) break;
-        s = StepBall(c, s, tick_s, *arena);
+        s = StepBall(c, s, tick_s, *arena, drag_factor);
       }
     }
     return out;

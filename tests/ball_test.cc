@@ -151,7 +151,7 @@ TEST_CASE("the tick rounds the ball's velocity to 0.01 uu/s, as the recordings' 
   const BallCoeffs<double> d = Defaults();
   REQUIRE(d.velocity_quantum == 0.01);
   const BallState<double> start = State({100, -200, 1000}, {1021.73, -1113.12, 494.29}, {0, 0, 0});
-  const double e = RepeatedExp<2>(d.drag * kTick);
+  const double e = std::exp(d.drag * kTick);
   Eigen::Vector3d v = start.v, x = start.x;
   BallState<double> chain = start, smooth = start;
   std::vector<BallState<double>> out(120);

@@ -386,7 +386,7 @@ TEST_CASE("BallFreeRun's multiples promise only what they can keep") {
     if (i % 10 == 0) s.v(i % 3) = i % 20 ? -0.0 : 0.0;
     s.omega = Vec3<double>(u(rng), u(rng), u(rng));
     if (kind != 1) s = Reference(c, s, dt, arena);  // a rounded velocity
-    const double e = RepeatedExp<2>(c.drag * dt);
+    const double e = std::exp(c.drag * dt);
     std::vector<BallState<double>> out(200);
     BallState<double> last;
     const bool promised = BallFreeRunMultiples(s, e, c.gravity_z * dt, c.velocity_quantum,

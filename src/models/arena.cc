@@ -979,6 +979,32 @@ Contact Arena::CollideFree(const Vector3d& center, double radius, double* free_u
 
 bool Arena::GatherNear(const Vector3d& center, double reach,
                        std::vector<std::uint32_t>* entries, double* nearest_uu) const {
+  return GatherNearWith(
+      center, reach,
+      [entries](std::uint32_t t) {
+        entries->push_back(t);
+        return true;
+      },
+      nearest_uu);
+}
+
+int Arena::GatherNear(const Vector3d& center, double reach, std::uint32_t* entries,
+                      int capacity) const {
+  int n = 0;
+  const bool listed = GatherNearWith(
+      center, reach,
+      [&](std::uint32_t t) {
+        if (n == capacity) return false;
+        entries[n++] = t;
+        return true;
+      },
+      nullptr);
+  return listed ? n : -1;
+}
+
+template <typename Push>
+bool Arena::GatherNearWith(const Vector3d& center, double reach, const Push& push,
+                           double* nearest_uu) const {
   const std::int64_t cell = GridCell(center, reach);
   if (cell < 0) return false;
   double nearest2 = reach * reach;
@@ -999,7 +1025,7 @@ bool Arena::GatherNear(const Vector3d& center, double reach,
                                     Vector3d(v[2][0], v[2][1], v[2][2]), leaf_vertices_[t].n)
                           .squaredNorm();
     if (d2 <= limit * limit) {
-      entries->push_back(t);
+      if (!push(t)) return false;
       nearest2 = std::min(nearest2, d2);
     }
   }

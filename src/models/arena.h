@@ -193,6 +193,11 @@ class Arena {
   bool GatherNear(const Eigen::Vector3d& center, double reach,
                   std::vector<std::uint32_t>* entries, double* nearest_uu = nullptr) const;
   static constexpr double kNearSlackUu = 1e-6;  // far above the rounding of the distances
+  // The same entries written to entries[0..n) of a caller's buffer of `capacity`, and n
+  // returned; -1 when the grid does not answer or more than `capacity` are near (then the
+  // buffer's content is unspecified): for a caller that keeps no scratch vector.
+  int GatherNear(const Eigen::Vector3d& center, double reach, std::uint32_t* entries,
+                 int capacity) const;
   // Contact of a sphere of radius <= kGridRadius with the triangles of the given leaf entries
   // (from GatherNear), tested as Collide tests a grid cell's list.
   Contact CollideEntries(const Eigen::Vector3d& center, double radius, const std::uint32_t* begin,
@@ -277,6 +282,11 @@ class Arena {
   const VertexBox& Box() const { return box_; }
 
  private:
+  // GatherNear's walk: push(t) for each near entry t (false stops the walk: GatherNear's
+  // result is then false); the nearest distance as GatherNear's nearest_uu.
+  template <typename Push>
+  bool GatherNearWith(const Eigen::Vector3d& center, double reach, const Push& push,
+                      double* nearest_uu) const;
   // A BVH node with four children, 128 bytes, stored depth first. Child k has the box
   // lo[axis][k]..hi[axis][k] (uu). count[k] == 0 marks an inner node at nodes_[index[k]];
   // otherwise child k is a leaf of count[k] triangles from entry index[k] of planes_ and

@@ -138,6 +138,7 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
                                      double radius, const Contact& contact) {
   constexpr double kStepUu = 0.01;
   constexpr double kPadUu = 1.0;  // keeps every probe in contact
+  constexpr int kMaxNearEntries = 256;
   // Minus the central difference of the penetration along each axis, with `depth(probe
   // centre)`: the descent direction computed as such, so a component whose probes agree is +0
   // (the floor's normal is exactly (0, 0, 1), as Arena::FloorHeight's; the negated gradient
@@ -157,12 +158,14 @@ Eigen::Vector3d ClosestFeatureNormal(const Mesh& arena, const Eigen::Vector3d& c
     // The six probes lie within kStepUu of the centre: one gathering of the triangles near it
     // (Arena::GatherNear, which guarantees Collide's answer bit for bit for every sphere within
     // its reach) and six tests of those few, instead of six grid lists. Twice the slack covers
-    // the rounding of center +- step.
-    thread_local std::vector<std::uint32_t> near;
-    near.clear();
-    if (arena.GatherNear(center, radius + kPadUu + kStepUu + 2.0 * Arena::kNearSlackUu, &near)) {
-      const std::uint32_t* begin = near.data();
-      const std::uint32_t* end = begin + near.size();
+    // the rounding of center +- step. The entries in a buffer on the stack; where more are near
+    // than it holds, the six Collide calls (the same depths bit for bit: GatherNear's contract).
+    std::uint32_t near[kMaxNearEntries];
+    const int n = arena.GatherNear(center, radius + kPadUu + kStepUu + 2.0 * Arena::kNearSlackUu,
+                                   near, kMaxNearEntries);
+    if (n >= 0) {
+      const std::uint32_t* begin = near;
+      const std::uint32_t* end = near + n;
       gradient = gradient_of([&](const Eigen::Vector3d& probe) {
         return arena.PenetrationEntries(probe, radius + kPadUu, begin, end);
       });
@@ -518,13 +521,21 @@ RLFIT_BALL_INLINE Vec3<double> BallForcedVelocity(const Vec3<double>& v, double 
   return BallForcedVelocity<double>(v, e, g_dt, q);
 }
 
+// The drag factor of a tick of dt_s seconds, exp(drag dt) (a ceres::Jet's exp for the fits).
+// A caller stepping many ticks with one c and dt_s computes it once and passes it to StepBall
+// (drag_factor); the overloads without it compute it every tick. Either way the same values.
+template <typename T>
+T BallDragFactor(const BallCoeffs<T>& c, double dt_s) {
+  using std::exp;
+  return exp(T(c.drag * T(dt_s)));
+}
+
 template <typename T>
 RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
-                                        double dt_s, const Arena& arena) {
+                                        double dt_s, const Arena& arena, const T& drag_factor) {
   const T dt(dt_s);
   const Vec3<T> v =
-      BallForcedVelocity<T>(s.v, RepeatedExp<2>(T(c.drag * dt)), T(c.gravity_z) * dt,
-                                c.velocity_quantum);
+      BallForcedVelocity<T>(s.v, drag_factor, T(c.gravity_z) * dt, c.velocity_quantum);
   const Eigen::Vector3d x0 = ScalarPart(s.x);
   const double r0 = ScalarPart(c.contact_radius);
   // Where the grid shows no triangle near the centre's cell, Collide would report no hit: free
@@ -532,6 +543,11 @@ RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<
   if (!arena.GridSaysFree(x0, r0))
     return StepBallContact(c, s, dt, arena, x0, r0, v);
   return FinishBallStep<T>(c, s, dt, v, s.omega, Vec3<T>::Zero());
+}
+template <typename T>
+RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
+                                        double dt_s, const Arena& arena) {
+  return StepBall<T>(c, s, dt_s, arena, BallDragFactor(c, dt_s));
 }
 
 // StepBall's free flight for double from the velocity after step 1 (v0, v1, v2): the caps and
@@ -568,13 +584,17 @@ RLFIT_BALL_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
 // template's StepBallContact.
 RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const BallState<double>& s, double dt_s,
-                                             const Arena& arena) {
+                                             const Arena& arena, double drag_factor) {
   const Vec3<double> v =
-      BallForcedVelocity(s.v, RepeatedExp<2>(c.drag * dt_s), c.gravity_z * dt_s,
-                         c.velocity_quantum);
+      BallForcedVelocity(s.v, drag_factor, c.gravity_z * dt_s, c.velocity_quantum);
   if (!arena.GridSaysFree(s.x, c.contact_radius))
     return StepBallContactScalars(c, s, dt_s, arena, v, nullptr, nullptr);
   return BallFreeFlight(c, s, dt_s, v(0), v(1), v(2));
+}
+RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                             const BallState<double>& s, double dt_s,
+                                             const Arena& arena) {
+  return StepBall(c, s, dt_s, arena, BallDragFactor(c, dt_s));
 }
 
 // What a chain of StepBall calls (a prediction) may carry from tick to tick: the number of
@@ -586,7 +606,8 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 struct BallClearance {
   int ticks = 0;               // coming ticks without a lookup
   double dt_s = 0.0;           // the step they were counted for (another dt_s looks up again)
-  double drag_factor = 1.0;    // exp(drag dt_s), as the last lookup tick computed it
+  double drag_factor = 1.0;    // exp(drag_arg): exp(drag dt_s) of the last lookup tick
+  double drag_arg = 0.0;       // drag dt_s of that tick (exp(0) = 1: {} is consistent)
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
   // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
   // radius + margin: until then the chain has read none of restitution, mu, Y, spin_factor and
@@ -717,7 +738,14 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const Mesh& arena, BallClearance* clearance) {
   if (clearance->ticks > 0 && clearance->dt_s == dt_s)
     return BallSkippedTick(c, s, dt_s, clearance);
-  const double e = RepeatedExp<2>(c.drag * dt_s);
+  // The drag factor of the chain's ticks, taken again only when drag dt_s changes (never NaN
+  // == NaN: exp(NaN) every tick): the same value as exp every tick.
+  const double drag_arg = c.drag * dt_s;
+  if (drag_arg != clearance->drag_arg) {
+    clearance->drag_factor = std::exp(drag_arg);
+    clearance->drag_arg = drag_arg;
+  }
+  const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
   const double v0 = v(0), v1 = v(1), v2 = v(2);
   const double radius = c.contact_radius;
@@ -1008,8 +1036,10 @@ template <typename T>
 BallTicks<T> BallTicksAroundRow(const BallCoeffs<T>& c, const BallState<T>& row, double a,
                                 const Integration& integ, const Arena& arena) {
   const double tick_s = 1.0 / integ.tick_rate_hz;
-  return BallTicksAroundRowBy(
-      row, a, [&](const BallState<T>& s) { return StepBall(c, s, tick_s, arena); });
+  const T drag_factor = BallDragFactor(c, tick_s);
+  return BallTicksAroundRowBy(row, a, [&](const BallState<T>& s) {
+    return StepBall(c, s, tick_s, arena, drag_factor);
+  });
 }
 
 }  // namespace rlfit

@@ -290,11 +290,25 @@ T GroundForwardSpeed(const GroundCoeffs<T>& c, const T& v_f, double throttle, bo
 // in-plane part is added to the velocity before the forward and sideways updates of point 3:
 // gravity along a tilted surface when StepSurface (src/models/surface.h) runs this step in the
 // surface's frame; zero on the flat floor (where it adds exactly nothing).
+// `decay` holds the step's factors exp(-rate dt) (GroundDecayFactors of c and dt_s): a caller
+// stepping many times with one c and dt_s (the ticks of a row) computes them once; the overload
+// without it computes them every step. Either way the same values, bit for bit.
+template <typename T>
+struct GroundDecay {
+  T yaw;      // exp(-yaw_rate_response dt)
+  T lateral;  // exp(-lateral_friction_rate dt)
+};
+template <typename T>
+GroundDecay<T> GroundDecayFactors(const GroundCoeffs<T>& c, double dt_s) {
+  using std::exp;  // a ceres::Jet's exp for the fits: the factors carry the derivatives
+  const T dt(dt_s);
+  return {exp(T(-c.yaw_rate_response * dt)), exp(T(-c.lateral_friction_rate * dt))};
+}
+
 template <typename T>
 CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Controls& u,
-                       double dt_s, bool rotate_with_new_omega,
+                       double dt_s, const GroundDecay<T>& decay, bool rotate_with_new_omega,
                        const Vec3<T>& plane_accel = Vec3<T>::Zero()) {
-  using std::exp;
   using std::sqrt;
   const T dt(dt_s);
   // Heading axes in the plane (the recorded forward axis carries the small rest pitch).
@@ -313,7 +327,7 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
   T target = steer_kappa * v_f;
   if (v_f < T(0)) target *= c.backward_curvature_scale;
   const T w_z =
-      s.omega(2) + (target - s.omega(2)) * (T(1) - RepeatedExp<0>(T(-c.yaw_rate_response * dt)));
+      s.omega(2) + (target - s.omega(2)) * (T(1) - decay.yaw);
   next.omega = Vec3<T>(T(0), T(0), w_z);
   const T turn = (rotate_with_new_omega ? w_z : T(0.5) * (s.omega(2) + w_z)) * dt;
   next.theta = RotateAboutZ<T>(turn, s.theta);
@@ -331,7 +345,7 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
   }
   const T v_side_target = c.lateral_lever_arm * w_z;
   const T v_side = v_side_target +
-                   (v_l1 - v_side_target) * RepeatedExp<1>(T(-c.lateral_friction_rate * dt));
+                   (v_l1 - v_side_target) * decay.lateral;
   Vec3<T> v_plane = ClampNorm<T>(f1 * v_fwd + l1 * v_side, c.max_speed);
 
   // The position moves with the velocity before the step (see the comment above).
@@ -340,6 +354,13 @@ CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Con
   next.v = v_plane;
   next.v(2) = T(c.rest_reported_vz);
   return next;
+}
+template <typename T>
+CarState<T> StepGround(const GroundCoeffs<T>& c, const CarState<T>& s, const Controls& u,
+                       double dt_s, bool rotate_with_new_omega,
+                       const Vec3<T>& plane_accel = Vec3<T>::Zero()) {
+  return StepGround(c, s, u, dt_s, GroundDecayFactors(c, dt_s), rotate_with_new_omega,
+                    plane_accel);
 }
 
 }  // namespace rlfit

@@ -26,25 +26,6 @@ inline int SubstepsForRow(double dt_s, double tick_rate_hz) {
   return static_cast<int>(std::lround(ticks));
 }
 
-// exp(x) for the per-step factors exp(rate dt) whose argument repeats from step to step: for
-// double the last argument and value of each call site (kSlot) are kept per thread, so a run
-// of steps calls exp once, with the same value bit for bit; any other scalar (a ceres::Jet)
-// calls exp every time.
-template <int kSlot>
-double RepeatedExp(double x) {
-  thread_local double last_x = 0.0, last_exp = 1.0;
-  if (x != last_x) {  // NaN never matches: exp(NaN) every time
-    last_exp = std::exp(x);
-    last_x = x;
-  }
-  return last_exp;
-}
-template <int kSlot, typename T>
-T RepeatedExp(const T& x) {
-  using std::exp;
-  return exp(x);
-}
-
 // Controller inputs averaged over a stretch of time; the switches (boost, jump, handbrake)
 // become the fraction of that time they were held, in [0, 1].
 struct Controls {

@@ -188,22 +188,46 @@ CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, con
                        });
 }
 
+// The ground step's decay factors of one row (its ticks share c and the step h), computed
+// at the first tick: a row of n ticks takes 2 exp, not 2 n (the values are the same).
+template <typename T>
+class GroundRowDecay {
+ public:
+  const GroundDecay<T>& At(const GroundCoeffs<T>& c, double h) {
+    if (!set_ || h != h_) {
+      decay_ = GroundDecayFactors(c, h);
+      h_ = h;
+      set_ = true;
+    }
+    return decay_;
+  }
+
+ private:
+  GroundDecay<T> decay_{};
+  double h_ = 0.0;
+  bool set_ = false;
+};
+
 // Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
 template <typename T>
 CarState<T> AdvanceGroundRow(const GroundCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
                              int k, const Integration& integ) {
+  GroundRowDecay<T> decay;
   return AdvanceCarRow(s, ep, k, integ,
                        [&](const CarState<T>& state, const Controls& u, double h) {
-                         return StepGround(c, state, u, h, integ.rotate_with_new_omega);
+                         return StepGround(c, state, u, h, decay.At(c, h),
+                                           integ.rotate_with_new_omega);
                        });
 }
 // The same with the steps' inputs precomputed (RowStepControls of `ep` and `integ`).
 template <typename T>
 CarState<T> AdvanceGroundRow(const GroundCoeffs<T>& c, const CarState<T>& s, const Episode& ep,
                              int k, const Integration& integ, const RowStepControls& controls) {
+  GroundRowDecay<T> decay;
   return AdvanceCarRow(s, ep, k, controls,
                        [&](const CarState<T>& state, const Controls& u, double h) {
-                         return StepGround(c, state, u, h, integ.rotate_with_new_omega);
+                         return StepGround(c, state, u, h, decay.At(c, h),
+                                           integ.rotate_with_new_omega);
                        });
 }
 
@@ -415,9 +439,11 @@ BallState<T> AdvanceBallTicks(const BallCoeffs<T>& c, BallTicks<T>* t, const Epi
   const double tick_s = 1.0 / integ.tick_rate_hz;
   t->clock_rows += BallClockRowsOf(ep, k);
   const long whole = BallWholeTicks(t->first_a, t->clock_rows, integ);
+  if (t->ticks >= whole) return t->Row(integ);
+  const T drag_factor = BallDragFactor(c, tick_s);  // once for the row's ticks
   for (; t->ticks < whole; ++t->ticks) {
     t->tick0 = t->tick1;
-    t->tick1 = StepBall(c, t->tick0, tick_s, arena);
+    t->tick1 = StepBall(c, t->tick0, tick_s, arena, drag_factor);
   }
   return t->Row(integ);
 }
