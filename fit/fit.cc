@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,7 +25,6 @@
 #include "fit/vehicle_fit.h"
 #include "fit/ball_fit.h"
 #include "fit/wall_fit.h"
-#include "fit/powerslide_fit.h"
 #include "fit/car_fit.h"
 #include "fit/fit_common.h"
 #include "fit/fitters.h"
@@ -38,6 +38,7 @@
 #include "src/io/files.h"
 #include "src/io/recording.h"
 #include "src/replay/predictor.h"
+#include "src/replay/registry.h"
 
 namespace rlfit {
 namespace {
@@ -57,46 +58,57 @@ SolverOptions DefaultLoss(const char* loss, double loss_scale) {
 }  // namespace
 
 // The fit layer's half of the registry (fit/fitters.h): each fitter under its model's
-// registered name (src/replay/registry.h; a test checks the two agree).
+// registered name (src/replay/registry.h; a test checks the two agree): those below and those of
+// the models in folders of their own (FolderFitters: fit/models/<name>_fit.cc, listed by CMake),
+// in the registry's order.
 const std::vector<FitterInfo>& Fitters() {
-  static const std::vector<FitterInfo> fitters = {
-      // Huber at 3 sigmas: the car fits have few gross outliers.
-      {"aerial", AddAerialResiduals, DefaultLoss("huber", 3.0)},
-      {"ground", AddGroundResiduals, DefaultLoss("huber", 3.0)},
-      {"vehicle", AddVehicleResiduals, DefaultLoss("huber", 3.0)},
-      {"jump", AddJumpResiduals, DefaultLoss("huber", 3.0)},
-      {"wall", AddWallResiduals, DefaultLoss("huber", 3.0)},
-      // Three solves, each re-inferring the unrecorded handbrake (AddPowerslideResiduals) with
-      // the coefficients the previous one ended at: the switch and the coefficients alternate.
-      {"powerslide", AddPowerslideResiduals, DefaultLoss("huber", 3.0), {1.0, 1.0, 1.0}},
-      // Cauchy at 0.3 sigmas: 1% of the ball's 1 s windows (a bounce off an edge sending the
-      // prediction elsewhere, an unscreened touch) hold 77% of the squared error at the
-      // defaults, while the median window's error is ~0.12 sigma per residual; the knee sits
-      // near 6x the median window's cost. With Huber at 3, those windows pulled drag to -0.026
-      // (free flight says -0.0304) and worsened every held-out horizon.
-      // Two passes: the first differentiates over steps that span many contact-tick jumps and
-      // finds the trend, the second over steps 10x smaller to settle (ball_fit.h).
-      // The ball's arena (BallArena: read and its grid built, ~0.5 s of one core) beside the
-      // recordings.
-      // Held by default at their measured values (`--free NAME` fits one anyway):
-      //  - drag at ln(0.97) /s (game::kBallDrag: the free-flight decay measured on the
-      //    recordings, -0.03045 /s, and Bullet's linear damping of 0.03): fitted, it settles
-      //    0.3% stronger (-0.03055) to trade against the rolling and the contacts, and held it
-      //    predicts better held out over eight crossval protocols (NOTES, "Drag held");
-      //  - contact_radius at 93.1504 uu and recovery at 0.797 (game::kBallContactRadiusMeasured,
-      //    game::kBallPenetrationRecoveryMeasured: the contact boundary and the push-out's slope
-      //    measured per floor bounce, NOTES push30): fitted, every fold moves them a little
-      //    (42 folds: 93.155-93.178 uu, 0.761-0.802) and the tail reshuffles with them; held,
-      //    five of the six crossval figures win over the nine protocols and none loses, the
-      //    last-row p90 by -4.5 uu (NOTES, hold34).
-      {"ball", AddBallResiduals, DefaultLoss("cauchy", 0.3), {1.0, 0.1},
-       [](const FitOptions& options) { BallArena(options.data_root); },
-       {{"drag", game::kBallDrag},
-        {"contact_radius", game::kBallContactRadiusMeasured},
-        {"recovery", game::kBallPenetrationRecoveryMeasured}}},
-      // The car: the aerial and ground sub-models through the switch, Huber as both of them.
-      {"car", AddCarResiduals, DefaultLoss("huber", 3.0)},
-  };
+  static const std::vector<FitterInfo> fitters = [] {
+    std::vector<FitterInfo> all = {
+        // Huber at 3 sigmas: the car fits have few gross outliers.
+        {"aerial", AddAerialResiduals, DefaultLoss("huber", 3.0)},
+        {"ground", AddGroundResiduals, DefaultLoss("huber", 3.0)},
+        {"vehicle", AddVehicleResiduals, DefaultLoss("huber", 3.0)},
+        {"jump", AddJumpResiduals, DefaultLoss("huber", 3.0)},
+        {"wall", AddWallResiduals, DefaultLoss("huber", 3.0)},
+        // Cauchy at 0.3 sigmas: 1% of the ball's 1 s windows (a bounce off an edge sending the
+        // prediction elsewhere, an unscreened touch) hold 77% of the squared error at the
+        // defaults, while the median window's error is ~0.12 sigma per residual; the knee sits
+        // near 6x the median window's cost. With Huber at 3, those windows pulled drag to -0.026
+        // (free flight says -0.0304) and worsened every held-out horizon.
+        // Two passes: the first differentiates over steps that span many contact-tick jumps and
+        // finds the trend, the second over steps 10x smaller to settle (ball_fit.h).
+        // The ball's arena (BallArena: read and its grid built, ~0.5 s of one core) beside the
+        // recordings.
+        // Held by default at their measured values (`--free NAME` fits one anyway):
+        //  - drag at ln(0.97) /s (game::kBallDrag: the free-flight decay measured on the
+        //    recordings, -0.03045 /s, and Bullet's linear damping of 0.03): fitted, it settles
+        //    0.3% stronger (-0.03055) to trade against the rolling and the contacts, and held it
+        //    predicts better held out over eight crossval protocols (NOTES, "Drag held");
+        //  - contact_radius at 93.1504 uu and recovery at 0.797 (game::kBallContactRadiusMeasured,
+        //    game::kBallPenetrationRecoveryMeasured: the contact boundary and the push-out's slope
+        //    measured per floor bounce, NOTES push30): fitted, every fold moves them a little
+        //    (42 folds: 93.155-93.178 uu, 0.761-0.802) and the tail reshuffles with them; held,
+        //    five of the six crossval figures win over the nine protocols and none loses, the
+        //    last-row p90 by -4.5 uu (NOTES, hold34).
+        {"ball", AddBallResiduals, DefaultLoss("cauchy", 0.3), {1.0, 0.1},
+         [](const FitOptions& options) { BallArena(options.data_root); },
+         {{"drag", game::kBallDrag},
+          {"contact_radius", game::kBallContactRadiusMeasured},
+          {"recovery", game::kBallPenetrationRecoveryMeasured}}},
+        // The car: the aerial and ground sub-models through the switch, Huber as both of them.
+        {"car", AddCarResiduals, DefaultLoss("huber", 3.0)},
+    };
+    for (FitterInfo& f : FolderFitters()) all.push_back(std::move(f));
+    // A fitter of no registered model goes last (tests/fitters_test.cc refuses it).
+    auto place = [](const FitterInfo& f) {
+      const ModelDescriptor* d = LookUpDescriptor(f.model);
+      return d == nullptr ? std::numeric_limits<int>::max() : d->order;
+    };
+    std::stable_sort(all.begin(), all.end(), [&place](const FitterInfo& a, const FitterInfo& b) {
+      return place(a) < place(b);
+    });
+    return all;
+  }();
   return fitters;
 }
 

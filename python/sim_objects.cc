@@ -25,7 +25,7 @@
 #include "src/io/recording.h"
 #include "src/models/ball.h"
 #include "src/models/car.h"
-#include "src/models/powerslide.h"
+#include "src/models/powerslide/powerslide.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/episode_steps.h"
 #include "src/replay/predict.h"

@@ -13,7 +13,7 @@
 #include "src/models/car.h"
 #include "src/models/ground.h"
 #include "src/models/jump.h"
-#include "src/models/powerslide.h"
+#include "src/models/powerslide/powerslide.h"
 #include "src/models/surface.h"
 #include "src/replay/coeff_choice.h"
 #include "tests/test_util.h"

@@ -1,8 +1,10 @@
 // Tests of the fit layer's fitters against the model registry: every model that declares a
 // fit has one fitter under its name, every fitter belongs to such a model, and the tools' help
 // on the fits' defaults names every one.
+#include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "fit/fitters.h"
 #include "src/common/error.h"
@@ -11,6 +13,8 @@
 
 namespace rlfit {
 namespace {
+
+namespace fs = std::filesystem;
 
 TEST_CASE("fitters: exactly the registered models that declare a fit have one") {
   std::set<std::string> fitted;
@@ -28,6 +32,27 @@ TEST_CASE("fitters: exactly the registered models that declare a fit have one") 
     if (d.has_fit) CHECK(FindFitter(d.replay.name).model == d.replay.name);
     else CHECK_THROWS_AS(FindFitter(d.replay.name), InputError);
   }
+}
+
+TEST_CASE("fitters: listed in the registry's order, a fitter for each fit/models/<name>_fit.cc") {
+  std::vector<std::string> fitted_in_order;
+  for (const ModelDescriptor& d : Registry())
+    if (d.has_fit) fitted_in_order.push_back(d.replay.name);
+  std::vector<std::string> fitters;
+  for (const FitterInfo& f : Fitters()) fitters.push_back(f.model);
+  CHECK(fitters == fitted_in_order);
+  std::set<std::string> files, folder_fitters;
+  const std::string folder = std::string(RLFIT_SOURCE_DIR) + "/fit/models";
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string file = entry.path().filename().string();
+    const std::string suffix = "_fit.cc";
+    if (file.size() > suffix.size() &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+      files.insert(file.substr(0, file.size() - suffix.size()));
+  }
+  CHECK(files.count("powerslide") == 1);
+  for (const FitterInfo& f : FolderFitters()) folder_fitters.insert(f.model);
+  CHECK(folder_fitters == files);
 }
 
 TEST_CASE("fitters: the help on the default loss names every fitted model once") {

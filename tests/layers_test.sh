@@ -8,7 +8,10 @@
 #   src/report  common models io report
 #   src/replay  common models io report replay
 #   fit         src/* fit
-# and nothing under src/ includes fit/, bench/, python/ or tests/.
+# and nothing under src/ includes fit/, bench/, python/ or tests/. A model's folder
+# (src/models/NAME/, cmake/model_folders.cmake) is the models layer, but for its registration
+# NAME_model.cc (its descriptor, compiled into rlfit_replay), which is the replay layer's;
+# fit/models/ is the fit layer's.
 # Usage: tests/layers_test.sh [SOURCE_DIR]   (prints each offending include; exit 1 if any)
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
@@ -25,25 +28,36 @@ allowed() {
   esac
 }
 
+# The layer of a project file (a path from the checkout's root).
+layer_of() {
+  case "$1" in
+    src/models/*/*_model.cc) echo src/replay ;;
+    src/models/*/*) echo src/models ;;
+    fit/models/*) echo fit ;;
+    *) dirname "$1" ;;
+  esac
+}
+
 bad=0
 checked=0
-for layer in src/common src/models src/io src/report src/replay fit; do
+for file in src/common/*.h src/common/*.cc src/models/*.h src/models/*.cc src/models/*/*.h \
+            src/models/*/*.cc src/io/*.h src/io/*.cc src/report/*.h src/report/*.cc \
+            src/replay/*.h src/replay/*.cc fit/*.h fit/*.cc fit/models/*.h fit/models/*.cc; do
+  [ -e "$file" ] || continue
+  layer=$(layer_of "$file")
   ok=$(allowed "$layer")
-  for file in "$layer"/*.h "$layer"/*.cc; do
-    [ -e "$file" ] || continue
-    checked=$((checked + 1))
-    # Project includes only: "src/...", "fit/...", "bench/...", "python/...", "tests/...".
-    while IFS=: read -r line path; do
-      dir=$(dirname "$path")
-      fine=0
-      for a in $ok; do [ "$dir" = "$a" ] && fine=1; done
-      if [ "$fine" -eq 0 ]; then
-        echo "layers_test: $file:$line includes $path (a $layer file may include only: $ok)"
-        bad=1
-      fi
-    done < <(grep -n -o -E '^#include "(src|fit|bench|python|tests)/[^"]+"' "$file" |
-             sed -E 's/^([0-9]+):#include "([^"]+)"/\1:\2/')
-  done
+  checked=$((checked + 1))
+  # Project includes only: "src/...", "fit/...", "bench/...", "python/...", "tests/...".
+  while IFS=: read -r line path; do
+    dir=$(layer_of "$path")
+    fine=0
+    for a in $ok; do [ "$dir" = "$a" ] && fine=1; done
+    if [ "$fine" -eq 0 ]; then
+      echo "layers_test: $file:$line includes $path (a $layer file may include only: $ok)"
+      bad=1
+    fi
+  done < <(grep -n -o -E '^#include "(src|fit|bench|python|tests)/[^"]+"' "$file" |
+           sed -E 's/^([0-9]+):#include "([^"]+)"/\1:\2/')
 done
 # A folder of src/ the rules above do not know is a layer nobody placed.
 for dir in src/*/; do

@@ -42,6 +42,32 @@ TEST_CASE("registry: one descriptor per name, and the tools' lists are its names
   for (std::size_t i = 0; i < names.size(); ++i) CHECK(Models()[i].name == names[i]);
 }
 
+TEST_CASE("registry: the models are listed by their order keys, each key once") {
+  REQUIRE(!Registry().empty());
+  for (std::size_t i = 1; i < Registry().size(); ++i) {
+    INFO(Registry()[i].replay.name);
+    CHECK(Registry()[i - 1].order < Registry()[i].order);
+  }
+}
+
+TEST_CASE("registry: every model folder's registration is in the registry, under its name") {
+  // src/models/<name>/<name>_model.cc, found by cmake/model_folders.cmake.
+  std::set<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(kSource + "/src/models")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && fs::is_regular_file(entry.path() / (name + "_model.cc")))
+      folders.insert(name);
+  }
+  CHECK(folders.count("powerslide") == 1);
+  std::set<std::string> described;
+  for (const ModelDescriptor& d : FolderModelDescriptors()) described.insert(d.replay.name);
+  CHECK(described == folders);
+  for (const std::string& name : folders) {
+    INFO(name);
+    CHECK(LookUpDescriptor(name) != nullptr);
+  }
+}
+
 TEST_CASE("registry: an unknown name is an input error listing every registered model") {
   const Episode car = testing::HandMadeEpisode(EpisodeKind::kCar, {Sample(), Sample()});
   std::string classify_message, find_message;

@@ -24,7 +24,7 @@
 #include "src/io/arena_file.h"
 #include "src/io/recording.h"
 #include "src/models/arena.h"
-#include "src/models/powerslide.h"
+#include "src/models/powerslide/powerslide.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/episode_steps.h"
 #include "src/replay/metrics.h"

@@ -22,7 +22,7 @@
 #include "src/models/ground.h"
 #include "src/models/jump.h"
 #include "src/models/model.h"
-#include "src/models/powerslide.h"
+#include "src/models/powerslide/powerslide.h"
 #include "src/models/surface.h"
 #include "src/models/vehicle.h"
 

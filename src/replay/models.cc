@@ -1,5 +1,7 @@
 // The registry of models (src/replay/registry.h): each descriptor binds a model's name to its
-// coefficient layout, row step, row classifier and the rest. Adding a model is one entry here.
+// coefficient layout, row step, row classifier and the rest. The models not yet in a folder of
+// their own are described here; a new model is a folder (src/models/<name>/, registered by
+// cmake/model_folders.cmake).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,7 +15,6 @@
 #include "src/models/car.h"
 #include "src/models/ground.h"
 #include "src/models/jump.h"
-#include "src/models/powerslide.h"
 #include "src/models/surface.h"
 #include "src/models/vehicle.h"
 #include "src/replay/coeff_choice.h"
@@ -202,86 +203,6 @@ std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& da
       });
 }
 
-// The powerslide runs on the ground coefficients its file was fitted with (GroundBeneath: the
-// step at handbrake level 0) and its own. The handbrake acting on each step is the recorded
-// input, or inferred from the motion where the file does not record it (ChooseHandbrakeSource:
-// no column, declared unrecorded, or measured).
-class PowerslidePredictor : public Predictor {
- public:
-  PowerslidePredictor(GroundCoeffs<double> ground, PowerslideCoeffs<double> coeffs,
-                      Integration integ)
-      : ground_(ground), coeffs_(coeffs), integ_(integ) {}
-
-  // The handbrake switch acting on each step of `ep` (InferHandbrake), whatever the source.
-  std::vector<double> Inferred(const Episode& ep) const {
-    return InferHandbrake(ground_, coeffs_, ep, integ_);
-  }
-
-  const Integration& integration() const { return integ_; }
-
-  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<double> acting;
-    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) acting = Inferred(ep);
-    const double* a = acting.empty() ? nullptr : acting.data();
-    return RolloutRows(PowerslideStartState(ep, start, integ_, a), start, end,
-                       [&](const PowerslideState<double>& s, int k) {
-                         return AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
-                       });
-  }
-
- private:
-  GroundCoeffs<double> ground_;
-  PowerslideCoeffs<double> coeffs_;
-  Integration integ_;
-};
-
-std::unique_ptr<Predictor> MakePowerslide(const CoeffFile& file, const std::string&) {
-  return std::make_unique<PowerslidePredictor>(
-      GroundBeneath(file, PowerslideLayout()), PowerslideCoeffs<double>::FromArray(file.values.data()),
-      file.integration);
-}
-
-// Which handbrake drove the rollouts, and how the inferred switch agrees with the motion (the
-// rear axle sliding sideways by more than kSlideRearSlipUuS) and, where the file records
-// presses, with the recorded input acting on the step; over the covered rows.
-std::map<std::string, int> PowerslideChecks(const Episode& ep, const std::vector<Regime>& regimes,
-                                            const Predictor& predictor, double,
-                                            const std::string&) {
-  const auto& p = dynamic_cast<const PowerslidePredictor&>(predictor);
-  const std::vector<double> inferred = p.Inferred(ep);
-  const std::vector<bool> slip = LargeRearSlip(ep, kSlideRearSlipUuS);
-  const bool recorded = ChooseHandbrakeSource(ep) == HandbrakeSource::kRecorded;
-  // Why it is inferred, unless declared (the dataset manifest or --handbrake-unrecorded).
-  const std::string reason = HandbrakeSourceReason(ep);
-  const std::string why = reason.empty() ? "" : " (" + reason + ")";
-  bool presses = false;
-  for (const Sample& s : ep.rows) presses = presses || s.input.handbrake;
-  const Integration& integ = p.integration();
-  std::map<std::string, int> out;
-  const std::string source = "handbrake source";
-  const std::string vs_slip = "inferred handbrake vs rear-axle slip > 250 uu/s";
-  const std::string vs_input = "inferred handbrake vs recorded input";
-  for (int k = 0; k + 1 < ep.size(); ++k) {
-    if (regimes[k] != Regime::kCovered) continue;
-    const bool on = inferred[k] > 0.5;
-    ++out[source + ".rows"];
-    out[source + (recorded ? ".from the recorded column"
-                           : ".inferred from the motion" + why)] += 1;
-    ++out[vs_slip + ".rows"];
-    if (on == slip[k + 1]) ++out[vs_slip + ".agree"];
-    else if (on) ++out[vs_slip + ".switch on, no slip"];
-    else ++out[vs_slip + ".slip, switch off"];
-    if (!presses) continue;
-    const bool held = ControlsOver(ep, ep.rows[k].t_s, ep.rows[k + 1].t_s, integ).handbrake > 0.5;
-    ++out[vs_input + ".rows"];
-    if (on && held) ++out[vs_input + ".held and inferred on"];
-    if (on == held) ++out[vs_input + ".agree"];
-    else if (on) ++out[vs_input + ".inferred on, not held"];
-    else ++out[vs_input + ".held, inferred off"];
-  }
-  return out;
-}
-
 // The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
 // start from CarStartState: the recorded car, the jump state of CarJumpStateAt (the state
 // since the take-off inside a recorded jump), the handbrake level ramped over the recorded input
@@ -362,55 +283,61 @@ std::string BallSituationAt(const Episode& ep, int row, const std::string& data_
 
 }  // namespace
 
-// The registry. A model is one descriptor here: its replay side (ModelInfo: name, description,
-// recordings' kind, whether orientation is scored, coefficient layout, default horizons,
-// predictor, situation, checks, row labels), its row classifier and mesh, whether `rlfit`
-// fits it, what its coefficients file carries, its page and whether results/ holds its fit.
+// The registry: the descriptors below and those of the models in folders of their own
+// (FolderModelDescriptors: src/models/<name>/<name>_model.cc, listed by CMake), in the order of
+// their keys. A descriptor: its replay side (ModelInfo: name, description, recordings' kind,
+// whether orientation is scored, coefficient layout, default horizons, predictor, situation,
+// checks, row labels), its row classifier and mesh, whether `rlfit` fits it, what its
+// coefficients file carries, its page, whether results/ holds its fit, the starts it accepts and
+// its place in the lists.
 const std::vector<ModelDescriptor>& Registry() {
-  static const std::vector<ModelDescriptor> registry = {
-      {{"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
-        {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
-       AerialRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone,
-       "docs/models/aerial.md", true, StartNeeds::kClearOfMesh},
-      {{"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)",
-        EpisodeKind::kBall, false, &BallLayout(), {0.5, 1.0, 2.0, 5.0}, MakeBall,
-        BallSituationAt, nullptr, nullptr},
-       BallRows, ArenaUse::kBall, true, CoeffFileExtras::kBallClock, "docs/models/ball.md",
-       true, StartNeeds::kBallInArena},
-      {{"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
-        &GroundLayout(), {0.5, 1.0, 2.0}, MakeGround, nullptr, nullptr, nullptr},
-       GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/ground.md", true,
-       StartNeeds::kOnFloor},
-      // The ground model's rows and recordings, driven by the game's vehicle (issue 37).
-      {{"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
-        EpisodeKind::kCar, true, &VehicleLayout(), {0.5, 1.0, 2.0}, MakeVehicle, nullptr,
-        nullptr, nullptr},
-       GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/vehicle.md",
-       true, StartNeeds::kOnFloor},
-      {{"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
-        EpisodeKind::kCar, true, &JumpLayout(), {0.25, 0.5, 1.0}, MakeJump, nullptr, nullptr,
-        nullptr},
-       JumpRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone, "docs/models/jump.md",
-       true, StartNeeds::kAny},
-      {{"wall", "car driving on any surface of the arena: floor, curves, walls",
-        EpisodeKind::kCar, true, &SurfaceLayout(), {0.5, 1.0, 2.0}, MakeWall, nullptr, nullptr,
-        nullptr},
-       WallRows, ArenaUse::kPitch, true, CoeffFileExtras::kNone, "docs/models/wall.md", true,
-       StartNeeds::kOnSurface},
-      {{"powerslide", "car on the flat floor with the handbrake: per-axle tyre forces",
-        EpisodeKind::kCar, true, &PowerslideLayout(), {0.5, 1.0, 2.0}, MakePowerslide,
-        nullptr, PowerslideChecks, nullptr},
-       PowerslideRows, ArenaUse::kNone, true, CoeffFileExtras::kNone,
-       "docs/models/powerslide.md", true, StartNeeds::kOnFloor},
-      // Rows no sub-model covers yet are labelled (ClassifyRows "car") and left out of the
-      // scores.
-      {{"car",
-        "one car across regimes: surface (floor, ramps, walls), air and jump, switched per tick",
-        EpisodeKind::kCar, true, &CarLayout(), {0.5, 1.0, 2.0}, MakeCar, nullptr, CarChecks,
-        CarRowLabels},
-       CarRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone, "docs/models/car.md",
-       true, StartNeeds::kAny},
-  };
+  static const std::vector<ModelDescriptor> registry = [] {
+    std::vector<ModelDescriptor> all = {
+        {{"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
+          {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
+         AerialRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone,
+         "docs/models/aerial.md", true, StartNeeds::kClearOfMesh, 10},
+        {{"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)",
+          EpisodeKind::kBall, false, &BallLayout(), {0.5, 1.0, 2.0, 5.0}, MakeBall,
+          BallSituationAt, nullptr, nullptr},
+         BallRows, ArenaUse::kBall, true, CoeffFileExtras::kBallClock, "docs/models/ball.md",
+         true, StartNeeds::kBallInArena, 20},
+        {{"ground", "car driving on flat ground (note 002)", EpisodeKind::kCar, true,
+          &GroundLayout(), {0.5, 1.0, 2.0}, MakeGround, nullptr, nullptr, nullptr},
+         GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/ground.md", true,
+         StartNeeds::kOnFloor, 30},
+        // The ground model's rows and recordings, driven by the game's vehicle (issue 37).
+        {{"vehicle", "car on the flat floor as the game's vehicle: four wheels' tyre impulses",
+          EpisodeKind::kCar, true, &VehicleLayout(), {0.5, 1.0, 2.0}, MakeVehicle, nullptr,
+          nullptr, nullptr},
+         GroundRows, ArenaUse::kNone, true, CoeffFileExtras::kNone, "docs/models/vehicle.md",
+         true, StartNeeds::kOnFloor, 40},
+        {{"jump", "car jumping: take-off, held jump, sticky force, double jump, dodge",
+          EpisodeKind::kCar, true, &JumpLayout(), {0.25, 0.5, 1.0}, MakeJump, nullptr, nullptr,
+          nullptr},
+         JumpRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone, "docs/models/jump.md",
+         true, StartNeeds::kAny, 50},
+        {{"wall", "car driving on any surface of the arena: floor, curves, walls",
+          EpisodeKind::kCar, true, &SurfaceLayout(), {0.5, 1.0, 2.0}, MakeWall, nullptr, nullptr,
+          nullptr},
+         WallRows, ArenaUse::kPitch, true, CoeffFileExtras::kNone, "docs/models/wall.md", true,
+         StartNeeds::kOnSurface, 60},
+        // Rows no sub-model covers yet are labelled (ClassifyRows "car") and left out of the
+        // scores.
+        {{"car",
+          "one car across regimes: surface (floor, ramps, walls), air and jump, switched per tick",
+          EpisodeKind::kCar, true, &CarLayout(), {0.5, 1.0, 2.0}, MakeCar, nullptr, CarChecks,
+          CarRowLabels},
+         CarRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone, "docs/models/car.md",
+         true, StartNeeds::kAny, 80},
+    };
+    for (ModelDescriptor& d : FolderModelDescriptors()) all.push_back(std::move(d));
+    std::stable_sort(all.begin(), all.end(),
+                     [](const ModelDescriptor& a, const ModelDescriptor& b) {
+                       return a.order < b.order;
+                     });
+    return all;
+  }();
   return registry;
 }
 

@@ -18,7 +18,7 @@
 #include "src/models/car_state.h"
 #include "src/models/jump.h"
 #include "src/models/model.h"
-#include "src/models/powerslide.h"
+#include "src/models/powerslide/powerslide.h"
 #include "src/models/vehicle.h"
 #include "src/replay/episode_steps.h"
 #include "src/replay/regime.h"

@@ -24,15 +24,6 @@ Regime AerialRegime(const Sample& s, const Arena& arena) {
   return Regime::kCovered;
 }
 
-Regime GroundRegime(const Sample& s) {
-  if (!s.on_ground) return Regime::kAirborne;
-  if (std::abs(s.x.z() - game::kCarRestHeight) > kGroundHeightBandUu ||
-      s.theta(2, 2) < kGroundUprightMinCos)
-    return Regime::kOffFlatFloor;
-  if (s.input.handbrake) return Regime::kHandbrake;
-  return Regime::kCovered;
-}
-
 // The wall (surface) model: every surface of the arena, so only the wheels' contact matters.
 Regime WallRegime(const Sample& s, const Arena& arena) {
   if (!s.on_ground) return Regime::kAirborne;
@@ -131,6 +122,15 @@ std::vector<Regime> Classify(const ModelDescriptor& d, const Episode& ep, const 
 
 }  // namespace
 
+Regime GroundRegime(const Sample& s) {
+  if (!s.on_ground) return Regime::kAirborne;
+  if (std::abs(s.x.z() - game::kCarRestHeight) > kGroundHeightBandUu ||
+      s.theta(2, 2) < kGroundUprightMinCos)
+    return Regime::kOffFlatFloor;
+  if (s.input.handbrake) return Regime::kHandbrake;
+  return Regime::kCovered;
+}
+
 std::vector<Regime> AerialRows(const Episode& ep, const Arena* arena) {
   std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
   for (int k = 0; k < ep.size(); ++k) rows[k] = AerialRegime(ep.rows[k], *arena);
@@ -155,16 +155,6 @@ std::vector<Regime> JumpRows(const Episode& ep, const Arena* arena) {
     while (k <= last && arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
     while (k <= last && !arena->Collide(ep.rows[k].x, kJumpLandingReachUu).hit) ++k;
     for (; k <= last; ++k) rows[k] = Regime::kTouchingSurface;
-  }
-  return rows;
-}
-
-// The ground model's rows with the handbrake held or not.
-std::vector<Regime> PowerslideRows(const Episode& ep, const Arena*) {
-  std::vector<Regime> rows(ep.rows.size(), Regime::kCovered);
-  for (int k = 0; k < ep.size(); ++k) {
-    rows[k] = GroundRegime(ep.rows[k]);
-    if (rows[k] == Regime::kHandbrake) rows[k] = Regime::kCovered;
   }
   return rows;
 }

@@ -1,6 +1,7 @@
-// The model registry: one descriptor per model, registered once (src/replay/models.cc). Every
-// list of models (the tools' choices and help, the Python module, the tests, results/, the
-// regression check) is read from it; the fit layer keys its fitters by the same names
+// The model registry: one descriptor per model, registered once (in its folder,
+// src/models/<name>/<name>_model.cc, or for the models not yet moved there src/replay/models.cc).
+// Every list of models (the tools' choices and help, the Python module, the tests, results/,
+// the regression check) is read from it; the fit layer keys its fitters by the same names
 // (fit/fitters.h).
 #pragma once
 
@@ -58,10 +59,18 @@ struct ModelDescriptor {
   // results/<name>/ holds its committed fit (coeffs.json) and regression baseline.
   bool has_results;
   StartNeeds start;  // what a prediction may start from
+  // Its place in every list of models (ascending; unique): the help texts and outputs list
+  // the models in this order. Today's keys: aerial 10, ball 20, ground 30, vehicle 40, jump 50,
+  // wall 60, powerslide 70, car 80; a new model picks a free key where it should be listed.
+  int order;
 };
 
-// Every model, in the order the tools list them.
+// Every model, in the order the tools list them (ModelDescriptor::order).
 const std::vector<ModelDescriptor>& Registry();
+// The descriptors of the models in folders of their own, each from its registration
+// src/models/<name>/<name>_model.cc (ModelDescriptor Describe<Name>()); defined in a file CMake
+// generates from the folders (cmake/model_folders.cmake), in no particular order.
+std::vector<ModelDescriptor> FolderModelDescriptors();
 // The model called `name`, null when none is registered under it.
 const ModelDescriptor* LookUpDescriptor(const std::string& name);
 // The model called `name`; InputError listing the registered names otherwise.

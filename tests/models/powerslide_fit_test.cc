@@ -2,7 +2,7 @@
 // hand-computed sliding step, derivatives of the rollout residual, a synthetic round trip
 // (simulate with known coefficients and a known handbrake, perturb, refit, recover) and the
 // inference of a handbrake left out of the recording.
-#include "fit/powerslide_fit.h"
+#include "fit/models/powerslide_fit.h"
 
 #include <cstring>
 #include <memory>

@@ -1,10 +1,12 @@
-// Rollout windows of the powerslide fit.
-#include "fit/powerslide_fit.h"
+// Rollout windows of the powerslide fit, and its fitter (the fit layer's registration of the
+// model: fit/fitters.h; CMake lists it from fit/models/, cmake/model_folders.cmake).
+#include "fit/models/powerslide_fit.h"
 
 #include <algorithm>
 #include <memory>
 
 #include "fit/fit_common.h"
+#include "fit/fitters.h"
 #include "src/replay/coeff_choice.h"
 #include "src/replay/episode_steps.h"
 #include "src/replay/predictor.h"
@@ -60,6 +62,19 @@ int AddPowerslideResiduals(ceres::Problem* problem, double* params,
     }
   }
   return blocks;
+}
+
+FitterInfo PowerslideFitter() {
+  FitterInfo f;
+  f.model = "powerslide";
+  f.add_residuals = AddPowerslideResiduals;
+  // Huber at 3 sigmas, as the other car fits: few gross outliers.
+  f.defaults.loss = "huber";
+  f.defaults.loss_scale = 3.0;
+  // Three solves, each re-inferring the unrecorded handbrake (AddPowerslideResiduals) with the
+  // coefficients the previous one ended at: the switch and the coefficients alternate.
+  f.smoothing_passes = {1.0, 1.0, 1.0};
+  return f;
 }
 
 }  // namespace rlfit

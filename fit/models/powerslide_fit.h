@@ -13,7 +13,7 @@
 #include "fit/ground_fit.h"
 #include "src/common/error.h"
 #include "src/io/episode.h"
-#include "src/models/powerslide.h"
+#include "src/models/powerslide/powerslide.h"
 #include "src/replay/episode_steps.h"
 
 namespace rlfit {
