@@ -107,9 +107,14 @@ double RunGroundSteps(const CarScene& s, long steps);
 double RunAerialStepsReference(const CarScene& s, long steps);
 
 // The whole car step on the flat floor (StepCar, what `rlsim predict car` and the Python step
-// run: the regime switch, wheel contact from the pitch mesh, StepGround): the car model's
-// layout defaults, the ground starts and inputs above (no jump, no handbrake: the car stays on
-// the floor), on PitchArena.
+// run: the regime switch, wheel contact, the floor step): the car model's layout defaults, the
+// ground starts and inputs above (no jump, no handbrake), on PitchArena. The starts are pulled
+// toward the centre (x, y scaled by kCarFloorStartScale: |x| <= 1600, |y| <= 2000 uu) and each
+// chain runs kCarFloorTicksPerChain ticks, so the car stays on the open floor (at most ~2000 uu
+// in a second): with the ground steps' own starts (up to 4000, 5000) and 720-tick chains, 44% of
+// the work was the surface step on the walls and curves the cars drove onto.
+inline constexpr double kCarFloorStartScale = 0.4;
+inline constexpr int kCarFloorTicksPerChain = 120;
 struct CarFloorScene {
   const Arena* arena = nullptr;
   CarCoeffs<double> coeffs;

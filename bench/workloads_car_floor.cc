@@ -13,6 +13,8 @@ const CarFloorScene& GetCarFloorScene() {
     for (const CarState<double>& g : GetCarScene().ground_starts) {
       CarModelState<double> m;
       m.body = g;
+      m.body.x.x() *= kCarFloorStartScale;  // the middle of the floor: see kCarFloorStartScale
+      m.body.x.y() *= kCarFloorStartScale;
       m.unlimited_boost = true;  // the recordings' inputs, from recordings with unlimited boost
       s.starts.push_back(m);
     }
@@ -29,7 +31,7 @@ double RunCarFloorSteps(const CarFloorScene& sc, long steps) {
   for (long k = 0; k < steps; ++k) {
     s = StepCar(sc.coeffs, *sc.arena, s, inputs[input], kCarTickS, true);
     input = (input + 1) & (kCarInputs - 1);
-    if (++tick == kCarTicksPerChain) {
+    if (++tick == kCarFloorTicksPerChain) {
       sum += s.body.x.sum() + s.body.theta.sum();
       tick = 0;
       start = (start + 1) % kCarStarts;

@@ -21,6 +21,7 @@
 #include "src/io/arena_file.h"
 #include "src/models/aerial.h"
 #include "src/models/ball.h"
+#include "src/models/car.h"
 #include "tests/test_util.h"
 
 namespace rlfit {
@@ -458,6 +459,45 @@ TEST_CASE("CollideFree: Collide's contact, and a distance no triangle comes with
                  << " of those with room beyond the radius");
   CHECK(listed == 6000);
   CHECK(useful > misses / 10);
+}
+
+TEST_CASE("FindWheelContact's floor fast path is the mesh's answer, bit for bit") {
+  // Random cars at and above the floor over the whole pitch (tilted, on their side, upside
+  // down; centre 0-80 uu up, most near the rest height 17): the switch's contact is
+  // FindWheelContactOnMesh's, hit, normal and distance alike. Counts make sure the fast path
+  // ran, with hits and misses, and that the mesh route ran where it does not apply.
+  if (testing::DataRoot().empty()) {
+    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
+    return;
+  }
+  const Arena& arena = PitchArena(testing::DataRoot());
+  std::mt19937_64 rng(20261129);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int fast = 0, fast_hits = 0, mesh = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double z = i % 4 == 0 ? 40.0 + 40.0 * u(rng) : 17.0 + 10.0 * u(rng);
+    const Eigen::Vector3d x(4100.0 * u(rng), 5100.0 * u(rng), z);
+    Eigen::Vector3d up(u(rng), u(rng), u(rng));
+    if (i % 2 == 0) up = Eigen::Vector3d(0.05 * u(rng), 0.05 * u(rng), 1.0);  // about upright
+    if (up.norm() < 1e-3) continue;
+    up.normalize();
+    const WheelContact got = FindWheelContact(arena, x, up);
+    const WheelContact want = FindWheelContactOnMesh(arena, x, up);
+    INFO("x " << x.transpose() << " up " << up.transpose());
+    REQUIRE(got.hit == want.hit);
+    for (int k = 0; k < 3; ++k) REQUIRE(SameBits(got.normal(k), want.normal(k)));
+    REQUIRE(SameBits(got.distance_uu, want.distance_uu));
+    if (arena.FloorHeight(x, game::kCarRestHeight + kCarWheelContactUu) >= 0.0) {
+      ++fast;
+      fast_hits += got.hit;
+    } else {
+      ++mesh;
+    }
+  }
+  CHECK(fast > 10000);
+  CHECK(fast_hits > 3000);
+  CHECK(fast - fast_hits > 1000);
+  CHECK(mesh > 500);
 }
 
 }  // namespace
