@@ -4,13 +4,16 @@
 // (ReplayEpisodes), RocketSim standing in for the model's predictor. A tool run by hand for the
 // side-by-side table in NOTES.md ("RocketSim side by side"), not a test.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,11 +21,13 @@
 #include <CLI/CLI.hpp>
 #include <Eigen/Geometry>
 #include <nlohmann/json.hpp>
+#include <valgrind/callgrind.h>
 
 #include "RocketSim.h"
 #include "src/common/error.h"
 #include "src/io/arena_file.h"
 #include "src/io/recording.h"
+#include "src/models/car.h"
 #include "src/models/arena.h"
 #include "src/models/powerslide/powerslide.h"
 #include "src/replay/coeff_choice.h"
@@ -344,6 +349,135 @@ void RunScenarios() {
   delete arena;
 }
 
+// The whole car step on the open floor, side by side (issue 38's peer table): the same starts
+// and inputs for both simulators, in one binary built with one compiler and flags. rlfit: StepCar
+// with the car model's defaults on the pitch mesh (what `rlsim predict car` and the Python step
+// run; bench/perf_guard's car_step_floor, whose starts and chains this copies). RocketSim: one
+// Arena::Step(1) of a soccar arena holding the car and the ball parked in a corner (a bot steps
+// the whole arena; the parked ball's share is in it). Starts: upright at rest, |x| <= 1600,
+// |y| <= 2000 uu, heading and speed (up to 1500 uu/s) random; inputs: random steer and
+// throttle, boost a quarter of the ticks; chains of 120 ticks, so both cars stay on the floor.
+// Instructions: run under `valgrind --tool=callgrind --instr-atstart=no`; each simulator runs
+// N then 2N ticks, each run one dump named "speed NAME TICKS", and one tick is
+// (I(2N) - I(N)) / N (the set-up cancels). CPU time: outside callgrind, the median of 5 rounds
+// of 2N ticks each, the two simulators alternating within a round.
+struct SpeedStart {
+  Eigen::Vector3d x, v;
+  double yaw = 0.0;
+};
+
+void RunSpeed(const std::string& data_root, long n) {
+  constexpr int kChainTicks = 120, kStarts = 64, kInputs = 4096;
+  std::mt19937_64 rng(20261129);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<SpeedStart> starts(kStarts);
+  for (SpeedStart& st : starts) {
+    st.yaw = 3.1 * u(rng);
+    st.x = Eigen::Vector3d(1600.0 * u(rng), 2000.0 * u(rng), rlfit::game::kCarRestHeight);
+    st.v = rlfit::EulerToMatrix(0.0, st.yaw, 0.0).col(0) * (1500.0 * u(rng));
+  }
+  std::vector<rlfit::Controls> inputs(kInputs);
+  for (rlfit::Controls& c : inputs) {
+    c.steer = u(rng);
+    c.throttle = u(rng);
+    c.boost = u(rng) > 0.5 ? 1.0 : 0.0;
+  }
+
+  const rlfit::Arena& mesh = rlfit::PitchArena(data_root);
+  const rlfit::CarCoeffs<double> coeffs =
+      rlfit::CarCoeffs<double>::FromArray(rlfit::CarLayout().defaults.data());
+  auto rlfit_start = [&](int i) {
+    rlfit::CarModelState<double> s;
+    s.body.x = starts[i].x;
+    s.body.v = starts[i].v;
+    s.body.omega.setZero();
+    s.body.theta = rlfit::EulerToMatrix(0.0, starts[i].yaw, 0.0);
+    s.unlimited_boost = true;
+    return s;
+  };
+  auto run_rlfit = [&](long ticks) {
+    rlfit::CarModelState<double> s = rlfit_start(0);
+    double sum = 0.0;
+    for (long k = 0, start = 0; k < ticks; ++k) {
+      s = rlfit::StepCar(coeffs, mesh, s, inputs[k % kInputs], kTickS, true);
+      if ((k + 1) % kChainTicks == 0) {
+        sum += s.body.x.sum();
+        start = (start + 1) % kStarts;
+        s = rlfit_start(static_cast<int>(start));
+      }
+    }
+    return sum + s.body.x.sum();
+  };
+
+  RocketSim::Arena* arena = RocketSim::Arena::Create(RocketSim::GameMode::SOCCAR);
+  RocketSim::Car* car = arena->AddCar(RocketSim::Team::BLUE, RocketSim::CAR_CONFIG_OCTANE);
+  auto rocketsim_start = [&](int i) {
+    RocketSim::CarState cs;
+    cs.pos = ToVec(starts[i].x);
+    cs.pos.z = 17.01f;  // RocketSim's rest height on the suspension
+    cs.vel = ToVec(starts[i].v);
+    cs.rotMat = ToRotMat(rlfit::EulerToMatrix(0.0, starts[i].yaw, 0.0));
+    cs.isOnGround = true;
+    cs.boost = 100.0f;
+    car->SetState(cs);
+    ParkBall(arena, cs.pos);
+  };
+  auto run_rocketsim = [&](long ticks) {
+    rocketsim_start(0);
+    double sum = 0.0;
+    for (long k = 0, start = 0; k < ticks; ++k) {
+      const rlfit::Controls& in = inputs[k % kInputs];
+      RocketSim::CarControls c;
+      c.steer = static_cast<float>(in.steer);
+      c.throttle = static_cast<float>(in.throttle);
+      c.boost = in.boost > 0.5;
+      car->controls = c;
+      arena->Step(1);
+      if ((k + 1) % kChainTicks == 0) {
+        sum += car->GetState().pos.x;
+        start = (start + 1) % kStarts;
+        rocketsim_start(static_cast<int>(start));
+      }
+    }
+    return sum + car->GetState().pos.x;
+  };
+
+  double checksum = 0.0;
+  const std::vector<std::pair<const char*, std::function<double(long)>>> runs = {
+      {"rlfit_car_step_floor", run_rlfit}, {"rocketsim_arena_step_car_floor", run_rocketsim}};
+  for (const auto& [name, run] : runs) {
+    checksum += run(kChainTicks);  // first calls' one-time costs, uninstrumented
+    CALLGRIND_START_INSTRUMENTATION;
+    for (const long ticks : {n, 2 * n}) {
+      const std::string label = std::string("speed ") + name + " " + std::to_string(ticks);
+      CALLGRIND_ZERO_STATS;
+      checksum += run(ticks);
+      CALLGRIND_DUMP_STATS_AT(label.c_str());
+    }
+    CALLGRIND_STOP_INSTRUMENTATION;
+  }
+  if (RUNNING_ON_VALGRIND) {
+    std::printf("speed: dumps written (checksum %.6g)\n", checksum);
+    delete arena;
+    return;
+  }
+  std::vector<double> ns[2];
+  for (int round = 0; round < 5; ++round)
+    for (int i = 0; i < 2; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      checksum += runs[i].second(2 * n);
+      const auto t1 = std::chrono::steady_clock::now();
+      ns[i].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * n));
+    }
+  for (int i = 0; i < 2; ++i) {
+    std::sort(ns[i].begin(), ns[i].end());
+    std::printf("%-32s %9.1f ns a tick (median of 5 rounds of %ld ticks)\n", runs[i].first,
+                ns[i][2], 2 * n);
+  }
+  std::printf("ratio RocketSim / rlfit: %.2f (checksum %.6g)\n", ns[1][2] / ns[0][2], checksum);
+  delete arena;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -353,8 +487,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> sets = {"ground", "wall", "powerslide", "aerial", "ball"};
   std::string handbrake = "held";
   bool quiet = false, scenarios = false;
+  long speed_ticks = 0;
   app.add_flag("--scenarios", scenarios,
                "run the bot author's cases (a 0.5 s jump, 10 s of throttle and boost) instead");
+  app.add_option("--speed", speed_ticks,
+                 "time the whole car step on the floor against RocketSim's arena step over N "
+                 "and 2N ticks (under callgrind: instructions) instead")
+      ->check(CLI::Range(1L, 100000000L));
   app.add_option("--data", data_root, "datasets root (default: as rlsim looks it up)");
   app.add_option("--delay-ticks", options.delay_ticks,
                  "a row's input acts from the first tick at or after its time + this many "
@@ -379,6 +518,10 @@ int main(int argc, char** argv) {
     RocketSim::InitFromMem({{RocketSim::GameMode::SOCCAR, {MeshFileBytes(mesh)}}}, quiet);
     if (scenarios) {
       RunScenarios();
+      return 0;
+    }
+    if (speed_ticks > 0) {
+      RunSpeed(root, speed_ticks);
       return 0;
     }
 
