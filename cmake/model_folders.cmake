@@ -26,13 +26,7 @@ function(rlfit_camel_case name out)
   set(${out} "${camel}" PARENT_SCOPE)
 endfunction()
 
-# Writes `content` to `path` only when it differs (so an unchanged list compiles nothing).
-function(rlfit_write_if_changed path content)
-  set(tmp "${path}.tmp")
-  file(WRITE "${tmp}" "${content}")
-  configure_file("${tmp}" "${path}" COPYONLY)
-  file(REMOVE "${tmp}")
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)  # rlfit_write_if_changed
 
 # Sets, in the caller's scope:
 #   RLFIT_MODEL_PHYSICS_SOURCES   src/models/<name>/*.cc other than the registration (rlfit_models)
