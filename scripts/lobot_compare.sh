@@ -15,6 +15,7 @@ mode=$1 n=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RLFIT_LOBOT_BUILD:-$root/build-lobot}
 lobot=${LOBOT_DIR:-$root/../shared/refs/Lobot}
+[[ -f $lobot/src/Car.cpp && -f $lobot/inc/Ball.h ]] || die "no Lobot source at $lobot (set LOBOT_DIR)"
 mkdir -p "$build"
 cmake -S "$root/bench/lobot" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER=g++ -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
