@@ -34,7 +34,14 @@ using Eigen::Vector3d;
 // on it. On the edges and vertices the offset is p - q as Ericson computes q.
 // `unit_normal`, if given, is ab x ac normalized as computed here (the leaf's, LeafVertices::n):
 // the same value without the square root and divisions.
-Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c,
+// Always inlined: in the queries' exact test (Touches) the call, and the copies of the vertices
+// it needed, cost ~30 of its ~125 instructions (bench/README.md, "Arena query").
+#if defined(__GNUC__)
+#define RLFIT_ARENA_INLINE inline __attribute__((always_inline))
+#else
+#define RLFIT_ARENA_INLINE inline
+#endif
+RLFIT_ARENA_INLINE Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c,
                        const double* unit_normal = nullptr) {
   const Vector3d ab = b - a, ac = c - a, ap = p - a;
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
@@ -104,7 +111,7 @@ inline bool ReachesBox(const BoxT& box, const float (&center)[4], float r2) {
 
 // The exact test of one triangle: whether the sphere (center, radius) touches triangle abc;
 // if so *diff is the centre's offset from the closest point and *d its length.
-inline bool Touches(const Vector3d& center, double radius, const Vector3d& a, const Vector3d& b,
+RLFIT_ARENA_INLINE bool Touches(const Vector3d& center, double radius, const Vector3d& a, const Vector3d& b,
                     const Vector3d& c, const double* unit_normal, Vector3d* diff, double* d) {
   *diff = ClosestOffset(center, a, b, c, unit_normal);
   const double d2 = diff->squaredNorm();
@@ -119,7 +126,7 @@ class ContactSum {
   ContactSum(const Vector3d& center, double radius) : center_(center), radius_(radius) {}
 
   // Adds triangle abc if it touches the sphere (unit_normal: see ClosestOffset).
-  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+  RLFIT_ARENA_INLINE void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
            const double* unit_normal = nullptr) {
     Vector3d diff;
     double d = 0.0;
