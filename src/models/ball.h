@@ -604,10 +604,11 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 // Use one per chain with fixed coefficients; start it at {} and reset it to {} whenever the
 // state is set from outside the chain.
 struct BallClearance {
-  int ticks = 0;               // coming ticks without a lookup
-  double dt_s = 0.0;           // the step they were counted for (another dt_s looks up again)
-  double drag_factor = 1.0;    // exp(drag_arg): exp(drag dt_s) of the last lookup tick
-  double drag_arg = 0.0;       // drag dt_s of that tick (exp(0) = 1: {} is consistent)
+  int ticks = 0;  // coming ticks without a lookup
+  // The step of the last lookup tick: the one the ticks were counted for and drag_factor
+  // belongs to (another dt_s looks up again and takes its factor; NaN at {}: the first does).
+  double dt_s = std::numeric_limits<double>::quiet_NaN();
+  double drag_factor = 1.0;    // BallDragFactor(c, dt_s)
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
   // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
   // radius + margin: until then the chain has read none of restitution, mu, Y, spin_factor and
@@ -710,15 +711,13 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
 }
 
 // A tick of free flight found by a lookup (StepBall with a clearance): BallFreeFlight from the
-// velocity after step 1 (v0, v1, v2; e the drag factor), and `ticks` coming ticks counted free
+// velocity after step 1 (v0, v1, v2), and `ticks` coming ticks counted free
 // (BallFreeTicks, BallFloorFreeTicks).
 RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
                                                  const BallState<double>& s, double dt_s,
-                                                 double e, double v0, double v1, double v2,
-                                                 int ticks, BallClearance* clearance) {
-  clearance->ticks = ticks;
-  clearance->dt_s = dt_s;
-  clearance->drag_factor = e;
+                                                 double v0, double v1, double v2, int ticks,
+                                                 BallClearance* clearance) {
+  clearance->ticks = ticks;  // clearance->dt_s and drag_factor are this tick's (StepBall)
   const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
   clearance->omega_settled = next.omega == s.omega;
   return next;
@@ -738,12 +737,11 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const Mesh& arena, BallClearance* clearance) {
   if (clearance->ticks > 0 && clearance->dt_s == dt_s)
     return BallSkippedTick(c, s, dt_s, clearance);
-  // The drag factor of the chain's ticks, taken again only when drag dt_s changes (never NaN
-  // == NaN: exp(NaN) every tick): the same value as exp every tick.
-  const double drag_arg = c.drag * dt_s;
-  if (drag_arg != clearance->drag_arg) {
-    clearance->drag_factor = std::exp(drag_arg);
-    clearance->drag_arg = drag_arg;
+  // The drag factor of the chain's ticks (its coefficients are fixed), taken again only when
+  // dt_s changes (a NaN dt_s never equals itself: every tick): the value of every tick's.
+  if (!(dt_s == clearance->dt_s)) {
+    clearance->drag_factor = BallDragFactor(c, dt_s);
+    clearance->dt_s = dt_s;
   }
   const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
@@ -768,7 +766,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       return StepBallContactScalars(c, s, dt_s, arena, v, &clearance->touched, &floor);
     }
     return BallFreeStep(
-        c, s, dt_s, e, v0, v1, v2,
+        c, s, dt_s, v0, v1, v2,
         BallFloorFreeTicks(c, s.v, dt_s, e, floor_z - radius, others_uu - radius), clearance);
   }
   const double free_uu = arena.GridFreeClearance(s.x, radius);
@@ -787,13 +785,13 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       contact = arena.Collide(s.x, radius);
     if (!contact.hit) {
       if (!(listed_free_uu > radius)) return BallFreeFlight(c, s, dt_s, v0, v1, v2);
-      return BallFreeStep(c, s, dt_s, e, v0, v1, v2,
+      return BallFreeStep(c, s, dt_s, v0, v1, v2,
                           BallFreeTicks(c, s.v.squaredNorm(), dt_s, listed_free_uu - radius),
                           clearance);
     }
     return StepBallContactScalars(c, s, dt_s, arena, v, &clearance->touched, &contact);
   }
-  return BallFreeStep(c, s, dt_s, e, v0, v1, v2,
+  return BallFreeStep(c, s, dt_s, v0, v1, v2,
                       BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius), clearance);
 }
 
