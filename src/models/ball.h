@@ -456,16 +456,26 @@ inline double RoundToQuantumReference(double x, double q) {
 // SSE2's arithmetic: |y| + 2^52 - 2^52 is |y| rounded to the nearest integer, halves to even
 // (every double in [2^52, 2^53) is an integer, so the sum rounds there; exact below 2^52); a
 // half rounded down to an even integer (|y| - r == 0.5) goes up by one; |y| >= 2^52 (already an
-// integer) and infinity stay as they are, a NaN stays a NaN; then y's sign.
-inline __m128d RoundHalfAwaySse2(__m128d y) {
+// integer) and infinity stay as they are, a NaN stays a NaN; then y's sign. First its part
+// below 2^52 on ay = |y|, shared with RoundHalfAwaySmallSse2:
+inline __m128d RoundHalfAwayAbsSse2(__m128d ay) {
   const __m128d two52 = _mm_set1_pd(4503599627370496.0);
+  const __m128d r = _mm_sub_pd(_mm_add_pd(ay, two52), two52);
+  return _mm_add_pd(r, _mm_and_pd(_mm_cmpeq_pd(_mm_sub_pd(ay, r), _mm_set1_pd(0.5)),
+                                  _mm_set1_pd(1.0)));
+}
+inline __m128d RoundHalfAwaySse2(__m128d y) {
   const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
   const __m128d ay = _mm_xor_pd(y, sign);
-  __m128d r = _mm_sub_pd(_mm_add_pd(ay, two52), two52);
-  r = _mm_add_pd(r, _mm_and_pd(_mm_cmpeq_pd(_mm_sub_pd(ay, r), _mm_set1_pd(0.5)),
-                               _mm_set1_pd(1.0)));
-  const __m128d keep = _mm_cmpge_pd(ay, two52);
-  return _mm_or_pd(_mm_or_pd(_mm_and_pd(keep, ay), _mm_andnot_pd(keep, r)), sign);
+  const __m128d keep = _mm_cmpge_pd(ay, _mm_set1_pd(4503599627370496.0));
+  return _mm_or_pd(
+      _mm_or_pd(_mm_and_pd(keep, ay), _mm_andnot_pd(keep, RoundHalfAwayAbsSse2(ay))), sign);
+}
+// RoundHalfAwaySse2 for lanes with |y| < 2^52 (not NaN), where its `keep` is false: the same
+// values without the select (a chain's skipped ticks, BallClearance::small_quotients).
+inline __m128d RoundHalfAwaySmallSse2(__m128d y) {
+  const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
+  return _mm_or_pd(RoundHalfAwayAbsSse2(_mm_xor_pd(y, sign)), sign);
 }
 // RoundToQuantumReference for both lanes of x: the same quotient x / q, rounded as std::round.
 inline __m128d RoundToQuantumSse2(__m128d x, __m128d q) {
@@ -609,6 +619,10 @@ struct BallClearance {
   // belongs to (another dt_s looks up again and takes its factor; NaN at {}: the first does).
   double dt_s = std::numeric_limits<double>::quiet_NaN();
   double drag_factor = 1.0;    // BallDragFactor(c, dt_s)
+  // q > 0 and (max_speed + |gravity_z dt_s|) / q < 2^51 (q = velocity_quantum): the quotients
+  // v / q of the skipped ticks (below the speed cap, counted) stay far below 2^52, where
+  // RoundHalfAwaySmallSse2 rounds them as RoundHalfAwaySse2 does.
+  bool small_quotients = false;
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
   // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
   // radius + margin: until then the chain has read none of restitution, mu, Y, spin_factor and
@@ -696,8 +710,20 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
   --clearance->ticks;
   BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
-  next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s,
-                              c.velocity_quantum);
+#if defined(__SSE2__)
+  if (clearance->small_quotients) {  // BallForcedVelocity's values (see small_quotients)
+    const double e = clearance->drag_factor;
+    const __m128d qq = _mm_set1_pd(c.velocity_quantum);
+    const __m128d vxy = _mm_mul_pd(_mm_loadu_pd(s.v.data()), _mm_set1_pd(e));
+    _mm_storeu_pd(next.v.data(), _mm_mul_pd(RoundHalfAwaySmallSse2(_mm_div_pd(vxy, qq)), qq));
+    const __m128d vz = _mm_set_sd(s.v(2) * e + c.gravity_z * dt_s);
+    next.v(2) = _mm_cvtsd_f64(_mm_mul_sd(RoundHalfAwaySmallSse2(_mm_div_sd(vz, qq)), qq));
+  } else
+#endif
+  {
+    next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s,
+                                c.velocity_quantum);
+  }
   if (clearance->omega_settled) {
     next.omega = s.omega;  // omega passed the cap's test unchanged last tick
   } else {
@@ -706,7 +732,9 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
     clearance->omega_settled = !(ww > c.max_omega * c.max_omega);
     next.omega = clearance->omega_settled ? w : Vec3<double>(w * (c.max_omega / std::sqrt(ww)));
   }
-  for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
+  // Without the template's + 0.0 (its zero push): s.x is not -0 (the lookup tick that counted
+  // this one added it, BallFreeFlight), and x + y is -0 only when both are (as BallFreeRun).
+  for (int i = 0; i < 3; ++i) next.x(i) = s.x(i) + next.v(i) * dt_s;
   return next;
 }
 
@@ -742,6 +770,9 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   if (!(dt_s == clearance->dt_s)) {
     clearance->drag_factor = BallDragFactor(c, dt_s);
     clearance->dt_s = dt_s;
+    const double q = c.velocity_quantum;
+    clearance->small_quotients =
+        q > 0.0 && (c.max_speed + std::abs(c.gravity_z * dt_s)) / q < 0x1p51;
   }
   const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
