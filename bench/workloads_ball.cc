@@ -38,11 +38,15 @@ const BallScene& GetBallScene() {
 
 namespace {
 
-// drag_factor: the plain step's (kSkip false); the chain keeps its own in the clearance.
-template <bool kSkip>
-RLFIT_BALL_INLINE BallState<double> Step(const BallScene& s, const BallState<double>& b,
-                                         double drag_factor, BallClearance* clearance) {
-  if (kSkip) return StepBall(s.coeffs, b, kBallTickS, *s.arena, clearance);
+// A prediction's step: StepBall with the chain's clearance (it keeps the drag factor).
+RLFIT_BALL_INLINE BallState<double> ChainStep(const BallScene& s, const BallState<double>& b,
+                                              BallClearance* clearance) {
+  return StepBall(s.coeffs, b, kBallTickS, *s.arena, clearance);
+}
+
+// The plain step: StepBall for double with the drag factor taken once, as a row's ticks do.
+RLFIT_BALL_INLINE BallState<double> PlainStep(const BallScene& s, const BallState<double>& b,
+                                              double drag_factor) {
   return StepBall(s.coeffs, b, kBallTickS, *s.arena, drag_factor);
 }
 
@@ -50,11 +54,14 @@ template <bool kSkip>
 double BallSteps(const BallScene& s, long n) {
   BallState<double> b = s.random_starts[0];
   BallClearance clearance;
-  const double drag_factor = BallDragFactor(s.coeffs, kBallTickS);  // once, as a row's ticks
+  const double drag_factor = BallDragFactor(s.coeffs, kBallTickS);
   double sink = 0.0;
   std::size_t start = 0;
   for (long k = 0, tick = 0; k < n; ++k) {
-    b = Step<kSkip>(s, b, drag_factor, &clearance);
+    if constexpr (kSkip)
+      b = ChainStep(s, b, &clearance);
+    else
+      b = PlainStep(s, b, drag_factor);
     if (++tick == kBallTicks6s) {
       sink += b.x.z();
       tick = 0;
@@ -82,7 +89,7 @@ double RunPredictions(const BallScene& s, long n, bool whole) {
     } else {
       BallState<double> b = start;
       BallClearance clearance;
-      for (int t = 0; t < kBallTicks6s; ++t) out[t] = b = Step<true>(s, b, 1.0, &clearance);
+      for (int t = 0; t < kBallTicks6s; ++t) out[t] = b = ChainStep(s, b, &clearance);
     }
     for (const BallState<double>& b : out) sink += b.x.z();
   }

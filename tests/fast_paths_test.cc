@@ -120,6 +120,46 @@ TEST_CASE("RoundToQuantum is libm's round(x / q) q, bit for bit") {
   CHECK(ties > 50000);
 }
 
+#if defined(__SSE2__)
+TEST_CASE("RoundHalfAwaySmallSse2 is RoundHalfAwaySse2 below 2^52, bit for bit") {
+  // The skipped ticks' rounding (BallClearance::small_quotients): quotients of random
+  // magnitudes up to 2^52, halves and their neighbours one ulp off, zeros of both signs, in
+  // both lanes. Above 2^52 the two differ (the bound is needed).
+  std::mt19937_64 rng(20261201);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> ys = {0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 0.49999999999999994,
+                            -0.49999999999999994, 0x1p51 + 0.5, 0x1p52 - 0.5, -0x1p52 + 0.5,
+                            0x1p52 - 1.0, std::numeric_limits<double>::denorm_min()};
+  for (int i = 0; i < 200000; ++i) {
+    const double sign = i % 2 ? -1.0 : 1.0;
+    ys.push_back(sign * std::pow(2.0, -20.0 + 71.0 * u(rng)) * (1.0 - 0x1p-53));
+    const double half = sign * (std::floor(std::pow(2.0, 51.0 * u(rng))) + 0.5);
+    ys.push_back(half);
+    ys.push_back(std::nextafter(half, 0.0));
+    ys.push_back(std::nextafter(half, 2.0 * half));
+  }
+  long checked = 0;
+  for (std::size_t i = 0; i + 1 < ys.size(); ++i) {
+    if (!(std::abs(ys[i]) < 0x1p52) || !(std::abs(ys[i + 1]) < 0x1p52)) continue;
+    const __m128d y = _mm_set_pd(ys[i + 1], ys[i]);
+    double want[2], got[2];
+    _mm_storeu_pd(want, RoundHalfAwaySse2(y));
+    _mm_storeu_pd(got, RoundHalfAwaySmallSse2(y));
+    ++checked;
+    if (!SameBits(got[0], want[0]) || !SameBits(got[1], want[1])) {
+      CAPTURE(ys[i]);
+      CAPTURE(ys[i + 1]);
+      FAIL("RoundHalfAwaySmallSse2 differs from RoundHalfAwaySse2");
+    }
+  }
+  MESSAGE(checked << " pairs checked");
+  CHECK(checked > 700000);
+  double big[2];
+  _mm_storeu_pd(big, RoundHalfAwaySmallSse2(_mm_set1_pd(0x1p52 + 1.0)));
+  CHECK(big[0] != 0x1p52 + 1.0);
+}
+#endif
+
 TEST_CASE("BallForcedVelocity for double is the template's, bit for bit") {
   std::mt19937_64 rng(20261130);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

@@ -456,16 +456,26 @@ inline double RoundToQuantumReference(double x, double q) {
 // SSE2's arithmetic: |y| + 2^52 - 2^52 is |y| rounded to the nearest integer, halves to even
 // (every double in [2^52, 2^53) is an integer, so the sum rounds there; exact below 2^52); a
 // half rounded down to an even integer (|y| - r == 0.5) goes up by one; |y| >= 2^52 (already an
-// integer) and infinity stay as they are, a NaN stays a NaN; then y's sign.
-inline __m128d RoundHalfAwaySse2(__m128d y) {
+// integer) and infinity stay as they are, a NaN stays a NaN; then y's sign. First its part
+// below 2^52 on ay = |y|, shared with RoundHalfAwaySmallSse2:
+inline __m128d RoundHalfAwayAbsSse2(__m128d ay) {
   const __m128d two52 = _mm_set1_pd(4503599627370496.0);
+  const __m128d r = _mm_sub_pd(_mm_add_pd(ay, two52), two52);
+  return _mm_add_pd(r, _mm_and_pd(_mm_cmpeq_pd(_mm_sub_pd(ay, r), _mm_set1_pd(0.5)),
+                                  _mm_set1_pd(1.0)));
+}
+inline __m128d RoundHalfAwaySse2(__m128d y) {
   const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
   const __m128d ay = _mm_xor_pd(y, sign);
-  __m128d r = _mm_sub_pd(_mm_add_pd(ay, two52), two52);
-  r = _mm_add_pd(r, _mm_and_pd(_mm_cmpeq_pd(_mm_sub_pd(ay, r), _mm_set1_pd(0.5)),
-                               _mm_set1_pd(1.0)));
-  const __m128d keep = _mm_cmpge_pd(ay, two52);
-  return _mm_or_pd(_mm_or_pd(_mm_and_pd(keep, ay), _mm_andnot_pd(keep, r)), sign);
+  const __m128d keep = _mm_cmpge_pd(ay, _mm_set1_pd(4503599627370496.0));
+  return _mm_or_pd(
+      _mm_or_pd(_mm_and_pd(keep, ay), _mm_andnot_pd(keep, RoundHalfAwayAbsSse2(ay))), sign);
+}
+// RoundHalfAwaySse2 for lanes with |y| < 2^52 (not NaN), where its `keep` is false: the same
+// values without the select (a chain's skipped ticks, BallClearance::small_quotients).
+inline __m128d RoundHalfAwaySmallSse2(__m128d y) {
+  const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
+  return _mm_or_pd(RoundHalfAwayAbsSse2(_mm_xor_pd(y, sign)), sign);
 }
 // RoundToQuantumReference for both lanes of x: the same quotient x / q, rounded as std::round.
 inline __m128d RoundToQuantumSse2(__m128d x, __m128d q) {
@@ -604,10 +614,15 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 // Use one per chain with fixed coefficients; start it at {} and reset it to {} whenever the
 // state is set from outside the chain.
 struct BallClearance {
-  int ticks = 0;               // coming ticks without a lookup
-  double dt_s = 0.0;           // the step they were counted for (another dt_s looks up again)
-  double drag_factor = 1.0;    // exp(drag_arg): exp(drag dt_s) of the last lookup tick
-  double drag_arg = 0.0;       // drag dt_s of that tick (exp(0) = 1: {} is consistent)
+  int ticks = 0;  // coming ticks without a lookup
+  // The step of the last lookup tick: the one the ticks were counted for and drag_factor
+  // belongs to (another dt_s looks up again and takes its factor; NaN at {}: the first does).
+  double dt_s = std::numeric_limits<double>::quiet_NaN();
+  double drag_factor = 1.0;    // BallDragFactor(c, dt_s)
+  // q > 0 and (max_speed + |gravity_z dt_s|) / q < 2^51 (q = velocity_quantum): the quotients
+  // v / q of the skipped ticks (below the speed cap, counted) stay far below 2^52, where
+  // RoundHalfAwaySmallSse2 rounds them as RoundHalfAwaySse2 does.
+  bool small_quotients = false;
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
   // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
   // radius + margin: until then the chain has read none of restitution, mu, Y, spin_factor and
@@ -695,8 +710,20 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
   --clearance->ticks;
   BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
-  next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s,
-                              c.velocity_quantum);
+#if defined(__SSE2__)
+  if (clearance->small_quotients) {  // BallForcedVelocity's values (see small_quotients)
+    const double e = clearance->drag_factor;
+    const __m128d qq = _mm_set1_pd(c.velocity_quantum);
+    const __m128d vxy = _mm_mul_pd(_mm_loadu_pd(s.v.data()), _mm_set1_pd(e));
+    _mm_storeu_pd(next.v.data(), _mm_mul_pd(RoundHalfAwaySmallSse2(_mm_div_pd(vxy, qq)), qq));
+    const __m128d vz = _mm_set_sd(s.v(2) * e + c.gravity_z * dt_s);
+    next.v(2) = _mm_cvtsd_f64(_mm_mul_sd(RoundHalfAwaySmallSse2(_mm_div_sd(vz, qq)), qq));
+  } else
+#endif
+  {
+    next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s,
+                                c.velocity_quantum);
+  }
   if (clearance->omega_settled) {
     next.omega = s.omega;  // omega passed the cap's test unchanged last tick
   } else {
@@ -705,20 +732,20 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
     clearance->omega_settled = !(ww > c.max_omega * c.max_omega);
     next.omega = clearance->omega_settled ? w : Vec3<double>(w * (c.max_omega / std::sqrt(ww)));
   }
-  for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
+  // Without the template's + 0.0 (its zero push): s.x is not -0 (the lookup tick that counted
+  // this one added it, BallFreeFlight), and x + y is -0 only when both are (as BallFreeRun).
+  for (int i = 0; i < 3; ++i) next.x(i) = s.x(i) + next.v(i) * dt_s;
   return next;
 }
 
 // A tick of free flight found by a lookup (StepBall with a clearance): BallFreeFlight from the
-// velocity after step 1 (v0, v1, v2; e the drag factor), and `ticks` coming ticks counted free
+// velocity after step 1 (v0, v1, v2), and `ticks` coming ticks counted free
 // (BallFreeTicks, BallFloorFreeTicks).
 RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
                                                  const BallState<double>& s, double dt_s,
-                                                 double e, double v0, double v1, double v2,
-                                                 int ticks, BallClearance* clearance) {
-  clearance->ticks = ticks;
-  clearance->dt_s = dt_s;
-  clearance->drag_factor = e;
+                                                 double v0, double v1, double v2, int ticks,
+                                                 BallClearance* clearance) {
+  clearance->ticks = ticks;  // clearance->dt_s and drag_factor are this tick's (StepBall)
   const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
   clearance->omega_settled = next.omega == s.omega;
   return next;
@@ -738,12 +765,14 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
                                              const Mesh& arena, BallClearance* clearance) {
   if (clearance->ticks > 0 && clearance->dt_s == dt_s)
     return BallSkippedTick(c, s, dt_s, clearance);
-  // The drag factor of the chain's ticks, taken again only when drag dt_s changes (never NaN
-  // == NaN: exp(NaN) every tick): the same value as exp every tick.
-  const double drag_arg = c.drag * dt_s;
-  if (drag_arg != clearance->drag_arg) {
-    clearance->drag_factor = std::exp(drag_arg);
-    clearance->drag_arg = drag_arg;
+  // The drag factor of the chain's ticks (its coefficients are fixed), taken again only when
+  // dt_s changes (a NaN dt_s never equals itself: every tick): the value of every tick's.
+  if (!(dt_s == clearance->dt_s)) {
+    clearance->drag_factor = BallDragFactor(c, dt_s);
+    clearance->dt_s = dt_s;
+    const double q = c.velocity_quantum;
+    clearance->small_quotients =
+        q > 0.0 && (c.max_speed + std::abs(c.gravity_z * dt_s)) / q < 0x1p51;
   }
   const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
@@ -768,7 +797,7 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       return StepBallContactScalars(c, s, dt_s, arena, v, &clearance->touched, &floor);
     }
     return BallFreeStep(
-        c, s, dt_s, e, v0, v1, v2,
+        c, s, dt_s, v0, v1, v2,
         BallFloorFreeTicks(c, s.v, dt_s, e, floor_z - radius, others_uu - radius), clearance);
   }
   const double free_uu = arena.GridFreeClearance(s.x, radius);
@@ -787,13 +816,13 @@ RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
       contact = arena.Collide(s.x, radius);
     if (!contact.hit) {
       if (!(listed_free_uu > radius)) return BallFreeFlight(c, s, dt_s, v0, v1, v2);
-      return BallFreeStep(c, s, dt_s, e, v0, v1, v2,
+      return BallFreeStep(c, s, dt_s, v0, v1, v2,
                           BallFreeTicks(c, s.v.squaredNorm(), dt_s, listed_free_uu - radius),
                           clearance);
     }
     return StepBallContactScalars(c, s, dt_s, arena, v, &clearance->touched, &contact);
   }
-  return BallFreeStep(c, s, dt_s, e, v0, v1, v2,
+  return BallFreeStep(c, s, dt_s, v0, v1, v2,
                       BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius), clearance);
 }
 
