@@ -92,30 +92,6 @@ TEST_CASE("car rollout residual: zero at the simulating coefficients, across the
   CHECK(worst == 0.0);  // the same StepCar, the same arithmetic
 }
 
-TEST_CASE("one GroundRowDecay for a whole car rollout is the per-row decay, bit for bit") {
-  // CarPredictor and the car fit's windows hand one GroundRowDecay to every row's
-  // AdvanceCarModelRow (StepCar's floor_decay computed once): where a row's tick length changes
-  // (a longer row, as a recording's jitter or dropped frame) it must recompute the factors.
-  const Arena floor = testing::FlatFloor();
-  Episode ep = Mixed(Defaults(), floor, 5, 200);
-  for (std::size_t k = 3; k < ep.step_dt_s.size(); k += 7) ep.step_dt_s[k] = 1.1 * kRowS;
-  const Integration integ;
-  const CarCoeffs<double> c = Defaults();
-  CarModelState<double> per_row = CarRecordedState<double>(ep, 0), shared = per_row;
-  GroundRowDecay<double> decay;
-  int floor_rows = 0;
-  bool same = true;
-  for (int k = 0; k + 1 < ep.size(); ++k) {
-    per_row = AdvanceCarModelRow(c, floor, per_row, ep, k, integ);
-    shared = AdvanceCarModelRow(c, floor, shared, ep, k, integ, &decay);
-    floor_rows += per_row.on_floor;
-    same = same && shared.body.x == per_row.body.x && shared.body.v == per_row.body.v &&
-           shared.body.omega == per_row.body.omega && shared.body.theta == per_row.body.theta;
-  }
-  REQUIRE(floor_rows > 50);  // the decay factors acted
-  CHECK(same);
-}
-
 TEST_CASE("car rollout residual: zero at the simulating coefficients across a jump and landing") {
   const Arena floor = testing::FlatFloor();
   // Lands after ~0.8 s, jumps from the floor at row 100 with jump held 15 rows and comes down
