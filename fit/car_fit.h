@@ -98,8 +98,9 @@ class CarRolloutResidual {
     CarModelState<T> s = CarRecordedState<T>(*episode_, start_);
     s.jump = jump_;
     s.handbrake = handbrake_;
+    GroundRowDecay<T> decay;  // the floor step's two exp once for the window's rows
     for (int j = 1; j <= rows_; ++j) {
-      s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_);
+      s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_, &decay);
       const Sample& rec = episode_->rows[start_ + j];
       CarRowResiduals(s.body, rec, scales_, residuals + kPerRow * (j - 1));
     }

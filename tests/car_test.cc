@@ -562,6 +562,43 @@ Sample Row(double z, bool on_ground) {
   return s;
 }
 
+TEST_CASE("one GroundRowDecay for a whole car rollout is the per-row decay, bit for bit") {
+  // CarPredictor and the car fit's windows hand one GroundRowDecay to every row's
+  // AdvanceCarModelRow (StepCar's floor_decay computed once): where a row's tick length changes
+  // (a longer row: a recording's jitter) it must recompute the factors.
+  const Arena floor = Floor();
+  std::vector<Sample> rows(240);
+  for (int k = 0; k < 240; ++k) {
+    CarInputs& u = rows[k].input;
+    u.throttle = k % 90 < 60 ? 1.0 : -0.5;
+    u.steer = k % 50 < 25 ? 0.6 : -1.0;
+    u.boost = k % 70 < 20;
+    u.handbrake = k >= 150 && k < 170;
+  }
+  const CarState<double> start = testing::OnFloor(100.0, -200.0, 0.3, 600.0);
+  rows[0].x = start.x;
+  rows[0].v = start.v;
+  rows[0].theta = start.theta;
+  rows[0].on_ground = true;
+  Episode ep = testing::HandMadeEpisode(EpisodeKind::kCar, rows);
+  for (std::size_t k = 3; k < ep.step_dt_s.size(); k += 7) ep.step_dt_s[k] = 1.1 * kTickS * 2;
+  const Integration integ;
+  const CarCoeffs<double> c = CarCoeffs<double>::FromArray(CarLayout().defaults.data());
+  CarModelState<double> per_row = CarRecordedState<double>(ep, 0), shared = per_row;
+  GroundRowDecay<double> decay;
+  int floor_rows = 0;
+  bool same = true;
+  for (int k = 0; k + 1 < ep.size(); ++k) {
+    per_row = AdvanceCarModelRow(c, floor, per_row, ep, k, integ);
+    shared = AdvanceCarModelRow(c, floor, shared, ep, k, integ, &decay);
+    floor_rows += per_row.on_floor;
+    same = same && shared.body.x == per_row.body.x && shared.body.v == per_row.body.v &&
+           shared.body.omega == per_row.body.omega && shared.body.theta == per_row.body.theta;
+  }
+  REQUIRE(floor_rows > 200);  // the decay factors acted
+  CHECK(same);
+}
+
 TEST_CASE("on_ground against the switch on a hand-made episode, and the car's row labels") {
   const Arena floor = Floor();
   std::vector<Sample> rows;

@@ -434,9 +434,15 @@ void MeetMesh(const CarCoeffs<T>& c, const Arena& arena, const CarState<T>& befo
 //   handbrake level follows the input on every tick (NextHandbrakeLevel, the game's ramp), so a
 //   car lands or stops holding it with the level where the game has it. The handbrake's other
 //   effects (air roll in the air, powerslides on walls, curves and ramps) are not modelled.
+// `floor_decay` is GroundDecayFactors(c.ground, dt_s), the floor step's two exp: whoever chains
+// StepCar (CarPredictor's rollouts, the Python Car, the car fit's windows, the benchmarks)
+// computes it once for its coefficients and tick, as the ball's BallDragFactor (decision 0092:
+// the floor tick cost 996.6 instructions with them computed on every tick, 892.7 before they
+// moved out of StepGround). The overload without it computes them on every tick.
 template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
-                         const Controls& held, double dt_s, bool rotate_with_new_omega) {
+                         const Controls& held, double dt_s, const GroundDecay<T>& floor_decay,
+                         bool rotate_with_new_omega) {
   const Controls u = BoostLimited(held, s.boost, s.unlimited_boost);
   const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
@@ -483,7 +489,9 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       PowerslideState<T> slide;
       slide.body = body;
       slide.handbrake = s.handbrake;
-      next.body = StepPowerslide(c.ground, c.slide, slide, u, dt_s, rotate_with_new_omega).body;
+      next.body =
+          StepPowerslide(c.ground, c.slide, slide, u, dt_s, floor_decay, rotate_with_new_omega)
+              .body;
     } else {
       bool stays = true;
       next.body = StepSurface(c.ground, c.wall, body, u, dt_s, rotate_with_new_omega, arena,
@@ -512,6 +520,12 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
   next.regime = flew ? CarRegime::kAir : choice.regime;
   next.regime_ticks = next.regime == s.regime ? s.regime_ticks + 1 : 1;
   return next;
+}
+template <typename T>
+CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
+                         const Controls& held, double dt_s, bool rotate_with_new_omega) {
+  return StepCar(c, arena, s, held, dt_s, GroundDecayFactors(c.ground, dt_s),
+                 rotate_with_new_omega);
 }
 
 }  // namespace rlfit

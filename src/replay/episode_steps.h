@@ -189,7 +189,9 @@ CarState<T> AdvanceAerialRow(const AerialCoeffs<T>& c, const CarState<T>& s, con
 }
 
 // The ground step's decay factors of one row (its ticks share c and the step h), computed
-// at the first tick: a row of n ticks takes 2 exp, not 2 n (the values are the same).
+// at the first tick: a row of n ticks takes 2 exp, not 2 n (the values are the same). One
+// object may serve a whole rollout (its rows share c; a new h recomputes them), never two
+// coefficient sets.
 template <typename T>
 class GroundRowDecay {
  public:
@@ -293,14 +295,24 @@ JumpCarState<T> JumpStartState(const Episode& ep, int takeoff, int row, const In
 }
 
 // Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
+// `decay` holds the floor step's decay factors of c.ground (StepCar's floor_decay): one for a
+// rollout (CarPredictor, the car fit's windows) computes them once for all its rows.
+template <typename T>
+CarModelState<T> AdvanceCarModelRow(const CarCoeffs<T>& c, const Arena& arena,
+                                    const CarModelState<T>& s, const Episode& ep, int k,
+                                    const Integration& integ, GroundRowDecay<T>* decay) {
+  return AdvanceCarRow(s, ep, k, integ,
+                       [&](const CarModelState<T>& state, const Controls& u, double h) {
+                         return StepCar(c, arena, state, u, h, decay->At(c.ground, h),
+                                        integ.rotate_with_new_omega);
+                       });
+}
 template <typename T>
 CarModelState<T> AdvanceCarModelRow(const CarCoeffs<T>& c, const Arena& arena,
                                     const CarModelState<T>& s, const Episode& ep, int k,
                                     const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ,
-                       [&](const CarModelState<T>& state, const Controls& u, double h) {
-                         return StepCar(c, arena, state, u, h, integ.rotate_with_new_omega);
-                       });
+  GroundRowDecay<T> decay;
+  return AdvanceCarModelRow(c, arena, s, ep, k, integ, &decay);
 }
 
 // Per row of `ep`: would the switch put the recorded state on a surface (ChooseCarStep on the
@@ -316,10 +328,12 @@ template <typename T>
 PowerslideState<T> AdvancePowerslideRow(const GroundCoeffs<T>& g, const PowerslideCoeffs<T>& c,
                                         const PowerslideState<T>& s, const Episode& ep, int k,
                                         const Integration& integ, const double* acting) {
+  GroundRowDecay<T> decay;
   return AdvanceCarRow(s, ep, k, integ,
                        [&](const PowerslideState<T>& state, Controls u, double h) {
                          if (acting != nullptr) u.handbrake = acting[k];
-                         return StepPowerslide(g, c, state, u, h, integ.rotate_with_new_omega);
+                         return StepPowerslide(g, c, state, u, h, decay.At(g, h),
+                                               integ.rotate_with_new_omega);
                        });
 }
 
@@ -330,10 +344,12 @@ PowerslideState<T> AdvancePowerslideRow(const GroundCoeffs<T>& g, const Powersli
                                         const PowerslideState<T>& s, const Episode& ep, int k,
                                         const Integration& integ, const RowStepControls& controls,
                                         const double* acting) {
+  GroundRowDecay<T> decay;
   return AdvanceCarRow(s, ep, k, controls,
                        [&](const PowerslideState<T>& state, Controls u, double h) {
                          if (acting != nullptr) u.handbrake = acting[k];
-                         return StepPowerslide(g, c, state, u, h, integ.rotate_with_new_omega);
+                         return StepPowerslide(g, c, state, u, h, decay.At(g, h),
+                                               integ.rotate_with_new_omega);
                        });
 }
 

@@ -213,8 +213,9 @@ class CarPredictor : public Predictor {
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    GroundRowDecay<double> decay;  // the floor step's two exp once for the rollout
     return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing), start, end, [&](const CarModelState<double>& state, int k) {
-      return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
+      return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_, &decay);
     });
   }
 

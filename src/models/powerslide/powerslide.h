@@ -189,10 +189,13 @@ double NextHandbrakeLevel(const PowerslideCoeffs<T>& c, double level, double tar
 //          braking and coasting by 1 - h (1 - handbrake_brake_scale), the front force's component
 //          -sin(delta) F_f and -(1 - cos(delta)) D as extra acceleration); |v| <= max_speed;
 //   3. position, height and the reported vz as StepGround.
+// `decay` is the ground step's GroundDecayFactors(g, dt_s), for step 1's StepGround: a caller
+// chaining many steps with one g and dt_s computes them once (StepCar's callers, the replay's
+// rows); the overload without it computes them on every step at level 0. The same values.
 template <typename T>
 PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoeffs<T>& c,
                                   const PowerslideState<T>& s, const Controls& u, double dt_s,
-                                  bool rotate_with_new_omega) {
+                                  const GroundDecay<T>& decay, bool rotate_with_new_omega) {
   using std::atan;
   using std::cos;
   using std::sin;
@@ -203,7 +206,7 @@ PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoef
   const double level = NextHandbrakeLevel(c, level0, u.handbrake, dt_s);
   next.handbrake = level;
   if (level == 0.0 && level0 == 0.0) {
-    next.body = StepGround(g, s.body, u, dt_s, rotate_with_new_omega);
+    next.body = StepGround(g, s.body, u, dt_s, decay, rotate_with_new_omega);
     return next;
   }
   const T dt(dt_s);
@@ -272,6 +275,12 @@ PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoef
   next.body.x(2) = T(g.rest_height);
   next.body.v(2) = T(g.rest_reported_vz);
   return next;
+}
+template <typename T>
+PowerslideState<T> StepPowerslide(const GroundCoeffs<T>& g, const PowerslideCoeffs<T>& c,
+                                  const PowerslideState<T>& s, const Controls& u, double dt_s,
+                                  bool rotate_with_new_omega) {
+  return StepPowerslide(g, c, s, u, dt_s, GroundDecayFactors(g, dt_s), rotate_with_new_omega);
 }
 
 }  // namespace rlfit
