@@ -89,8 +89,8 @@ const Scene& GetScene() {
 // from tick to tick (BallClearance: the arena lookups of ticks that cannot reach the mesh are
 // skipped; the states are the same bit for bit).
 template <bool kSkip>
-RLFIT_BALL_INLINE BallState<double> PredictionStep(const Scene& s, const BallState<double>& b,
-                                                   BallClearance* clearance) {
+RLFIT_ALWAYS_INLINE BallState<double> PredictionStep(const Scene& s, const BallState<double>& b,
+                                                     BallClearance* clearance) {
   if (kSkip) return StepBall(s.coeffs, b, kTickS, *s.arena, clearance);
   return StepBall(s.coeffs, b, kTickS, *s.arena);
 }

@@ -39,14 +39,14 @@ const BallScene& GetBallScene() {
 namespace {
 
 // A prediction's step: StepBall with the chain's clearance (it keeps the drag factor).
-RLFIT_BALL_INLINE BallState<double> ChainStep(const BallScene& s, const BallState<double>& b,
-                                              BallClearance* clearance) {
+RLFIT_ALWAYS_INLINE BallState<double> ChainStep(const BallScene& s, const BallState<double>& b,
+                                                BallClearance* clearance) {
   return StepBall(s.coeffs, b, kBallTickS, *s.arena, clearance);
 }
 
 // The plain step: StepBall for double with the drag factor taken once, as a row's ticks do.
-RLFIT_BALL_INLINE BallState<double> PlainStep(const BallScene& s, const BallState<double>& b,
-                                              double drag_factor) {
+RLFIT_ALWAYS_INLINE BallState<double> PlainStep(const BallScene& s, const BallState<double>& b,
+                                                double drag_factor) {
   return StepBall(s.coeffs, b, kBallTickS, *s.arena, drag_factor);
 }
 

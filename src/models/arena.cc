@@ -16,6 +16,7 @@
 #include <Eigen/Geometry>
 
 #include "src/common/error.h"
+#include "src/common/inline.h"
 
 namespace rlfit {
 namespace {
@@ -36,13 +37,9 @@ using Eigen::Vector3d;
 // the same value without the square root and divisions.
 // Always inlined: in the queries' exact test (Touches) the call, and the copies of the vertices
 // it needed, cost ~30 of its ~125 instructions (bench/README.md, "Arena query").
-#if defined(__GNUC__)
-#define RLFIT_ARENA_INLINE inline __attribute__((always_inline))
-#else
-#define RLFIT_ARENA_INLINE inline
-#endif
-RLFIT_ARENA_INLINE Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a, const Vector3d& b, const Vector3d& c,
-                       const double* unit_normal = nullptr) {
+RLFIT_ALWAYS_INLINE Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a,
+                                             const Vector3d& b, const Vector3d& c,
+                                             const double* unit_normal = nullptr) {
   const Vector3d ab = b - a, ac = c - a, ap = p - a;
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
   if (d1 <= 0.0 && d2 <= 0.0) return p - a;
@@ -111,8 +108,9 @@ inline bool ReachesBox(const BoxT& box, const float (&center)[4], float r2) {
 
 // The exact test of one triangle: whether the sphere (center, radius) touches triangle abc;
 // if so *diff is the centre's offset from the closest point and *d its length.
-RLFIT_ARENA_INLINE bool Touches(const Vector3d& center, double radius, const Vector3d& a, const Vector3d& b,
-                    const Vector3d& c, const double* unit_normal, Vector3d* diff, double* d) {
+RLFIT_ALWAYS_INLINE bool Touches(const Vector3d& center, double radius, const Vector3d& a,
+                                  const Vector3d& b, const Vector3d& c, const double* unit_normal,
+                                  Vector3d* diff, double* d) {
   *diff = ClosestOffset(center, a, b, c, unit_normal);
   const double d2 = diff->squaredNorm();
   if (!(d2 <= radius * radius)) return false;  // also rejects NaN
@@ -126,8 +124,8 @@ class ContactSum {
   ContactSum(const Vector3d& center, double radius) : center_(center), radius_(radius) {}
 
   // Adds triangle abc if it touches the sphere (unit_normal: see ClosestOffset).
-  RLFIT_ARENA_INLINE void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
-           const double* unit_normal = nullptr) {
+  RLFIT_ALWAYS_INLINE void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+                               const double* unit_normal = nullptr) {
     Vector3d diff;
     double d = 0.0;
     if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
@@ -1005,7 +1003,7 @@ Contact Arena::CollideFree(const Vector3d& center, double radius, double* free_u
   ContactSum sum(center, radius);
   AddListed<false>(planes_, leaf_vertices_, leaf_boxes_, grid_margin_, center, radius,
                    grid_candidates_.data() + grid_cells_[cell],
-            grid_candidates_.data() + grid_cells_[cell + 1], &sum, &least_abs);
+                   grid_candidates_.data() + grid_cells_[cell + 1], &sum, &least_abs);
   // A listed triangle is at least its plane's distance away, which the float |s| gives to
   // within the grid's cull margin; an unlisted one farther than kGridRadius from the cell.
   *free_uu = std::min(kGridRadius, static_cast<double>(least_abs) - grid_margin_);
@@ -1165,14 +1163,15 @@ int Arena::CollideEach(const Vector3d& center, double radius, TriangleContact* o
                       static_cast<float>(center.z()), 0.0f};
   const float r = static_cast<float>(radius) + grid_margin_;
   ForNearPlanes<true>(planes_.data(), leaf_boxes_.data(), c, r,
-                grid_candidates_.data() + grid_cells_[cell],
-                grid_candidates_.data() + grid_cells_[cell + 1], nullptr, [&](std::uint32_t t) {
-                  const auto& v = leaf_vertices_[t].p;
-                  keeper.SetEntry(static_cast<int>(t));
-                  keeper.Add(Vector3d(v[0][0], v[0][1], v[0][2]),
-                             Vector3d(v[1][0], v[1][1], v[1][2]),
-                             Vector3d(v[2][0], v[2][1], v[2][2]), leaf_vertices_[t].n);
-                });
+                      grid_candidates_.data() + grid_cells_[cell],
+                      grid_candidates_.data() + grid_cells_[cell + 1], nullptr,
+                      [&](std::uint32_t t) {
+                        const auto& v = leaf_vertices_[t].p;
+                        keeper.SetEntry(static_cast<int>(t));
+                        keeper.Add(Vector3d(v[0][0], v[0][1], v[0][2]),
+                                   Vector3d(v[1][0], v[1][1], v[1][2]),
+                                   Vector3d(v[2][0], v[2][1], v[2][2]), leaf_vertices_[t].n);
+                      });
   return keeper.count();
 }
 

@@ -19,6 +19,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/inline.h"
 #include "src/models/arena.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
@@ -241,20 +242,14 @@ Eigen::Vector3d BallContactNormal(const Mesh& arena, const Eigen::Vector3d& cent
 }
 
 // StepBall's free flight (every tick but those near the mesh) is a few dozen instructions, so
-// it is inlined into the caller's loop and the contact code kept out of line.
-#if defined(__GNUC__)
-#define RLFIT_BALL_INLINE __attribute__((always_inline)) inline
-#define RLFIT_BALL_NOINLINE __attribute__((noinline))
-#else
-#define RLFIT_BALL_INLINE inline
-#define RLFIT_BALL_NOINLINE
-#endif
+// it is inlined into the caller's loop (RLFIT_ALWAYS_INLINE) and the contact code kept out of
+// line (RLFIT_NOINLINE).
 
 // Steps 3 and 4 of StepBall: the caps and the new position.
 template <typename T>
-RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const BallState<T>& s,
-                                              const T& dt, const Vec3<T>& v, const Vec3<T>& omega,
-                                              const Vec3<T>& push) {
+RLFIT_ALWAYS_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const BallState<T>& s,
+                                                const T& dt, const Vec3<T>& v, const Vec3<T>& omega,
+                                                const Vec3<T>& push) {
   BallState<T> next;
   next.v = ClampNorm<T>(v, c.max_speed);
   next.omega = ClampNorm<T>(omega, c.max_omega);
@@ -273,11 +268,11 @@ RLFIT_BALL_INLINE BallState<T> FinishBallStep(const BallCoeffs<T>& c, const Ball
 // caller must know that the manifold's answer is this contact's (the floor's, see StepBall
 // with a BallClearance).
 template <typename T, class Mesh = Arena>
-RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
-                                                 const T& dt, const Mesh& arena,
-                                                 const Eigen::Vector3d& x0, double r0, Vec3<T> v,
-                                                 bool* touched = nullptr,
-                                                 const Contact* known = nullptr) {
+RLFIT_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallState<T>& s,
+                                            const T& dt, const Mesh& arena,
+                                            const Eigen::Vector3d& x0, double r0, Vec3<T> v,
+                                            bool* touched = nullptr,
+                                            const Contact* known = nullptr) {
   using std::sqrt;
   Vec3<T> omega = s.omega;
   Vec3<T> push = Vec3<T>::Zero();
@@ -326,7 +321,7 @@ RLFIT_BALL_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const B
 // template bit for bit), without Eigen's temporaries: a floor contact tick 300 -> ~170
 // instructions (issue 38). The template stays the reference (StepBall<T>, the fits' Jets).
 template <class Mesh = Arena>
-RLFIT_BALL_NOINLINE BallState<double> StepBallContactScalars(
+RLFIT_NOINLINE BallState<double> StepBallContactScalars(
     const BallCoeffs<double>& c, const BallState<double>& s, double dt, const Mesh& arena,
     const Vec3<double>& v_in, bool* touched, const Contact* known) {
   const double r0 = c.contact_radius;
@@ -509,14 +504,14 @@ J RoundToQuantum(const J& x, double q) {
 // both, which moves a tick's position by under q dt / 2 (4e-5 uu) and a contact's outgoing
 // velocity by under q / 2 until the next tick rounds it again.
 template <typename T>
-RLFIT_BALL_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, const T& g_dt,
-                                             double q) {
+RLFIT_ALWAYS_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, const T& g_dt,
+                                               double q) {
   return Vec3<T>(RoundToQuantum(v(0) * e, q), RoundToQuantum(v(1) * e, q),
                  RoundToQuantum(v(2) * e + g_dt, q));
 }
 // For double, the same values with x and y rounded side by side (SSE2).
-RLFIT_BALL_INLINE Vec3<double> BallForcedVelocity(const Vec3<double>& v, double e, double g_dt,
-                                                  double q) {
+RLFIT_ALWAYS_INLINE Vec3<double> BallForcedVelocity(const Vec3<double>& v, double e, double g_dt,
+                                                    double q) {
 #if defined(__SSE2__)
   if (q > 0.0) {
     const __m128d qq = _mm_set1_pd(q);
@@ -541,8 +536,8 @@ T BallDragFactor(const BallCoeffs<T>& c, double dt_s) {
 }
 
 template <typename T>
-RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
-                                        double dt_s, const Arena& arena, const T& drag_factor) {
+RLFIT_ALWAYS_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
+                                          double dt_s, const Arena& arena, const T& drag_factor) {
   const T dt(dt_s);
   const Vec3<T> v =
       BallForcedVelocity<T>(s.v, drag_factor, T(c.gravity_z) * dt, c.velocity_quantum);
@@ -555,8 +550,8 @@ RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<
   return FinishBallStep<T>(c, s, dt, v, s.omega, Vec3<T>::Zero());
 }
 template <typename T>
-RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
-                                        double dt_s, const Arena& arena) {
+RLFIT_ALWAYS_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<T>& s,
+                                          double dt_s, const Arena& arena) {
   return StepBall<T>(c, s, dt_s, arena, BallDragFactor(c, dt_s));
 }
 
@@ -564,9 +559,9 @@ RLFIT_BALL_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallState<
 // the new position, spelled out in scalars (GCC keeps Eigen's small-vector calls out of line in
 // a long loop), the same operations in the same order as FinishBallStep with no push, so the
 // same values bit for bit.
-RLFIT_BALL_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
-                                                   const BallState<double>& s, double dt_s,
-                                                   double v0, double v1, double v2) {
+RLFIT_ALWAYS_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
+                                                     const BallState<double>& s, double dt_s,
+                                                     double v0, double v1, double v2) {
   BallState<double> next;
   // ClampNorm (Eigen's squaredNorm: the first two squares summed first).
   const double vv = (v0 * v0 + v1 * v1) + v2 * v2;
@@ -592,18 +587,18 @@ RLFIT_BALL_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
 // StepBall for double: the template's free flight through BallFreeFlight, so the same values
 // bit for bit (tested against StepBall<double>, which names the template); contacts go to the
 // template's StepBallContact.
-RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
-                                             const BallState<double>& s, double dt_s,
-                                             const Arena& arena, double drag_factor) {
+RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                               const BallState<double>& s, double dt_s,
+                                               const Arena& arena, double drag_factor) {
   const Vec3<double> v =
       BallForcedVelocity(s.v, drag_factor, c.gravity_z * dt_s, c.velocity_quantum);
   if (!arena.GridSaysFree(s.x, c.contact_radius))
     return StepBallContactScalars(c, s, dt_s, arena, v, nullptr, nullptr);
   return BallFreeFlight(c, s, dt_s, v(0), v(1), v(2));
 }
-RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
-                                             const BallState<double>& s, double dt_s,
-                                             const Arena& arena) {
+RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                               const BallState<double>& s, double dt_s,
+                                               const Arena& arena) {
   return StepBall(c, s, dt_s, arena, BallDragFactor(c, dt_s));
 }
 
@@ -704,9 +699,9 @@ inline int BallFloorFreeTicks(const BallCoeffs<double>& c, const Vec3<double>& v
 // One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
 // drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
 // only until a tick leaves omega unchanged. Takes the tick from clearance->ticks.
-RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
-                                                    const BallState<double>& s, double dt_s,
-                                                    BallClearance* clearance) {
+RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
+                                                      const BallState<double>& s, double dt_s,
+                                                      BallClearance* clearance) {
   --clearance->ticks;
   BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
@@ -741,10 +736,10 @@ RLFIT_BALL_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
 // A tick of free flight found by a lookup (StepBall with a clearance): BallFreeFlight from the
 // velocity after step 1 (v0, v1, v2), and `ticks` coming ticks counted free
 // (BallFreeTicks, BallFloorFreeTicks).
-RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
-                                                 const BallState<double>& s, double dt_s,
-                                                 double v0, double v1, double v2, int ticks,
-                                                 BallClearance* clearance) {
+RLFIT_ALWAYS_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
+                                                   const BallState<double>& s, double dt_s,
+                                                   double v0, double v1, double v2, int ticks,
+                                                   BallClearance* clearance) {
   clearance->ticks = ticks;  // clearance->dt_s and drag_factor are this tick's (StepBall)
   const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
   clearance->omega_settled = next.omega == s.omega;
@@ -760,9 +755,9 @@ RLFIT_BALL_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
 // Arena or a view answering FloorHeight, GridFreeClearance and Collide as it does (see
 // StepBallContact).
 template <class Mesh>
-RLFIT_BALL_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
-                                             const BallState<double>& s, double dt_s,
-                                             const Mesh& arena, BallClearance* clearance) {
+RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                               const BallState<double>& s, double dt_s,
+                                               const Mesh& arena, BallClearance* clearance) {
   if (clearance->ticks > 0 && clearance->dt_s == dt_s)
     return BallSkippedTick(c, s, dt_s, clearance);
   // The drag factor of the chain's ticks (its coefficients are fixed), taken again only when
@@ -910,9 +905,9 @@ inline bool BallFreeRunMultiples(const BallState<double>& start, double e, doubl
 
 // `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from *s, each
 // state written to out[0..ticks): BallSkippedTick's states. Leaves *s at the last state.
-RLFIT_BALL_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int ticks,
-                                   BallClearance* clearance, BallState<double>* s,
-                                   BallState<double>* out) {
+RLFIT_ALWAYS_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int ticks,
+                                     BallClearance* clearance, BallState<double>* s,
+                                     BallState<double>* out) {
   if (ticks <= 0) return;
 #if defined(__SSE2__)
   // Omega settled (the lookup's free flight left it as it was): every tick as the loop below
