@@ -214,9 +214,11 @@ class CarPredictor : public Predictor {
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
     GroundRowDecay<double> decay;  // the floor step's two exp once for the rollout
-    return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing), start, end, [&](const CarModelState<double>& state, int k) {
-      return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_, &decay);
-    });
+    return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing), start, end,
+                       [&](const CarModelState<double>& state, int k) {
+                         return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_,
+                                                   &decay);
+                       });
   }
 
  private:
