@@ -472,9 +472,12 @@ inline __m128d RoundHalfAwaySmallSse2(__m128d y) {
   const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
   return _mm_or_pd(RoundHalfAwayAbsSse2(_mm_xor_pd(y, sign)), sign);
 }
-// RoundToQuantumReference for both lanes of x: the same quotient x / q, rounded as std::round.
+// RoundToQuantumReference for both lanes of x: the same quotient x / q, rounded as std::round
+// (kSmallQuotients: by RoundHalfAwaySmallSse2, for quotients known to be below 2^52).
+template <bool kSmallQuotients = false>
 inline __m128d RoundToQuantumSse2(__m128d x, __m128d q) {
-  return _mm_mul_pd(RoundHalfAwaySse2(_mm_div_pd(x, q)), q);
+  const __m128d y = _mm_div_pd(x, q);
+  return _mm_mul_pd(kSmallQuotients ? RoundHalfAwaySmallSse2(y) : RoundHalfAwaySse2(y), q);
 }
 #endif
 
@@ -509,19 +512,26 @@ RLFIT_ALWAYS_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, con
   return Vec3<T>(RoundToQuantum(v(0) * e, q), RoundToQuantum(v(1) * e, q),
                  RoundToQuantum(v(2) * e + g_dt, q));
 }
+#if defined(__SSE2__)
+// For double and q > 0, the same values with x and y rounded side by side (kSmallQuotients:
+// every |component| / q below 2^52, BallClearance::small_quotients).
+template <bool kSmallQuotients = false>
+RLFIT_ALWAYS_INLINE Vec3<double> BallForcedVelocitySse2(const Vec3<double>& v, double e,
+                                                        double g_dt, double q) {
+  const __m128d qq = _mm_set1_pd(q);
+  const __m128d ee = _mm_set1_pd(e);
+  Vec3<double> out;
+  _mm_storeu_pd(out.data(), RoundToQuantumSse2<kSmallQuotients>(
+                                _mm_mul_pd(_mm_loadu_pd(v.data()), ee), qq));
+  out(2) = _mm_cvtsd_f64(RoundToQuantumSse2<kSmallQuotients>(_mm_set_sd(v(2) * e + g_dt), qq));
+  return out;
+}
+#endif
 // For double, the same values with x and y rounded side by side (SSE2).
 RLFIT_ALWAYS_INLINE Vec3<double> BallForcedVelocity(const Vec3<double>& v, double e, double g_dt,
                                                     double q) {
 #if defined(__SSE2__)
-  if (q > 0.0) {
-    const __m128d qq = _mm_set1_pd(q);
-    const __m128d ee = _mm_set1_pd(e);
-    Vec3<double> out;
-    _mm_storeu_pd(out.data(),
-                  RoundToQuantumSse2(_mm_mul_pd(_mm_loadu_pd(v.data()), ee), qq));
-    out(2) = _mm_cvtsd_f64(RoundToQuantumSse2(_mm_set_sd(v(2) * e + g_dt), qq));
-    return out;
-  }
+  if (q > 0.0) return BallForcedVelocitySse2(v, e, g_dt, q);
 #endif
   return BallForcedVelocity<double>(v, e, g_dt, q);
 }
@@ -706,19 +716,13 @@ RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& 
   BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
 #if defined(__SSE2__)
-  if (clearance->small_quotients) {  // BallForcedVelocity's values (see small_quotients)
-    const double e = clearance->drag_factor;
-    const __m128d qq = _mm_set1_pd(c.velocity_quantum);
-    const __m128d vxy = _mm_mul_pd(_mm_loadu_pd(s.v.data()), _mm_set1_pd(e));
-    _mm_storeu_pd(next.v.data(), _mm_mul_pd(RoundHalfAwaySmallSse2(_mm_div_pd(vxy, qq)), qq));
-    const __m128d vz = _mm_set_sd(s.v(2) * e + c.gravity_z * dt_s);
-    next.v(2) = _mm_cvtsd_f64(_mm_mul_sd(RoundHalfAwaySmallSse2(_mm_div_sd(vz, qq)), qq));
-  } else
+  if (clearance->small_quotients)  // BallForcedVelocity's values (see small_quotients)
+    next.v = BallForcedVelocitySse2<true>(s.v, clearance->drag_factor, c.gravity_z * dt_s,
+                                          c.velocity_quantum);
+  else
 #endif
-  {
     next.v = BallForcedVelocity(s.v, clearance->drag_factor, c.gravity_z * dt_s,
                                 c.velocity_quantum);
-  }
   if (clearance->omega_settled) {
     next.omega = s.omega;  // omega passed the cap's test unchanged last tick
   } else {
