@@ -5,7 +5,7 @@
 # it on the recordings with rlsim replay's scoring. Arguments go to the driver, e.g.
 #   scripts/rocketsim_compare.sh --delay-ticks 2 --sets ground,wall
 #   scripts/rocketsim_compare.sh --scenarios   (a 0.5 s jump, 10 s of boost: docs/models/car.md)
-# A tool run by hand for NOTES.md ("RocketSim side by side"), not part of CI.
+# A tool run by hand for decision 0082's side-by-side table, not part of CI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RLFIT_ROCKETSIM_BUILD:-$root/build-rocketsim}
