@@ -10,11 +10,6 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RLFIT_ROCKETSIM_BUILD:-$root/build-rocketsim}
 rocketsim=${ROCKETSIM_DIR:-$root/../shared/refs/RocketSim}
-mkdir -p "$build"
-cmake -S "$root/bench/rocketsim" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-  -DROCKETSIM_DIR="$rocketsim" > "$build/cmake.log" 2>&1 ||
-  { cat "$build/cmake.log" >&2; exit 2; }
-cmake --build "$build" -j"${JOBS:-2}" --target rocketsim_compare > "$build/build.log" 2>&1 ||
-  { tail -40 "$build/build.log" >&2; exit 2; }
+source "$root/scripts/peer_build.sh"
+peer_build "$root/bench/rocketsim" "$build" clang++ rocketsim_compare -DROCKETSIM_DIR="$rocketsim"
 exec "$build/rocketsim_compare" "$@"
