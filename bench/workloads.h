@@ -86,7 +86,7 @@ inline constexpr int kCarInputs = 1 << 12;  // random inputs cycled through; a p
 
 struct CarScene {
   AerialCoeffs<double> aerial;        // game defaults (orientation drift 0)
-  AerialCoeffs<double> aerial_drift;  // the same with the fitted drift rates (NOTES.md)
+  AerialCoeffs<double> aerial_drift;  // the same with the fitted drift rates (decision 0004)
   GroundCoeffs<double> ground;        // game defaults
   // In the air: anywhere, any orientation, speed and spin below the caps. On the ground: resting
   // height, flat, any heading, rolling forward or backward.

@@ -486,7 +486,7 @@ std::vector<int> ContactRows(const Episode& ep, const BallCoeffs<double>& c, dou
 // drag -0.025 it ended at 0.550 and -0.0248. The fit therefore differentiates with
 // SmoothedBallRolloutCost, in passes of decreasing step (FitterInfo::smoothing_passes); from
 // the same start it now lands within 0.0006 of the restitution and 1% of the drag it reaches
-// from the defaults (all 258 episodes; NOTES.md).
+// from the defaults (all 258 episodes; decision 0006).
 //
 // Adds one SmoothedBallRolloutCost per window (options.window_s long, options.stride_s apart;
 // steps BallSmoothingSteps() * options.smoothing),

@@ -165,7 +165,7 @@ struct FitResult {
 //          only that episodes are independent; on the recordings it is 5-30x the iid figure.
 //          On the aerial fit it matches the cross-validation fold spread; on the ball it is
 //          ~10x smaller than the fold spread, because where the ball fit lands on its rugged
-//          cost also depends on where it starts (NOTES.md). These are the reported errors.
+//          cost also depends on where it starts (decision 0005). These are the reported errors.
 struct StandardErrors {
   std::vector<double> robust, iid;
   int clusters = 0;

@@ -31,7 +31,7 @@ int AddJumpResiduals(ceres::Problem* problem, double* params, const std::vector<
   // The aerial blocks are the aerial model's (fitted by `rlfit fit aerial` on the aerial
   // recordings): held at their starting values here. Fitted on the jump recordings (2 + 3
   // jumps, 2 recordings), they overfit: cross-validated by recording, windowed |dx| at 1 s went
-  // 1.8 -> 21 uu (NOTES.md).
+  // 1.8 -> 21 uu (decision 0019).
   if (blocks > 0)
     for (int b = 0; b < 4; ++b) problem->SetParameterBlockConstant(params + layout.blocks[b].offset);
   return blocks;

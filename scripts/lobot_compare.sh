@@ -16,13 +16,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RLFIT_LOBOT_BUILD:-$root/build-lobot}
 lobot=${LOBOT_DIR:-$root/../shared/refs/Lobot}
 [[ -f $lobot/src/Car.cpp && -f $lobot/inc/Ball.h ]] || die "no Lobot source at $lobot (set LOBOT_DIR)"
-mkdir -p "$build"
-cmake -S "$root/bench/lobot" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER=g++ -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-  -DLOBOT_DIR="$lobot" > "$build/cmake.log" 2>&1 ||
-  { cat "$build/cmake.log" >&2; exit 2; }
-cmake --build "$build" -j"${JOBS:-2}" --target lobot_compare > "$build/build.log" 2>&1 ||
-  { tail -40 "$build/build.log" >&2; exit 2; }
+source "$root/scripts/peer_build.sh"
+peer_build "$root/bench/lobot" "$build" g++ lobot_compare -DLOBOT_DIR="$lobot"
 if [[ $mode == --speed ]]; then
   exec "$build/lobot_compare" --speed "$n"
 fi

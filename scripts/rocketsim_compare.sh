@@ -5,16 +5,11 @@
 # it on the recordings with rlsim replay's scoring. Arguments go to the driver, e.g.
 #   scripts/rocketsim_compare.sh --delay-ticks 2 --sets ground,wall
 #   scripts/rocketsim_compare.sh --scenarios   (a 0.5 s jump, 10 s of boost: docs/models/car.md)
-# A tool run by hand for NOTES.md ("RocketSim side by side"), not part of CI.
+# A tool run by hand for decision 0082's side-by-side table, not part of CI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RLFIT_ROCKETSIM_BUILD:-$root/build-rocketsim}
 rocketsim=${ROCKETSIM_DIR:-$root/../shared/refs/RocketSim}
-mkdir -p "$build"
-cmake -S "$root/bench/rocketsim" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-  -DROCKETSIM_DIR="$rocketsim" > "$build/cmake.log" 2>&1 ||
-  { cat "$build/cmake.log" >&2; exit 2; }
-cmake --build "$build" -j"${JOBS:-2}" --target rocketsim_compare > "$build/build.log" 2>&1 ||
-  { tail -40 "$build/build.log" >&2; exit 2; }
+source "$root/scripts/peer_build.sh"
+peer_build "$root/bench/rocketsim" "$build" clang++ rocketsim_compare -DROCKETSIM_DIR="$rocketsim"
 exec "$build/rocketsim_compare" "$@"

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # RelWithDebInfo's full -g: the same machine code, so the same checks and test times, but the
 # Jet-heavy fit sources compile in half the time without their full debug information
 # (fit/car_fit.cc, the build's longest unit: 451 s of CPU and 5.3 GB at -O2 -g, 228 s and
-# 3.6 GB at -O2 -g1; docs/lab/NOTES.md "CI time"). -O1 (AddressSanitizer's recommended level):
+# 3.6 GB at -O2 -g1; decision 0038). -O1 (AddressSanitizer's recommended level):
 # car_fit.cc grew to over 19 min of CPU at -O2 -g1 under the sanitizers, 5.0 min at -O1
 # (2026-11-29, idle machine).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRLFIT_SANITIZE=ON \

@@ -2,7 +2,7 @@
 // scripts/rocketsim_compare.sh, never part of this project's build) on the recordings, with the
 // scoring of `rlsim replay`: the same episodes, the same covered rows and the same report
 // (ReplayEpisodes), RocketSim standing in for the model's predictor. A tool run by hand for the
-// side-by-side table in NOTES.md ("RocketSim side by side"), not a test.
+// side-by-side table of decision 0082 and docs/models/car.md, not a test.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

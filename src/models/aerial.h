@@ -40,7 +40,7 @@ struct AerialCoeffs {
   // floored (an Euler integer that should rise by 0-6 units in a row stays put ~77% of the
   // time). A constant rate of the Euler angles describes it; a constant body-frame rate (the
   // previous form of this block) does not once the car tumbles: orientation error at 1 s from
-  // the recorded angular velocity 1.1 -> 0.18 degrees (NOTES.md). 0 by default.
+  // the recorded angular velocity 1.1 -> 0.18 degrees (decision 0004). 0 by default.
   Vec3<T> drift;
   double max_omega = game::kCarMaxOmega;   // rad/s (game cap, not fitted)
   double max_speed = game::kCarMaxSpeed;   // uu/s (game cap, not fitted)

@@ -216,8 +216,8 @@ class Arena {
   // grid's cell list; where the grid does not answer (no grid, centre outside it, radius above
   // kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
   // 4 is Bullet's manifold size. Every touching triangle (64; the ball replays reach 44) was
-  // measured in the ball's seam normal and lost held out (NOTES.md, issue 12, "Every touching
-  // triangle in the seam normal", cap31).
+  // measured in the ball's seam normal and lost held out (decision
+  // 0069).
   static constexpr int kMaxContacts = 4;
   static constexpr double kMergeUu = 0.01;
   int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const;

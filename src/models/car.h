@@ -145,8 +145,8 @@ double ValueOf(const T& x) {
 }
 
 // Thresholds of the decision, with where their values come from (measured on
-// car_control/freestyling.txt and data.txt, 3,218 rows, 2,361 with on_ground set; see NOTES.md
-// "One car across regimes").
+// car_control/freestyling.txt and data.txt, 3,218 rows, 2,361 with on_ground set; see decisions
+// 0018 and 0020).
 //
 // The wheel point: the car's centre moved kCarRestHeight (17.01 uu) down the car's own up axis,
 // which is where the surface lies under a car resting on it, whatever the surface's tilt.

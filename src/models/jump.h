@@ -106,9 +106,9 @@ struct JumpTick {
 
 // Decides the tick from the state and the inputs u (u.jump is the fraction of the tick jump was
 // held; the game reads it at the tick's start, so a press or release inside a tick acts from
-// the next: on jumps.txt, with the input timing of NOTES.md, a press switching 0.32 into a tick
-// gives the impulse on the next tick, a release 0.32 into a tick still gives that tick's
-// force), then advances the timers by dt_s. Independent of the physics, so a recorded
+// the next: on jumps.txt, with the input timing of docs/models/timing.md, a press switching
+// 0.32 into a tick gives the impulse on the next tick, a release 0.32 into a tick still gives
+// that tick's force), then advances the timers by dt_s. Independent of the physics, so a recorded
 // jump's state at any row is this function run over the recorded inputs since the take-off.
 // Rules (RocketSim's public logic and the game's DodgeComponent, parameters/air_dodge.md):
 //   - in contact, a press starts the first jump: the impulse and the jump force on this tick;
