@@ -1,5 +1,9 @@
-// Rollout windows of the vehicle fit: the ground fit's windows.
+// Rollout windows of the vehicle fit: the ground fit's windows, with the handbrake acting.
 #include "fit/vehicle_fit.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "fit/fit_common.h"
 #include "src/replay/episode_steps.h"
@@ -14,6 +18,9 @@ int AddVehicleResiduals(ceres::Problem* problem, double* params,
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
     std::shared_ptr<const RowStepControls> controls;
+    std::shared_ptr<const std::vector<double>> acting;
+    if (std::vector<double> a = VehicleActingHandbrake(ep); !a.empty())
+      acting = std::make_shared<const std::vector<double>>(std::move(a));
     for (const RolloutWindow& w :
          RolloutWindows(ep, ClassifyRows("vehicle", ep, options.data_root), options.window_s,
                         options.stride_s)) {
@@ -23,8 +30,13 @@ int AddVehicleResiduals(ceres::Problem* problem, double* params,
       if (controls == nullptr)
         controls = std::make_shared<const RowStepControls>(ep, options.integration, 0,
                                                            ep.size() - 1);
+      const double level =
+          VehicleStartState(ep, w.start, options.integration,
+                            acting == nullptr ? nullptr : acting->data())
+              .wheels.handbrake;
       problem->AddResidualBlock(
-          Reduced(VehicleRolloutResidual::Create(&ep, w.start, w.rows, {}, controls)),
+          Reduced(VehicleRolloutResidual::Create(&ep, w.start, w.rows, {}, controls, acting,
+                                                 level)),
           MakeLoss(options.solver, VehicleRolloutResidual::kPerRow * w.rows),
           LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));

@@ -27,15 +27,20 @@ using VehicleResidualScales = GroundResidualScales;
 // scales; the vertical components carry nothing: the step holds the car on the plane).
 // Parameter blocks: drive[4], tyre[3], steer[1], inertia[1] (VehicleLayout()). `controls`: the
 // steps' inputs of the episode's rows (RowStepControls), shared by the windows of an episode.
+// `acting` (may be null): the handbrake acting on each step of the episode
+// (VehicleActingHandbrake), else the recorded input acts; `start_level`: the handbrake level at
+// `start` (VehicleStartState).
 class VehicleRolloutResidual {
  public:
   static constexpr int kPerRow = 5;
 
   VehicleRolloutResidual(const Episode* episode, int start, int rows,
                          const VehicleResidualScales& scales,
-                         std::shared_ptr<const RowStepControls> controls)
+                         std::shared_ptr<const RowStepControls> controls,
+                         std::shared_ptr<const std::vector<double>> acting = nullptr,
+                         double start_level = 0.0)
       : episode_(episode), start_(start), rows_(rows), scales_(scales),
-        controls_(std::move(controls)) {
+        controls_(std::move(controls)), acting_(std::move(acting)), start_level_(start_level) {
     RLFIT_CHECK(controls_->first_row() <= start && start + rows <= controls_->last_row(),
                 "the step controls cover the window's rows");
   }
@@ -45,8 +50,10 @@ class VehicleRolloutResidual {
                   T* residuals) const {
     const VehicleCoeffs<T> c = VehicleCoeffs<T>::FromBlocks(drive, tyre, steer, inertia);
     VehicleState<T> s = FromSample<VehicleState<T>>(episode_->rows[start_]);
+    s.wheels.handbrake = start_level_;
+    const double* acting = acting_ == nullptr ? nullptr : acting_->data();
     for (int j = 1; j <= rows_; ++j) {
-      s = AdvanceVehicleRow(c, s, *episode_, start_ + j - 1, *controls_);
+      s = AdvanceVehicleRow(c, s, *episode_, start_ + j - 1, *controls_, acting);
       const Sample& rec = episode_->rows[start_ + j];
       T* r = residuals + kPerRow * (j - 1);
       r[0] = (s.body.omega(2) - T(rec.omega(2))) / T(scales_.omega_rad_s);
@@ -60,9 +67,12 @@ class VehicleRolloutResidual {
 
   static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
                                      const VehicleResidualScales& scales,
-                                     std::shared_ptr<const RowStepControls> controls) {
+                                     std::shared_ptr<const RowStepControls> controls,
+                                     std::shared_ptr<const std::vector<double>> acting = nullptr,
+                                     double start_level = 0.0) {
     return new ceres::AutoDiffCostFunction<VehicleRolloutResidual, ceres::DYNAMIC, 4, 3, 1, 1>(
-        new VehicleRolloutResidual(episode, start, rows, scales, std::move(controls)),
+        new VehicleRolloutResidual(episode, start, rows, scales, std::move(controls),
+                                   std::move(acting), start_level),
         kPerRow * rows);
   }
 
@@ -72,10 +82,13 @@ class VehicleRolloutResidual {
   int rows_;
   VehicleResidualScales scales_;
   std::shared_ptr<const RowStepControls> controls_;
+  std::shared_ptr<const std::vector<double>> acting_;
+  double start_level_;
 };
 
 // Adds one VehicleRolloutResidual per window (options.window_s long, options.stride_s apart)
-// in which every row is flat-ground driving (IsFlatGroundRow, the ground fit's windows).
+// in which every row is flat-ground driving (IsFlatGroundRow, the ground fit's windows), with
+// the handbrake of VehicleActingHandbrake (recorded, or the powerslide model's inferred switch).
 // Returns the number of residual blocks.
 int AddVehicleResiduals(ceres::Problem* problem, double* params,
                         const std::vector<Episode>& episodes, const FitOptions& options,

@@ -75,6 +75,79 @@ TEST_CASE("vehicle: steering acts one tick late and turns the car the steered wa
             .epsilon(1e-3));
 }
 
+TEST_CASE("vehicle: the handbrake level ramps at the game's 5 /s up and 2 /s down") {
+  const VehicleCoeffs<double> c = GameValues();
+  // Rounding of the sums of 5 / 120 and 2 / 120 over a few dozen ticks.
+  constexpr double kRampTolerance = 1e-12;
+  double level = 0.0;
+  for (int i = 0; i < 23; ++i) level = NextVehicleHandbrake(c, level, 1.0, kTick);
+  CHECK(level == doctest::Approx(23.0 * 5.0 / 120.0).epsilon(kRampTolerance));
+  level = NextVehicleHandbrake(c, level, 1.0, kTick);  // 0.2 s: full
+  CHECK(level == doctest::Approx(1.0).epsilon(kRampTolerance));
+  CHECK(NextVehicleHandbrake(c, 1.0, 1.0, kTick) == 1.0);  // held at 1
+  level = 1.0;
+  for (int i = 0; i < 59; ++i) level = NextVehicleHandbrake(c, level, 0.0, kTick);
+  CHECK(level == doctest::Approx(1.0 / 60.0).epsilon(1e-9));
+  CHECK(NextVehicleHandbrake(c, level, 0.0, kTick) <= kRampTolerance);  // 0.5 s: none
+  CHECK(NextVehicleHandbrake(c, 0.0, 0.0, kTick) == 0.0);               // held at 0
+}
+
+// The car's wheels set as given (no steer), the handbrake at `level`.
+VehicleState<double> WithWheels(VehicleState<double> s, double drive, double level) {
+  s.wheels.set = true;
+  s.wheels.drive = drive;
+  s.wheels.handbrake = level;
+  return s;
+}
+
+TEST_CASE("vehicle: at full handbrake the sideways impulses are 0.1 of those without") {
+  const VehicleCoeffs<double> c = GameValues();
+  Controls u;
+  u.handbrake = 1.0;
+  VehicleState<double> sliding = Resting(0.0, 0.0);
+  sliding.body.v(1) = 300.0;  // sideways only: every wheel's slip ratio is 1
+  const VehicleState<double> free = StepVehicle(c, WithWheels(sliding, 0.0, 0.0), u, kTick);
+  const VehicleState<double> held = StepVehicle(c, WithWheels(sliding, 0.0, 1.0), u, kTick);
+  // HANDBRAKE_LAT_FRICTION_FACTOR_CURVE 0.1; no drive and no brake: nothing lengthways.
+  CHECK(300.0 - held.body.v(1) ==
+        doctest::Approx(0.1 * (300.0 - free.body.v(1))).epsilon(kHandTolerance));
+  CHECK(held.body.omega(2) == doctest::Approx(0.1 * free.body.omega(2)).epsilon(kHandTolerance));
+  CHECK(held.body.v(0) == doctest::Approx(0.0).epsilon(kHandTolerance));
+}
+
+TEST_CASE("vehicle: at full handbrake a rolling wheel drives at half the game's drive") {
+  Controls u;
+  u.throttle = 1.0;
+  u.handbrake = 1.0;
+  const VehicleState<double> s =
+      StepVehicle(GameValues(), WithWheels(Resting(0.0, 0.0), 1600.0, 1.0), u, kTick);
+  // HANDBRAKE_LONG_FRICTION_FACTOR_CURVE 0.5 at slip ratio 0.
+  CHECK(s.body.v(0) == doctest::Approx(0.5 * 1600.0 * kTick).epsilon(kHandTolerance));
+}
+
+TEST_CASE("vehicle: with the handbrake held the throttle drives and the steer angle widens") {
+  const VehicleCoeffs<double> c = GameValues();
+  Controls u;
+  u.throttle = -1.0;  // against the motion
+  u.steer = 1.0;
+  u.handbrake = 1.0;
+  const WheelSettings<double> w = DecideWheels(c, 1000.0, u, 1.0);
+  CHECK(w.brake == 0.0);
+  CHECK(w.drive < 0.0);
+  // POWERSLIDE_STEER_ANGLE_FROM_SPEED_CURVE at 1000 uu/s: 0.39235 + (0.12610 - 0.39235) 0.4.
+  CHECK(w.steer_angle ==
+        doctest::Approx(c.steer_scale * (0.39235 - 0.26625 * 0.4)).epsilon(kHandTolerance));
+  // Half way up the level: half way between the two curves.
+  const WheelSettings<double> half = DecideWheels(c, 1000.0, u, 0.5);
+  const double ground = VehicleCurve(game::kSteerAngleSpeeds, game::kSteerAngles, 1000.0);
+  CHECK(half.steer_angle == doctest::Approx(c.steer_scale * 0.5 * (ground + 0.39235 -
+                                                                   0.26625 * 0.4))
+                                .epsilon(kHandTolerance));
+  // Released: the throttle against the motion brakes.
+  u.handbrake = 0.0;
+  CHECK(DecideWheels(c, 1000.0, u, 0.5).brake == c.brake_accel);
+}
+
 // A car driving on flat ground with random piecewise-constant throttle, steer and boost, as the
 // ground fit's test drives, simulated with the vehicle step and `coeffs`.
 Episode Driving(const CoeffFile& coeffs, unsigned seed, int rows = 900) {

@@ -14,6 +14,25 @@
 
 namespace rlfit {
 
+// The game's handbrake (powerslide), read from RocketSim (ZealanL/RocketSim v2.2, MIT;
+// ../shared/refs) for what the game does. Not fitted.
+// The handbrake level rises at 5 /s while the input is held and falls at 2 /s after, within
+// [0, 1]: src/RLConst.h POWERSLIDE_RISE_RATE, POWERSLIDE_FALL_RATE (Car::_UpdateWheels).
+inline constexpr double kVehicleHandbrakeRiseRate = 5.0;  // 1/s
+inline constexpr double kVehicleHandbrakeFallRate = 2.0;  // 1/s
+// Front wheels' angle at full steer and full handbrake against forward speed, rad at uu/s:
+// src/RLConst.h POWERSLIDE_STEER_ANGLE_FROM_SPEED_CURVE; at level h the angle is the steer
+// curve's moved h of the way to it (Car::_UpdateWheels).
+inline constexpr double kVehicleHandbrakeSteerSpeeds[2] = {0.0, 2500.0};
+inline constexpr double kVehicleHandbrakeSteerAngles[2] = {0.39235, 0.12610};
+// Each wheel's sideways friction at full handbrake over that without: src/RLConst.h
+// HANDBRAKE_LAT_FRICTION_FACTOR_CURVE (one point: 0.1 at every slip ratio).
+inline constexpr double kVehicleHandbrakeLatFactor = 0.1;
+// Each wheel's lengthways friction (drive, brake and rolling friction) at full handbrake against
+// its slip ratio: src/RLConst.h HANDBRAKE_LONG_FRICTION_FACTOR_CURVE (0.5 at ratio 0, 0.9 at 1).
+inline constexpr double kVehicleHandbrakeLongRatios[2] = {0.0, 1.0};
+inline constexpr double kVehicleHandbrakeLongFactors[2] = {0.5, 0.9};
+
 // Coefficients of the vehicle step (per unit mass: impulses are velocity changes). Flat layout
 // (JSON names in brackets):
 //   block drive    [throttle_accel uu/s^2: the four wheels' drive at rest and full throttle
@@ -33,8 +52,8 @@ namespace rlfit {
 //                  (STEER_ANGLE_FROM_SPEED_CURVE, kVehicleSteerAngle*)]
 //   block inertia  [yaw_gyration_sq uu^2: yaw inertia over mass (game: the Octane hitbox box,
 //                  (120.507^2 + 86.6994^2) / 12 = 1836.6)]
-// Not fitted: the wheel positions, the curves' shapes, the rolling-friction gain and the
-// stop speed (game values).
+// Not fitted: the wheel positions, the curves' shapes, the rolling-friction gain, the stop speed
+// and the handbrake's ramp and friction factors (game values).
 template <typename T>
 struct VehicleCoeffs {
   enum Index {
@@ -64,6 +83,9 @@ struct VehicleCoeffs {
   double max_speed = game::kCarMaxSpeed;
   double rest_height = game::kCarRestHeight;
   double rest_reported_vz = game::kCarRestReportedVz;
+  double handbrake_rise_rate = kVehicleHandbrakeRiseRate;  // 1/s
+  double handbrake_fall_rate = kVehicleHandbrakeFallRate;  // 1/s
+  double handbrake_lat_factor = kVehicleHandbrakeLatFactor;
 
   static VehicleCoeffs FromBlocks(const T* drive, const T* tyre, const T* steer,
                                   const T* inertia) {
@@ -130,8 +152,21 @@ struct WheelSettings {
   T steer_angle = T(0);   // rad, front wheels, positive turns left
   T drive = T(0);         // uu/s^2 along each wheel's heading, the four wheels' sum
   T brake = T(0);         // uu/s^2, the four wheels' sum of the largest braking
+  // Handbrake level 0..1 the wheels act with (the game's handbrakeVal; it depends on the inputs
+  // alone: no derivative). Before the wheels are set: the level at the rollout's start.
+  double handbrake = 0.0;
   bool set = false;       // false: not decided yet (a rollout's first tick decides its own)
 };
+
+// The handbrake level one tick of dt_s after `level` with the handbrake input `input` (held when
+// above 0.5, the game's input being a button): up at handbrake_rise_rate while held, down at
+// handbrake_fall_rate after, within [0, 1] (RocketSim Car::_UpdateWheels).
+template <typename T>
+double NextVehicleHandbrake(const VehicleCoeffs<T>& c, double level, double input, double dt_s) {
+  const double next = input > 0.5 ? level + c.handbrake_rise_rate * dt_s
+                                   : level - c.handbrake_fall_rate * dt_s;
+  return next < 0.0 ? 0.0 : (next > 1.0 ? 1.0 : next);
+}
 
 // The car and its wheels' settings. FromSample: a rollout's start, the recorded car, its wheels
 // decided on its first tick.
@@ -141,19 +176,26 @@ struct VehicleState {
   WheelSettings<T> wheels;
 };
 
-// The wheel settings for inputs u on a car rolling at forward speed v_f (RocketSim
-// Car::_UpdateWheels, handbrake released): boost makes the throttle 1; a throttle against the
-// motion above stop_speed brakes fully with no drive; a released throttle (below the deadzone)
-// coasts with coast_brake x brake_accel, or brakes fully below stop_speed; the drive follows
-// the game's DriveTorqueCurve (1 at rest, 0.1 at 1400 uu/s, 0 from 1410).
+// The wheel settings for inputs u on a car rolling at forward speed v_f with the handbrake at
+// `level` (RocketSim Car::_UpdateWheels): boost makes the throttle 1. With the handbrake input
+// held the throttle drives whatever the motion and nothing brakes. Without it, a throttle
+// against the motion above stop_speed brakes fully with no drive; a released throttle (below
+// the deadzone) coasts with coast_brake x brake_accel, or brakes fully below stop_speed. The
+// drive follows the game's DriveTorqueCurve (1 at rest, 0.1 at 1400 uu/s, 0 from 1410). The
+// steer angle is the game's steer curve, moved `level` of the way to the handbrake's curve.
 template <typename T>
-WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Controls& u) {
+WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Controls& u,
+                              double level) {
   using std::abs;
   WheelSettings<T> w;
   w.set = true;
+  w.handbrake = level;
   const T speed = v_f < T(0) ? T(-v_f) : v_f;
   const double throttle = u.boost > 0.5 ? 1.0 : u.throttle;
-  if (std::abs(throttle) >= c.throttle_deadzone) {
+  if (u.handbrake > 0.5) {
+    w.drive = T(throttle) * c.throttle_accel *
+              VehicleCurve(game::kDriveCurveSpeeds, game::kDriveCurveFactors, speed);
+  } else if (std::abs(throttle) >= c.throttle_deadzone) {
     const bool against = (throttle > 0.0) != (v_f > T(0));
     if (speed > T(c.stop_speed) && against) {
       w.brake = c.brake_accel;
@@ -164,15 +206,18 @@ WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Con
   } else {
     w.brake = speed < T(c.stop_speed) ? c.brake_accel : c.brake_accel * c.coast_brake;
   }
-  w.steer_angle = T(u.steer) * c.steer_scale *
-                  VehicleCurve(game::kSteerAngleSpeeds, game::kSteerAngles, speed);
+  T angle = VehicleCurve(game::kSteerAngleSpeeds, game::kSteerAngles, speed);
+  if (level > 0.0)
+    angle += (VehicleCurve(kVehicleHandbrakeSteerSpeeds, kVehicleHandbrakeSteerAngles, speed) -
+              angle) * T(level);
+  w.steer_angle = T(u.steer) * c.steer_scale * angle;
   return w;
 }
 
 // One tick of dt_s with inputs u, the car on the flat floor (z = 0 under its wheels), as the
 // game's vehicle: in the car's planar frame (forward f, left l, the yaw rate w about +z),
 //   1. the wheels act with the settings decided last tick (WheelSettings; the first tick of a
-//      rollout decides its own from its state and inputs);
+//      rollout decides its own from its state, inputs and the start's handbrake level);
 //   2. each wheel i at (a_i, b_i) (kVehicleWheelX/Y: front wheels 51.25 uu ahead, 25.9 to
 //      the side; rear 33.75 behind, 29.5 to the side; contact points contact_below_uu below the
 //      centre) with heading h_i (f turned by the steer angle for the front wheels) and axle
@@ -183,9 +228,13 @@ WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Con
 //      when |c_i . e_i| > slide_min_speed, else 1 (LAT_FRICTION_CURVE of the slip ratio);
 //      the lengthways impulse: the drive, drive dt / 4 along h_i, or, without drive, the
 //      rolling friction clamp(-rolling_gain dt (c_i . h_i), -brake dt / 4, brake dt / 4);
+//      with the handbrake at level h > 0, the sideways impulse times 1 + (handbrake_lat_factor
+//      - 1) h and the lengthways one times 1 + (f(s_i) - 1) h, f the game's handbrake
+//      lengthways factor (0.5 at slip ratio s_i = 0, 0.9 at 1; RocketSim Car::_UpdateWheels);
 //   3. all impulses, computed from the state at the start of the tick, are applied together:
 //      v += sum J_i, w += sum (r_i x J_i) . z / yaw_gyration_sq; boost adds boost_accel dt
-//      along f (a force on the centre); then the next tick's wheels are decided (1.);
+//      along f (a force on the centre); then the next tick's wheels are decided (1.), the
+//      handbrake level moved one tick toward the input (NextVehicleHandbrake);
 //   4. heading turns by w dt, |v| <= max_speed, |w| <= the car's 5.5 rad/s; the position moves
 //      with the velocity from before the tick (the recorded position trails the recorded
 //      velocity by one tick, see StepGround), the car stays on the plane (z = rest_height,
@@ -203,7 +252,8 @@ VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
   const T v_f = vx * fx + vy * fy;
   const T v_l = -vx * fy + vy * fx;
   const T w = s.body.omega(2);
-  const WheelSettings<T> wheels = s.wheels.set ? s.wheels : DecideWheels(c, v_f, u);
+  const WheelSettings<T> wheels =
+      s.wheels.set ? s.wheels : DecideWheels(c, v_f, u, s.wheels.handbrake);
 
   using std::cos;
   using std::sin;
@@ -231,6 +281,15 @@ VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
     T grip(1);
     if (abs_slip > T(c.slide_min_speed))
       grip = T(1) - (T(1) - c.slide_grip) * abs_slip / (abs_slip + abs_roll);
+    T long_factor(1);
+    if (wheels.handbrake > 0.0) {
+      const T h(wheels.handbrake);
+      const T ratio =
+          abs_slip > T(c.slide_min_speed) ? T(abs_slip / (abs_slip + abs_roll)) : T(0);
+      grip *= T(1) + (T(c.handbrake_lat_factor) - T(1)) * h;
+      long_factor = T(1) + (VehicleCurve(kVehicleHandbrakeLongRatios,
+                                         kVehicleHandbrakeLongFactors, ratio) - T(1)) * h;
+    }
     const T rate = front ? c.lateral_rate_front : c.lateral_rate_rear;
     const T j_lat = -rate * dt * grip * slip / k;
     T j_long(0);
@@ -242,6 +301,7 @@ VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
       if (j_long > limit) j_long = limit;
       if (j_long < -limit) j_long = -limit;
     }
+    if (wheels.handbrake > 0.0) j_long *= long_factor;
     const T j_f = j_long * h_f + j_lat * e_f;
     const T j_l = j_long * h_l + j_lat * e_l;
     dv_f += j_f;
@@ -258,7 +318,8 @@ VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
 
   VehicleState<T> next;
   // The next tick's wheels, from this tick's inputs on the new speed.
-  next.wheels = DecideWheels(c, nv_f, u);
+  next.wheels =
+      DecideWheels(c, nv_f, u, NextVehicleHandbrake(c, wheels.handbrake, u.handbrake, dt_s));
   next.body.omega = Vec3<T>(T(0), T(0), nw);
   next.body.theta = RotateAboutZ<T>(nw * dt, theta);
   Vec3<T> v_plane(nv_f * fx - nv_l * fy, nv_f * fy + nv_l * fx, T(0));

@@ -243,18 +243,27 @@ CarState<T> AdvanceSurfaceRow(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& 
   });
 }
 
-// Advances over recorded row k -> k+1 of `ep` (the row's ticks, ForEachRowTick).
+// Advances over recorded row k -> k+1 of `ep` (the row's ticks, ForEachRowTick). `acting`
+// (row-aligned, may be null) is the handbrake input acting during step k -> k+1 (the inferred
+// switch, InferHandbrake); when null, the recorded handbrake column acts like the other inputs.
 template <typename T>
 VehicleState<T> AdvanceVehicleRow(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
-                                  const Episode& ep, int k, const Integration& integ) {
-  return AdvanceCarRow(s, ep, k, integ, [&](const VehicleState<T>& state, const Controls& u,
-                                            double h) { return StepVehicle(c, state, u, h); });
+                                  const Episode& ep, int k, const Integration& integ,
+                                  const double* acting = nullptr) {
+  return AdvanceCarRow(s, ep, k, integ, [&](const VehicleState<T>& state, Controls u, double h) {
+    if (acting != nullptr) u.handbrake = acting[k];
+    return StepVehicle(c, state, u, h);
+  });
 }
 template <typename T>
 VehicleState<T> AdvanceVehicleRow(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
-                                  const Episode& ep, int k, const RowStepControls& controls) {
-  return AdvanceCarRow(s, ep, k, controls, [&](const VehicleState<T>& state, const Controls& u,
-                                               double h) { return StepVehicle(c, state, u, h); });
+                                  const Episode& ep, int k, const RowStepControls& controls,
+                                  const double* acting = nullptr) {
+  return AdvanceCarRow(s, ep, k, controls,
+                       [&](const VehicleState<T>& state, Controls u, double h) {
+                         if (acting != nullptr) u.handbrake = acting[k];
+                         return StepVehicle(c, state, u, h);
+                       });
 }
 
 // Advances over recorded row k -> k+1 of `ep` (substeps per Integration).
@@ -359,6 +368,20 @@ PowerslideState<T> AdvancePowerslideRow(const GroundCoeffs<T>& g, const Powersli
 // the first step.
 PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
                                              const Integration& integ, const double* acting);
+
+// The vehicle's start state at row `start`: the recorded car, its wheels decided on its first
+// tick, with the handbrake level ramped (NextVehicleHandbrake, the game's rates) tick by tick
+// from row 0 over the handbrake acting on each step before `start` (acting, else the recorded
+// input as ControlsOver gives it), starting at the value acting on the first step.
+VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integration& integ,
+                                       const double* acting);
+
+// The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
+// or empty when the recording holds it (ChooseHandbrakeSource: the recorded input acts): the
+// powerslide model's inferred switch, InferHandbrake with the committed powerslide fit
+// (results/powerslide/coeffs.json, read once) and its integration, as `rlsim replay powerslide`
+// infers it. InputError when that file is missing or invalid.
+std::vector<double> VehicleActingHandbrake(const Episode& ep);
 
 // Which handbrake drives a rollout.
 enum class HandbrakeSource { kRecorded, kInferred };

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "src/replay/coeff_choice.h"
+
 namespace rlfit {
 namespace {
 
@@ -39,6 +41,33 @@ PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
     }
   }
   return s;
+}
+
+VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integration& integ,
+                                       const double* acting) {
+  VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[start]);
+  const VehicleCoeffs<double> rates{};  // only the (fixed) ramp rates are read
+  double level = 0.0;
+  if (ep.size() > 1) {
+    const double first = acting != nullptr
+                             ? acting[0]
+                             : ControlsOver(ep, ep.rows[0].t_s, ep.rows[1].t_s, integ).handbrake;
+    level = first > 0.5 ? 1.0 : 0.0;
+  }
+  for (int k = 0; k < start && k + 1 < ep.size(); ++k)
+    ForEachRowTick(ep, k, integ, [&](const Controls& u, double h) {
+      level = NextVehicleHandbrake(rates, level, acting != nullptr ? acting[k] : u.handbrake, h);
+    });
+  s.wheels.handbrake = level;
+  return s;
+}
+
+std::vector<double> VehicleActingHandbrake(const Episode& ep) {
+  if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred) return {};
+  static const CoeffFile file = LoadCoefficients(FindModel("powerslide"), "");
+  return InferHandbrake(GroundBeneath(file, PowerslideLayout()),
+                        PowerslideCoeffs<double>::FromArray(file.values.data()), ep,
+                        file.integration);
 }
 
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,

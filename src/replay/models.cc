@@ -64,13 +64,32 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
          const Integration& integ) { return AdvanceGroundRow(c, s, ep, k, integ); });
 }
 
-// The vehicle's rollouts start from the recorded car, its wheels decided on the first tick.
+// The vehicle's rollouts start from the recorded car, its wheels decided on the first tick, and
+// the handbrake level ramped over the rows before (VehicleStartState). The handbrake acting on
+// each step is the recorded input, or the powerslide model's inferred switch where the recording
+// does not hold it (VehicleActingHandbrake).
+class VehiclePredictor : public Predictor {
+ public:
+  VehiclePredictor(VehicleCoeffs<double> coeffs, Integration integ)
+      : coeffs_(coeffs), integ_(integ) {}
+
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    const std::vector<double> acting = VehicleActingHandbrake(ep);
+    const double* a = acting.empty() ? nullptr : acting.data();
+    return RolloutRows(VehicleStartState(ep, start, integ_, a), start, end,
+                       [&](const VehicleState<double>& s, int k) {
+                         return AdvanceVehicleRow(coeffs_, s, ep, k, integ_, a);
+                       });
+  }
+
+ private:
+  VehicleCoeffs<double> coeffs_;
+  Integration integ_;
+};
+
 std::unique_ptr<Predictor> MakeVehicle(const CoeffFile& file, const std::string&) {
-  const auto coeffs = VehicleCoeffs<double>::FromArray(file.values.data());
-  return MakeRowPredictor<VehicleCoeffs<double>, VehicleState<double>>(
-      coeffs, file.integration,
-      [](const VehicleCoeffs<double>& c, const VehicleState<double>& s, const Episode& ep, int k,
-         const Integration& integ) { return AdvanceVehicleRow(c, s, ep, k, integ); });
+  return std::make_unique<VehiclePredictor>(
+      VehicleCoeffs<double>::FromArray(file.values.data()), file.integration);
 }
 
 // Jump rollouts start from the recorded car and the jump state since the take-off of the
