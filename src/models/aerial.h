@@ -13,6 +13,7 @@
 #endif
 
 #include "src/common/constants.h"
+#include "src/common/inline.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
 
@@ -243,11 +244,9 @@ inline void StoreClampedSse2(__m128d v01, double v2, double n2, double max_norm,
 }
 
 // (c1, c2) of ExpSo3Coefficients, out of line: the rare path of StepAerial below, which then
-// keeps a^2 in a register.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-inline __m128d ExpSo3CoefficientsSse2(double a2) {
+// keeps a^2 in a register. RLFIT_CONST: libm's sin and cos touch errno only for an infinite
+// angle, whose step is NaN either way.
+RLFIT_NOINLINE RLFIT_CONST inline __m128d ExpSo3CoefficientsSse2(double a2) {
   double c1, c2;
   ExpSo3Coefficients(a2, &c1, &c2);
   return _mm_set_pd(c2, c1);
@@ -259,22 +258,17 @@ inline __m128d ExpSo3CoefficientsSse2(double a2) {
 // theta, and for the horizontal left axis (-nose_y, nose_x, 0) / h, theta^T of it =
 // (0, (nose x left)_z, (nose x up)_z) / h = (0, theta(2, 2), -theta(2, 1)) / h (theta
 // orthonormal); with the nose vertical the car's left axis, e_1. Out of line: only fitted
-// coefficients have a drift.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-inline __m128d EulerRateDriftPitchYawSse2(const Vec3<double>& rates, const Mat3<double>& theta) {
-  const double* th = theta.data();
-  const __m128d col0 = _mm_loadu_pd(th);
-  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);
+// coefficients have a drift. From values, not through pointers: StepAerial's state and
+// coefficients do not escape to a call, so a chain of steps keeps them in registers.
+RLFIT_NOINLINE RLFIT_CONST inline __m128d EulerRateDriftPitchYawSse2(__m128d rates_py,
+                                                                      __m128d col0, __m128d p2) {
   const double horizontal2 = LaneSumSse2(_mm_mul_pd(col0, col0));
   __m128d left_py = _mm_set_pd(0.0, 1.0);
   if (horizontal2 > 1e-12) {
     const double inv_h = 1.0 / SqrtSse2(horizontal2);
     left_py = _mm_mul_pd(_mm_xor_pd(SwapSse2(p2), _mm_set_pd(-0.0, 0.0)), _mm_set1_pd(inv_h));
   }
-  return _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(rates(2)), p2),
-                    _mm_mul_pd(_mm_set1_pd(rates(1)), left_py));
+  return _mm_sub_pd(_mm_mul_pd(HighSse2(rates_py), p2), _mm_mul_pd(LowSse2(rates_py), left_py));
 }
 
 // True when the three doubles at v are all zero (+0 or -0), as IsExactlyZero, from their bits:
@@ -287,11 +281,10 @@ inline bool AllZeroBits(const double* v) {
   return ((b0 | b1 | b2) << 1) == 0;
 }
 
-#if defined(__GNUC__)
-__attribute__((always_inline))  // GCC's heuristics leave it out of line once its clamps are calls
-#endif
-inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState<double>& s,
-                                   const Controls& u, double dt_s, bool rotate_with_new_omega) {
+// RLFIT_ALWAYS_INLINE: GCC's heuristics leave it out of line once its clamps are calls.
+RLFIT_ALWAYS_INLINE CarState<double> StepAerial(const AerialCoeffs<double>& c,
+                                                const CarState<double>& s, const Controls& u,
+                                                double dt_s, bool rotate_with_new_omega) {
   static_assert(offsetof(Controls, yaw) == offsetof(Controls, pitch) + sizeof(double),
                 "pitch and yaw are loaded as one pair");
   const double* th = s.theta.data();  // column major: th[i + 3 j] = theta(i, j)
@@ -301,7 +294,9 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
   const double t20 = th[2];
   const __m128d p0 = _mm_unpacklo_pd(col1, col2);               // theta(0, 1), theta(0, 2)
   const __m128d p1 = _mm_unpackhi_pd(col1, col2);               // theta(1, 1), theta(1, 2)
-  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);  // theta(2, 1), theta(2, 2)
+  // theta(2, 1), theta(2, 2); not _mm_loadh_pd, whose builtin takes the state's address: GCC
+  // then counts it as escaped and reloads the coefficients and their products every step.
+  const __m128d p2 = _mm_set_pd(th[8], th[5]);
   const __m128d w01 = _mm_loadu_pd(s.omega.data());
   const double w2 = s.omega(2);
 
@@ -353,7 +348,7 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
     rot_n2 = SquaredNormSse2(rot_py, rot_r);
   }
   if (!AllZeroBits(c.drift.data())) {
-    const __m128d d = EulerRateDriftPitchYawSse2(c.drift, s.theta);
+    const __m128d d = EulerRateDriftPitchYawSse2(_mm_loadu_pd(c.drift.data() + 1), col0, p2);
     rot_py = _mm_add_pd(rot_py, d);
     rot_r += c.drift(2) * s.theta(2, 0) - c.drift(0);
     rot_n2 = SquaredNormSse2(rot_py, rot_r);
