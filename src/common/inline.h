@@ -5,7 +5,12 @@
 #if defined(__GNUC__)
 #define RLFIT_ALWAYS_INLINE __attribute__((always_inline)) inline
 #define RLFIT_NOINLINE __attribute__((noinline))
+// A function of its arguments' values alone (it reads and writes no memory), for a helper kept
+// out of line on a rare path: GCC may then keep a loop's invariant loads out of the loop across
+// calls to it, which an unknown call forbids.
+#define RLFIT_CONST __attribute__((const))
 #else
 #define RLFIT_ALWAYS_INLINE inline
 #define RLFIT_NOINLINE
+#define RLFIT_CONST
 #endif

@@ -13,6 +13,7 @@
 #endif
 
 #include "src/common/constants.h"
+#include "src/common/inline.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
 
@@ -222,7 +223,8 @@ inline double LaneSumSse2(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, HighSs
 
 // sqrtsd: the correctly rounded square root std::sqrt returns, without its errno branch.
 inline double SqrtSse2(double x) {
-  return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)));
+  const __m128d v = _mm_set1_pd(x);
+  return _mm_cvtsd_f64(_mm_sqrt_sd(v, v));
 }
 
 // |v|^2 of the three-vector (lanes 0-1 of v01, v2): (v0^2 + v1^2) + v2^2.
@@ -230,24 +232,20 @@ inline double SquaredNormSse2(__m128d v01, double v2) {
   return LaneSumSse2(_mm_mul_pd(v01, v01)) + v2 * v2;
 }
 
-// The three-vector (lanes 0-1 of v01, v2) with squared norm n2, capped as ClampNorm does: if n2
-// exceeds max_norm^2, every component times max_norm / sqrt(n2). Stores it at out[0..2].
-inline void StoreClampedSse2(__m128d v01, double v2, double n2, double max_norm, double* out) {
+// The three-vector (lanes 0-1 of *v01, *v2) with squared norm n2, capped as ClampNorm does: if n2
+// exceeds max_norm^2, every component times max_norm / sqrt(n2).
+inline void ClampSse2(double n2, double max_norm, __m128d* v01, double* v2) {
   if (n2 > max_norm * max_norm) {
     const double scale = max_norm / SqrtSse2(n2);
-    v01 = _mm_mul_pd(v01, _mm_set1_pd(scale));
-    v2 *= scale;
+    *v01 = _mm_mul_pd(*v01, _mm_set1_pd(scale));
+    *v2 *= scale;
   }
-  _mm_storeu_pd(out, v01);
-  out[2] = v2;
 }
 
 // (c1, c2) of ExpSo3Coefficients, out of line: the rare path of StepAerial below, which then
-// keeps a^2 in a register.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-inline __m128d ExpSo3CoefficientsSse2(double a2) {
+// keeps a^2 in a register. RLFIT_CONST: libm's sin and cos touch errno only for an infinite
+// angle, whose step is NaN either way.
+RLFIT_NOINLINE RLFIT_CONST inline __m128d ExpSo3CoefficientsSse2(double a2) {
   double c1, c2;
   ExpSo3Coefficients(a2, &c1, &c2);
   return _mm_set_pd(c2, c1);
@@ -259,22 +257,17 @@ inline __m128d ExpSo3CoefficientsSse2(double a2) {
 // theta, and for the horizontal left axis (-nose_y, nose_x, 0) / h, theta^T of it =
 // (0, (nose x left)_z, (nose x up)_z) / h = (0, theta(2, 2), -theta(2, 1)) / h (theta
 // orthonormal); with the nose vertical the car's left axis, e_1. Out of line: only fitted
-// coefficients have a drift.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-inline __m128d EulerRateDriftPitchYawSse2(const Vec3<double>& rates, const Mat3<double>& theta) {
-  const double* th = theta.data();
-  const __m128d col0 = _mm_loadu_pd(th);
-  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);
+// coefficients have a drift. From values, not through pointers: StepAerial's state and
+// coefficients do not escape to a call, so a chain of steps keeps them in registers.
+RLFIT_NOINLINE RLFIT_CONST inline __m128d EulerRateDriftPitchYawSse2(__m128d rates_py,
+                                                                      __m128d col0, __m128d p2) {
   const double horizontal2 = LaneSumSse2(_mm_mul_pd(col0, col0));
   __m128d left_py = _mm_set_pd(0.0, 1.0);
   if (horizontal2 > 1e-12) {
     const double inv_h = 1.0 / SqrtSse2(horizontal2);
     left_py = _mm_mul_pd(_mm_xor_pd(SwapSse2(p2), _mm_set_pd(-0.0, 0.0)), _mm_set1_pd(inv_h));
   }
-  return _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(rates(2)), p2),
-                    _mm_mul_pd(_mm_set1_pd(rates(1)), left_py));
+  return _mm_sub_pd(_mm_mul_pd(HighSse2(rates_py), p2), _mm_mul_pd(LowSse2(rates_py), left_py));
 }
 
 // True when the three doubles at v are all zero (+0 or -0), as IsExactlyZero, from their bits:
@@ -287,11 +280,10 @@ inline bool AllZeroBits(const double* v) {
   return ((b0 | b1 | b2) << 1) == 0;
 }
 
-#if defined(__GNUC__)
-__attribute__((always_inline))  // GCC's heuristics leave it out of line once its clamps are calls
-#endif
-inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState<double>& s,
-                                   const Controls& u, double dt_s, bool rotate_with_new_omega) {
+// RLFIT_ALWAYS_INLINE: GCC's heuristics leave it out of line once its clamps are calls.
+RLFIT_ALWAYS_INLINE CarState<double> StepAerial(const AerialCoeffs<double>& c,
+                                                const CarState<double>& s, const Controls& u,
+                                                double dt_s, bool rotate_with_new_omega) {
   static_assert(offsetof(Controls, yaw) == offsetof(Controls, pitch) + sizeof(double),
                 "pitch and yaw are loaded as one pair");
   const double* th = s.theta.data();  // column major: th[i + 3 j] = theta(i, j)
@@ -299,16 +291,17 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
   const __m128d one = _mm_set1_pd(1.0);
   const __m128d col0 = _mm_loadu_pd(th), col1 = _mm_loadu_pd(th + 3), col2 = _mm_loadu_pd(th + 6);
   const double t20 = th[2];
-  const __m128d p0 = _mm_unpacklo_pd(col1, col2);               // theta(0, 1), theta(0, 2)
-  const __m128d p1 = _mm_unpackhi_pd(col1, col2);               // theta(1, 1), theta(1, 2)
-  const __m128d p2 = _mm_loadh_pd(_mm_load_sd(th + 5), th + 8);  // theta(2, 1), theta(2, 2)
+  // theta(2, 1), theta(2, 2); not _mm_loadh_pd, whose builtin takes the state's address: GCC
+  // then counts it as escaped and reloads the coefficients and their products every step.
+  const __m128d p2 = _mm_set_pd(th[8], th[5]);
   const __m128d w01 = _mm_loadu_pd(s.omega.data());
   const double w2 = s.omega(2);
 
-  // Body-frame angular velocity theta^T omega: (pitch, yaw), then roll.
-  const __m128d wb_py =
-      _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, LowSse2(w01)), _mm_mul_pd(p1, HighSse2(w01))),
-                 _mm_mul_pd(p2, _mm_set1_pd(w2)));
+  // Body-frame angular velocity theta^T omega: (pitch, yaw), then roll. Rows 0-1 of each column
+  // times (omega_0, omega_1), their lanes summed: columns 1 and 2 side by side, then column 0.
+  const __m128d m1 = _mm_mul_pd(col1, w01), m2 = _mm_mul_pd(col2, w01);
+  const __m128d wb_py = _mm_add_pd(_mm_add_pd(_mm_unpacklo_pd(m1, m2), _mm_unpackhi_pd(m1, m2)),
+                                   _mm_mul_pd(p2, _mm_set1_pd(w2)));
   const double wb_r = LaneSumSse2(_mm_mul_pd(col0, w01)) + t20 * w2;
   // The step's change of body-frame angular velocity, (T u + D f theta^T omega) dt, with the
   // damping factors f = 1 - |input| for pitch and yaw (1 for roll).
@@ -353,7 +346,7 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
     rot_n2 = SquaredNormSse2(rot_py, rot_r);
   }
   if (!AllZeroBits(c.drift.data())) {
-    const __m128d d = EulerRateDriftPitchYawSse2(c.drift, s.theta);
+    const __m128d d = EulerRateDriftPitchYawSse2(_mm_loadu_pd(c.drift.data() + 1), col0, p2);
     rot_py = _mm_add_pd(rot_py, d);
     rot_r += c.drift(2) * s.theta(2, 0) - c.drift(0);
     rot_n2 = SquaredNormSse2(rot_py, rot_r);
@@ -393,8 +386,15 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
   const __m128d e2 = _mm_unpackhi_pd(off12, diag12);  // e21, e22
   const double e00 = c2 * (r * r - a2) + 1.0;
 
-  // theta exp(Skew(phi)): rows 0-1 of each column, then row 2 of columns 1-2 and 0.
+  // theta exp(Skew(phi)): row 2 of columns 1-2 and 0, then rows 0-1 of each column (in this
+  // order GCC keeps more of a chain's state in registers: 3 instructions a step fewer).
   double* nth = next.theta.data();
+  const __m128d n2_12 = _mm_add_pd(
+      _mm_add_pd(_mm_mul_pd(_mm_set1_pd(t20), b), _mm_mul_pd(LowSse2(p2), e1)),
+      _mm_mul_pd(HighSse2(p2), e2));
+  _mm_storel_pd(nth + 5, n2_12);
+  _mm_storeh_pd(nth + 8, n2_12);
+  nth[2] = t20 * e00 + LaneSumSse2(_mm_mul_pd(p2, d));
   _mm_storeu_pd(nth, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, _mm_set1_pd(e00)),
                                            _mm_mul_pd(col1, LowSse2(d))),
                                 _mm_mul_pd(col2, HighSse2(d))));
@@ -404,23 +404,18 @@ inline CarState<double> StepAerial(const AerialCoeffs<double>& c, const CarState
   _mm_storeu_pd(nth + 6, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, HighSse2(b)),
                                                _mm_mul_pd(col1, HighSse2(e1))),
                                     _mm_mul_pd(col2, HighSse2(e2))));
-  const __m128d n2_12 = _mm_add_pd(
-      _mm_add_pd(_mm_mul_pd(_mm_set1_pd(t20), b), _mm_mul_pd(LowSse2(p2), e1)),
-      _mm_mul_pd(HighSse2(p2), e2));
-  _mm_storel_pd(nth + 5, n2_12);
-  _mm_storeh_pd(nth + 8, n2_12);
-  nth[2] = t20 * e00 + LaneSumSse2(_mm_mul_pd(p2, d));
 
   // Thrust along the nose, gravity, the speed cap, the position (as the template).
   // (1 - boost) throttle_accel throttle, as - (boost - 1) ... (exactly its negative).
   const double thrust_dt = (u.boost * (c.boost_accel + c.throttle_accel) -
                             (u.boost - 1.0) * c.throttle_accel * u.throttle) * dt_s;
-  const __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()), _mm_mul_pd(col0, _mm_set1_pd(thrust_dt)));
-  const double v2 = s.v(2) + (t20 * thrust_dt + c.gravity_z * dt_s);
-  StoreClampedSse2(v01, v2, SquaredNormSse2(v01, v2), c.max_speed, next.v.data());
-  _mm_storeu_pd(next.x.data(),
-                _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(_mm_loadu_pd(next.v.data()), dt)));
-  next.x(2) = s.x(2) + next.v(2) * dt_s;
+  __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()), _mm_mul_pd(col0, _mm_set1_pd(thrust_dt)));
+  double v2 = s.v(2) + (t20 * thrust_dt + c.gravity_z * dt_s);
+  ClampSse2(SquaredNormSse2(v01, v2), c.max_speed, &v01, &v2);
+  _mm_storeu_pd(next.v.data(), v01);
+  next.v(2) = v2;
+  _mm_storeu_pd(next.x.data(), _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(v01, dt)));
+  next.x(2) = s.x(2) + v2 * dt_s;
   return next;
 }
 #endif
