@@ -472,6 +472,43 @@ TEST_CASE("grid and BVH queries give bit-identical contacts on 200k spheres" *
   CHECK(multi > kSpheres / 10);
 }
 
+TEST_CASE("centres on the grid's cell boundaries and just off the grid answer as the BVH" *
+          doctest::skip(testing::NoData())) {
+  // Collide finds the cell from the centre clamped into the grid grown by one cell (arena.h,
+  // grid_lookup_): on a boundary it may take either neighbour, off the grid the border.
+  const Arena& arena = Pitch();
+  REQUIRE(arena.grid_cells() > 0);
+  const Vector3d lo = arena.Box().lo.array() - Arena::kGridRadius;
+  const Vector3d hi = arena.Box().hi.array() + Arena::kGridRadius;
+  MeshSampler draw(arena, 20261130);
+  int mismatches = 0, hits = 0;
+  for (int k = 0; k < 40000; ++k) {
+    Vector3d center = draw.Inside();
+    // One to three coordinates on a cell boundary, give or take a few ulps, or just off the
+    // grid's faces.
+    for (int axis = 0; axis < 3; ++axis) {
+      if (draw.Uniform() < 0.5) continue;
+      const double cells = std::floor((center[axis] - lo[axis]) / Arena::kGridCellUu);
+      double v = lo[axis] + Arena::kGridCellUu * cells;
+      if (k % 7 == 0) v = draw.Uniform() < 0.5 ? lo[axis] : hi[axis];
+      const int ulps = static_cast<int>(draw.Uniform() * 7.0) - 3;
+      for (int u = 0; u < std::abs(ulps); ++u)
+        v = std::nextafter(v, ulps > 0 ? 1e300 : -1e300);
+      center[axis] = v;
+    }
+    const double radius = k % 2 == 0 ? kBallRadius : Arena::kGridRadius;
+    const Contact grid = arena.Collide(center, radius);
+    const Contact bvh = arena.CollideBvh(center, radius);
+    hits += bvh.hit;
+    if (!SameContact(grid, bvh) && ++mismatches <= 5)
+      MESSAGE("centre " << center.transpose() << " r " << radius << ": grid " << Brief(grid)
+                        << ", bvh " << Brief(bvh));
+  }
+  MESSAGE(hits << " of 40000 boundary spheres touch the mesh");
+  CHECK(mismatches == 0);
+  CHECK(hits > 1000);
+}
+
 TEST_CASE("a list gathered near a point answers nearby queries as Collide, bit for bit" *
           doctest::skip(testing::NoData())) {
   const Arena& arena = Pitch();

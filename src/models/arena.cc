@@ -37,10 +37,12 @@ using Eigen::Vector3d;
 // the same value without the square root and divisions.
 // Always inlined: in the queries' exact test (Touches) the call, and the copies of the vertices
 // it needed, cost ~30 of its ~125 instructions (bench/README.md, "Arena query").
+// `ab` and `ac` are b - a and c - a (a leaf's, LeafVertices::ab and ac: the same values).
 RLFIT_ALWAYS_INLINE Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a,
                                              const Vector3d& b, const Vector3d& c,
-                                             const double* unit_normal = nullptr) {
-  const Vector3d ab = b - a, ac = c - a, ap = p - a;
+                                             const Vector3d& ab, const Vector3d& ac,
+                                             const double* unit_normal) {
+  const Vector3d ap = p - a;
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
   if (d1 <= 0.0 && d2 <= 0.0) return p - a;
   const Vector3d bp = p - b;
@@ -63,6 +65,12 @@ RLFIT_ALWAYS_INLINE Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a,
                          : Vector3d(ab.cross(ac).normalized());
   const double height = n.x() * ap.x() + n.y() * ap.y() + n.z() * ap.z();
   return n * height;
+}
+
+RLFIT_ALWAYS_INLINE Vector3d ClosestOffset(const Vector3d& p, const Vector3d& a,
+                                             const Vector3d& b, const Vector3d& c,
+                                             const double* unit_normal = nullptr) {
+  return ClosestOffset(p, a, b, c, Vector3d(b - a), Vector3d(c - a), unit_normal);
 }
 
 // Below this distance from the mesh (uu) the direction c - q is meaningless and the face normal
@@ -108,10 +116,12 @@ inline bool ReachesBox(const BoxT& box, const float (&center)[4], float r2) {
 
 // The exact test of one triangle: whether the sphere (center, radius) touches triangle abc;
 // if so *diff is the centre's offset from the closest point and *d its length.
+// ab, ac: see ClosestOffset.
 RLFIT_ALWAYS_INLINE bool Touches(const Vector3d& center, double radius, const Vector3d& a,
-                                  const Vector3d& b, const Vector3d& c, const double* unit_normal,
-                                  Vector3d* diff, double* d) {
-  *diff = ClosestOffset(center, a, b, c, unit_normal);
+                                  const Vector3d& b, const Vector3d& c, const Vector3d& ab,
+                                  const Vector3d& ac, const double* unit_normal, Vector3d* diff,
+                                  double* d) {
+  *diff = ClosestOffset(center, a, b, c, ab, ac, unit_normal);
   const double d2 = diff->squaredNorm();
   if (!(d2 <= radius * radius)) return false;  // also rejects NaN
   *d = std::sqrt(d2);
@@ -126,11 +136,16 @@ class ContactSum {
   // Adds triangle abc if it touches the sphere (unit_normal: see ClosestOffset).
   RLFIT_ALWAYS_INLINE void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
                                const double* unit_normal = nullptr) {
+    Add(a, b, c, b - a, c - a, unit_normal);
+  }
+  // The same with ab = b - a and ac = c - a given (see ClosestOffset).
+  RLFIT_ALWAYS_INLINE void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+                               const Vector3d& ab, const Vector3d& ac, const double* unit_normal) {
     Vector3d diff;
     double d = 0.0;
-    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
+    if (!Touches(center_, radius_, a, b, c, ab, ac, unit_normal, &diff, &d)) return;
     const Vector3d direction =
-        d > kDegenerateDistance ? Vector3d(diff / d) : Vector3d((b - a).cross(c - a).normalized());
+        d > kDegenerateDistance ? Vector3d(diff / d) : Vector3d(ab.cross(ac).normalized());
     const double penetration = radius_ - d;
     weighted_ += penetration * direction;
     unweighted_ += direction;
@@ -178,10 +193,11 @@ class DeepestPenetration {
  public:
   DeepestPenetration(const Vector3d& center, double radius) : center_(center), radius_(radius) {}
 
-  void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c, const double* unit_normal) {
+  RLFIT_ALWAYS_INLINE void Add(const Vector3d& a, const Vector3d& b, const Vector3d& c,
+                               const Vector3d& ab, const Vector3d& ac, const double* unit_normal) {
     Vector3d diff;
     double d = 0.0;
-    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
+    if (!Touches(center_, radius_, a, b, c, ab, ac, unit_normal, &diff, &d)) return;
     const double penetration = radius_ - d;
     if (!touched_ || penetration > deepest_) deepest_ = penetration;
     touched_ = true;
@@ -195,6 +211,14 @@ class DeepestPenetration {
   bool touched_ = false;
 };
 
+// The exact test of a leaf entry's triangle (Arena::LeafVertices: vertices, edges, normal).
+template <class VerticesT, class Sum>
+RLFIT_ALWAYS_INLINE void AddLeaf(const VerticesT& v, Sum* sum) {
+  sum->Add(Vector3d(v.p[0][0], v.p[0][1], v.p[0][2]), Vector3d(v.p[1][0], v.p[1][1], v.p[1][2]),
+           Vector3d(v.p[2][0], v.p[2][1], v.p[2][2]), Vector3d(v.ab[0], v.ab[1], v.ab[2]),
+           Vector3d(v.ac[0], v.ac[1], v.ac[2]), v.n);
+}
+
 // The leaf test shared by CollideBvh and CollideList: the float plane cull of the sphere
 // (centre c, radius r grown by the caller's margin), then the exact test of the triangle.
 template <class PlaneT, class VerticesT, class Sum>
@@ -203,9 +227,7 @@ inline void AddLeafTriangle(const PlaneT& plane, const VerticesT& vertices, floa
   const float s =
       plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
   if (std::abs(s) > r) return;
-  const auto& v = vertices.p;
-  sum->Add(Vector3d(v[0][0], v[0][1], v[0][2]), Vector3d(v[1][0], v[1][1], v[1][2]),
-           Vector3d(v[2][0], v[2][1], v[2][2]), vertices.n);
+  AddLeaf(vertices, sum);
 }
 
 // The listed triangles `begin..end` (indices into `planes` and `boxes`) that AddLeafTriangle's
@@ -285,6 +307,8 @@ inline void ForNearPlanes(const PlaneT* planes, const BoxT* boxes, const float (
 // The listed triangles `begin..end` (indices into planes, boxes and vertices) as
 // AddLeafTriangle adds them: the float plane cull and the triangle's box (ForNearPlanes, with
 // one margin for every sphere in the grid), then the exact test. *least_abs: see ForNearPlanes.
+// The culls fill a small buffer, then one loop runs the exact tests, inlined once (a call per
+// test, and the sum's state kept in memory across the calls, cost ~30 instructions a test).
 template <bool kBoxesInFours, class PlanesT, class VerticesT, class BoxesT, class Sum>
 inline void AddListed(const PlanesT& planes, const VerticesT& vertices, const BoxesT& boxes,
                       float margin, const Vector3d& center, double radius,
@@ -293,13 +317,16 @@ inline void AddListed(const PlanesT& planes, const VerticesT& vertices, const Bo
   const float c[4] = {static_cast<float>(center.x()), static_cast<float>(center.y()),
                       static_cast<float>(center.z()), 0.0f};
   const float r = static_cast<float>(radius) + margin;
-  ForNearPlanes<kBoxesInFours>(planes.data(), boxes.data(), c, r, begin, end, least_abs,
-                               [&](std::uint32_t t) {
-                                 const auto& v = vertices[t].p;
-                                 sum->Add(Vector3d(v[0][0], v[0][1], v[0][2]),
-                                          Vector3d(v[1][0], v[1][1], v[1][2]),
-                                          Vector3d(v[2][0], v[2][1], v[2][2]), vertices[t].n);
-                               });
+  constexpr std::ptrdiff_t kChunk = 64;  // entries culled before their exact tests
+  std::uint32_t near[kChunk];
+  for (const std::uint32_t* chunk = begin; chunk != end;) {
+    const std::uint32_t* chunk_end = end - chunk > kChunk ? chunk + kChunk : end;
+    int count = 0;
+    ForNearPlanes<kBoxesInFours>(planes.data(), boxes.data(), c, r, chunk, chunk_end, least_abs,
+                                 [&](std::uint32_t t) { near[count++] = t; });
+    for (int i = 0; i < count; ++i) AddLeaf(vertices[near[i]], sum);
+    chunk = chunk_end;
+  }
 }
 
 // Largest |x| + |y| + |z| + radius of a query, uu. Beyond it, for a NaN or infinity, or for a
@@ -447,7 +474,11 @@ void Arena::Build() {
         const Vector3d a = t.p[0].cast<double>(), b = t.p[1].cast<double>(),
                        c = t.p[2].cast<double>();
         const Vector3d normal = (b - a).cross(c - a).normalized();
-        for (int k = 0; k < 3; ++k) v.n[k] = normal[k];
+        for (int k = 0; k < 3; ++k) {
+          v.n[k] = normal[k];
+          v.ab[k] = b[k] - a[k];
+          v.ac[k] = c[k] - a[k];
+        }
         Plane plane;
         for (int k = 0; k < 3; ++k) plane.normal[k] = static_cast<float>(normal[k]);
         plane.offset = static_cast<float>(normal.dot(a));
@@ -757,6 +788,24 @@ void Arena::BuildGrid() {
   grid_stride_[0] = dims[0];
   grid_stride_[1] = dims[0] * dims[1];
   grid_margin_ = static_cast<float>(slack);
+
+  // Collide's lookup: the grid inside a border of one cell.
+  const std::int64_t grown[3] = {dims[0] + 2, dims[1] + 2, dims[2] + 2};
+  grid_lookup_.assign(static_cast<std::size_t>(grown[0] * grown[1] * grown[2]), kLookupOutside);
+  for (std::int64_t k = 0; k < dims[2]; ++k)
+    for (std::int64_t j = 0; j < dims[1]; ++j)
+      for (std::int64_t i = 0; i < dims[0]; ++i) {
+        const std::int64_t cell = i + dims[0] * (j + dims[1] * k);
+        grid_lookup_[(i + 1) + grown[0] * ((j + 1) + grown[1] * (k + 1))] =
+            grid_cells_[cell] == grid_cells_[cell + 1] ? kLookupEmpty
+                                                       : static_cast<std::int32_t>(cell);
+      }
+  for (int axis = 0; axis < 3; ++axis) {
+    lookup_origin_[axis] = lo[axis] - kGridCellUu;
+    lookup_max_[axis] = static_cast<double>(grown[axis] - 1);
+  }
+  lookup_stride_[0] = grown[0];
+  lookup_stride_[1] = grown[0] * grown[1];
 }
 
 void Arena::BuildFloor() {
@@ -1109,7 +1158,7 @@ class ContactKeeper {
            const double* unit_normal = nullptr) {
     Vector3d diff;
     double d = 0.0;
-    if (!Touches(center_, radius_, a, b, c, unit_normal, &diff, &d)) return;
+    if (!Touches(center_, radius_, a, b, c, b - a, c - a, unit_normal, &diff, &d)) return;
     const Vector3d q = center_ - diff;
     TriangleContact contact;
     contact.point = q;

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <Eigen/Core>
 
 namespace rlfit {
@@ -95,10 +99,16 @@ class Arena {
   // Contact of a sphere with the mesh, through the grid, else the BVH. A centre or radius that
   // is not finite (or beyond 1e30 uu), or a negative radius, gives no hit. Inline up to the
   // grid's empty cells (most of the arena: nothing within kGridRadius), the rest out of line.
+  // The inline part reads one entry of grid_lookup_, found from the centre clamped into the
+  // grid grown by one cell: no range checks (a clamped centre lands in a border cell, which
+  // sends it to the BVH).
   Contact Collide(const Eigen::Vector3d& center, double radius) const {
-    const std::int64_t cell = GridCell(center, radius);
-    if (cell >= 0 && grid_cells_[cell] == grid_cells_[cell + 1]) return Contact{};
-    return CollideCell(center, radius, cell);
+    if (radius <= kGridRadius && radius >= 0.0) {  // false for NaN
+      const std::int32_t cell = grid_lookup_[LookupIndex(center)];
+      if (cell == kLookupEmpty) return Contact{};
+      if (cell >= 0) return CollideCell(center, radius, cell);
+    }
+    return CollideBvh(center, radius);
   }
   // Collide, and where it reports no hit and the grid answers, *free_uu a lower bound on the
   // distance from `center` to the mesh (uu; the least distance of the listed triangles' planes
@@ -268,8 +278,9 @@ class Arena {
   }
   std::int64_t grid_candidates() const { return static_cast<std::int64_t>(grid_candidates_.size()); }
   std::int64_t grid_bytes() const {
-    return static_cast<std::int64_t>((grid_cells_.size() + grid_candidates_.size()) * 4 +
-                                     grid_clear_cells_.size() + floor_columns_.size());
+    return static_cast<std::int64_t>(
+        (grid_cells_.size() + grid_candidates_.size() + grid_lookup_.size()) * 4 +
+        grid_clear_cells_.size() + floor_columns_.size());
   }
   const std::vector<Triangle>& triangles() const { return triangles_; }
   // Axis-aligned box of the mesh's vertices, uu (lo <= hi per axis), computed once when the
@@ -305,9 +316,13 @@ class Arena {
   // Vertices of a triangle in leaf order, in double for the exact test, and its unit face
   // normal (p1 - p0) x (p2 - p0) normalized, computed once as the exact test computes it (the
   // test's face case reads it instead of a square root and three divisions).
+  // ab = p[1] - p[0] and ac = p[2] - p[0] as the exact test computes them (the same doubles),
+  // stored so that the test reads them.
   struct LeafVertices {
     double p[3][3];
     double n[3];
+    double ab[3];
+    double ac[3];
   };
 
   // The box of a triangle in leaf order, float (its vertices are floats: exact), lane 3 zero:
@@ -341,9 +356,10 @@ class Arena {
   }
   // GridCell, also giving the centre's grid coordinates f (offset from the grid's origin over
   // kGridCellUu; set only where the index is not -1).
+  // Without a grid grid_dims_ are 0, so no centre lies inside.
   std::int64_t GridCoordinates(const Eigen::Vector3d& center, double radius, double f[3]) const {
     // False for a NaN centre or radius.
-    if (!(radius <= kGridRadius && radius >= 0.0) || grid_cells_.empty()) return -1;
+    if (!(radius <= kGridRadius && radius >= 0.0)) return -1;
     f[0] = (center.x() - grid_origin_[0]) * grid_inv_cell_;
     f[1] = (center.y() - grid_origin_[1]) * grid_inv_cell_;
     f[2] = (center.z() - grid_origin_[2]) * grid_inv_cell_;
@@ -352,6 +368,27 @@ class Arena {
       return -1;
     return static_cast<std::int64_t>(f[0]) + static_cast<std::int64_t>(f[1]) * grid_stride_[0] +
            static_cast<std::int64_t>(f[2]) * grid_stride_[1];
+  }
+  // Index into grid_lookup_ of the centre clamped into the grown grid. A NaN clamps to 0, so
+  // the truncations are of values in range.
+  static double ClampCells(double f, double most) {
+#if defined(__SSE2__)
+    // maxsd: f > 0 ? f : 0 in one instruction (GCC branches for std::max).
+    f = _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(f), _mm_setzero_pd()));
+#else
+    f = f > 0.0 ? f : 0.0;
+#endif
+    return std::min(most, f);
+  }
+  std::int64_t LookupIndex(const Eigen::Vector3d& center) const {
+    const double fx =
+        ClampCells((center.x() - lookup_origin_[0]) * (1.0 / kGridCellUu), lookup_max_[0]);
+    const double fy =
+        ClampCells((center.y() - lookup_origin_[1]) * (1.0 / kGridCellUu), lookup_max_[1]);
+    const double fz =
+        ClampCells((center.z() - lookup_origin_[2]) * (1.0 / kGridCellUu), lookup_max_[2]);
+    return static_cast<std::int64_t>(fx) + static_cast<std::int64_t>(fy) * lookup_stride_[0] +
+           static_cast<std::int64_t>(fz) * lookup_stride_[1];
   }
 
   std::vector<Triangle> triangles_;
@@ -373,6 +410,19 @@ class Arena {
   float grid_margin_ = 0.0f;                 // float cull margin for any grid query, uu
   std::vector<std::uint32_t> grid_cells_;
   std::vector<std::uint32_t> grid_candidates_;
+  // Collide's table over the grid grown by one cell on every side (cell (i, j, k) of the grid
+  // is (i + 1, j + 1, k + 1) here, x fastest): the grid's cell index where its list is not
+  // empty, kLookupEmpty where it is, kLookupOutside in the border (and the one entry without a
+  // grid): the BVH answers there. A centre off the grid clamps into the border; one on it may
+  // land in a neighbouring cell where rounding puts it within ~1e-12 uu of the boundary, which
+  // gives the same answer: the lists hold every triangle within kGridRadius plus the listing's
+  // slack of their cell, in the BVH's order.
+  static constexpr std::int32_t kLookupEmpty = -1;
+  static constexpr std::int32_t kLookupOutside = -2;
+  std::vector<std::int32_t> grid_lookup_ = {kLookupOutside};
+  double lookup_origin_[3] = {0.0, 0.0, 0.0};  // low corner of the grown grid, uu
+  double lookup_max_[3] = {0.0, 0.0, 0.0};     // its cells along x, y, z, less 1
+  std::int64_t lookup_stride_[2] = {0, 0};     // its cells per row (x), per layer (x * y)
   // Per cell, a byte: for a cell with an empty list, the Chebyshev distance in cells to the
   // nearest cell with a non-empty list, 1 to kMaxClearCells (cells outside the grid count as
   // empty: they are farther than kGridRadius from the mesh's box); for a listed cell 0, or
