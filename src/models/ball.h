@@ -459,23 +459,47 @@ inline double RoundToQuantumReference(double x, double q) {
 // half rounded down to an even integer (|y| - r == 0.5) goes up by one; |y| >= 2^52 (already an
 // integer) and infinity stay as they are, a NaN stays a NaN; then y's sign. First its part
 // below 2^52 on ay = |y|, shared with RoundHalfAwaySmallSse2:
+// The constants as 16-byte vectors in memory (each lane the same), read by _mm_load_pd: GCC
+// then takes them as memory operands, where _mm_set1_pd had it build each one from a scalar
+// (a load and an unpack) on every tick of a chain's loop.
+struct alignas(16) RoundSse2Constants {
+  double two52[2];  // 2^52
+  double half[2];
+  double one[2];
+  double sign[2];   // -0.0: the sign bit
+};
+alignas(16) inline const RoundSse2Constants kRoundSse2Constants = {
+    {0x1p52, 0x1p52}, {0.5, 0.5}, {1.0, 1.0}, {-0.0, -0.0}};
+// The table through a pointer the compiler cannot see through (an empty asm), so that it reads
+// the lanes from memory (memory operands) instead of folding them into constants it builds
+// again in registers on every tick (a load and an unpack each).
+inline const RoundSse2Constants& RoundSse2() {
+  const RoundSse2Constants* k = &kRoundSse2Constants;
+#if defined(__GNUC__)
+  asm("" : "+r"(k));
+#endif
+  return *k;
+}
+inline __m128d RoundSse2Load(const double (&lanes)[2]) { return _mm_load_pd(lanes); }
 inline __m128d RoundHalfAwayAbsSse2(__m128d ay) {
-  const __m128d two52 = _mm_set1_pd(4503599627370496.0);
+  const RoundSse2Constants& k = RoundSse2();
+  const __m128d two52 = RoundSse2Load(k.two52);
   const __m128d r = _mm_sub_pd(_mm_add_pd(ay, two52), two52);
-  return _mm_add_pd(r, _mm_and_pd(_mm_cmpeq_pd(_mm_sub_pd(ay, r), _mm_set1_pd(0.5)),
-                                  _mm_set1_pd(1.0)));
+  return _mm_add_pd(r, _mm_and_pd(_mm_cmpeq_pd(_mm_sub_pd(ay, r), RoundSse2Load(k.half)),
+                                  RoundSse2Load(k.one)));
 }
 inline __m128d RoundHalfAwaySse2(__m128d y) {
-  const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
+  const RoundSse2Constants& k = RoundSse2();
+  const __m128d sign = _mm_and_pd(y, RoundSse2Load(k.sign));
   const __m128d ay = _mm_xor_pd(y, sign);
-  const __m128d keep = _mm_cmpge_pd(ay, _mm_set1_pd(4503599627370496.0));
+  const __m128d keep = _mm_cmpge_pd(ay, RoundSse2Load(k.two52));
   return _mm_or_pd(
       _mm_or_pd(_mm_and_pd(keep, ay), _mm_andnot_pd(keep, RoundHalfAwayAbsSse2(ay))), sign);
 }
 // RoundHalfAwaySse2 for lanes with |y| < 2^52 (not NaN), where its `keep` is false: the same
 // values without the select (a chain's skipped ticks, BallClearance::small_quotients).
 inline __m128d RoundHalfAwaySmallSse2(__m128d y) {
-  const __m128d sign = _mm_and_pd(y, _mm_set1_pd(-0.0));
+  const __m128d sign = _mm_and_pd(y, RoundSse2Load(RoundSse2().sign));
   return _mm_or_pd(RoundHalfAwayAbsSse2(_mm_xor_pd(y, sign)), sign);
 }
 // RoundToQuantumReference for both lanes of x: the same quotient x / q, rounded as std::round
