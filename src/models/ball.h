@@ -453,21 +453,14 @@ inline double RoundToQuantumReference(double x, double q) {
 }
 
 #if defined(__SSE2__)
-// std::round of both lanes (halves away from zero, the sign kept: round(-0.3) is -0), in
-// SSE2's arithmetic: |y| + 2^52 - 2^52 is |y| rounded to the nearest integer, halves to even
-// (every double in [2^52, 2^53) is an integer, so the sum rounds there; exact below 2^52); a
-// half rounded down to an even integer (|y| - r == 0.5) goes up by one; |y| >= 2^52 (already an
-// integer) and infinity stay as they are, a NaN stays a NaN; then y's sign. First its part
-// below 2^52 on ay = |y|, shared with RoundHalfAwaySmallSse2:
-// The constants as 16-byte vectors in memory (each lane the same), read by _mm_load_pd: GCC
-// then takes them as memory operands, where _mm_set1_pd had it build each one from a scalar
-// (a load and an unpack) on every tick of a chain's loop.
+// The SSE2 rounding's constants as 16-byte vectors in memory (each lane the same), read by
+// _mm_load_pd through RoundSse2 (below).
 struct alignas(16) RoundSse2Constants {
   double two52[2];  // 2^52
   double half[2];
   double one[2];
   double sign[2];   // -0.0: the sign bit
-  double magic[2];  // 1.5 2^52: y + magic - magic is y's nearest integer (halves to even), |y| < 2^51
+  double magic[2];  // 1.5 2^52: y + magic - magic is y's nearest integer, |y| < 2^51
 };
 alignas(16) inline const RoundSse2Constants kRoundSse2Constants = {
     {0x1p52, 0x1p52}, {0.5, 0.5}, {1.0, 1.0}, {-0.0, -0.0}, {0x1.8p52, 0x1.8p52}};
@@ -482,6 +475,12 @@ inline const RoundSse2Constants& RoundSse2() {
   return *k;
 }
 inline __m128d RoundSse2Load(const double (&lanes)[2]) { return _mm_load_pd(lanes); }
+// std::round of both lanes (halves away from zero, the sign kept: round(-0.3) is -0), in
+// SSE2's arithmetic: |y| + 2^52 - 2^52 is |y| rounded to the nearest integer, halves to even
+// (every double in [2^52, 2^53) is an integer, so the sum rounds there; exact below 2^52); a
+// half rounded down to an even integer (|y| - r == 0.5) goes up by one; |y| >= 2^52 (already an
+// integer) and infinity stay as they are, a NaN stays a NaN; then y's sign. First its part
+// below 2^52 on ay = |y|, shared with RoundHalfAwaySmallSse2:
 inline __m128d RoundHalfAwayAbsSse2(__m128d ay) {
   const RoundSse2Constants& k = RoundSse2();
   const __m128d two52 = RoundSse2Load(k.two52);
@@ -757,15 +756,13 @@ inline int BallFloorFreeTicks(const BallCoeffs<double>& c, const Vec3<double>& v
   return ticks;
 }
 
-// One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
-// drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
-// only until a tick leaves omega unchanged. Takes the tick from clearance->ticks.
 #if defined(__SSE2__)
 // BallSkippedTick on the multiples (BallClearance::multiples, omega settled): the velocity's
 // chain is BallFreeRunMultiples' (n' the integer nearest fl(n e), or fl(fl(n e) + fl(g dt / q))
 // for z, v' = fl(n' q)), the position the reference's; false, with nothing written, where a
 // quotient comes within `near` of a half (or z's of an integer): the caller takes the
-// reference's rounding. A skipped tick 72 -> ~45 instructions (issue 38).
+// reference's rounding. A skipped tick of ball_step 72 -> 64 instructions with its control flow
+// (issue 38, decision 0093).
 RLFIT_ALWAYS_INLINE bool BallSkippedTickMultiples(const BallState<double>& s,
                                                   BallClearance* cl, BallState<double>* next) {
   const RoundSse2Constants& k = RoundSse2();
@@ -799,8 +796,9 @@ RLFIT_ALWAYS_INLINE bool BallSkippedTickMultiples(const BallState<double>& s,
 }
 
 // BallClearance::multiples from the velocity v of a state (omega settled): n the nearest
-// integers to fl(v fl(1 / q)) (within 2^-31 of v / q's below y_max) with v's signs, kept where
-// fl(n q) is v in every component (a velocity the reference's rounding gave, not capped).
+// integers to fl(v fl(1 / q)) (within 3 ulp of |v| / q, under 0.375 below 2^50, of the integer
+// a rounded v is a multiple of) with v's signs, kept where fl(n q) is v in every component (a
+// velocity the reference's rounding gave, not capped).
 RLFIT_ALWAYS_INLINE void BallTakeMultiples(const Vec3<double>& v, BallClearance* cl) {
   const RoundSse2Constants& k = RoundSse2();
   const __m128d magic = _mm_load_pd(k.magic);
@@ -824,8 +822,12 @@ RLFIT_ALWAYS_INLINE void BallTakeMultiples(const Vec3<double>& v, BallClearance*
 }
 #endif
 
-// kMultiples false: without the multiples (a free run's single tick, BallFreeRun, where taking
-// them would cost more than the division it spares).
+// One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
+// drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
+// only until a tick leaves omega unchanged. Takes the tick from clearance->ticks.
+// On the multiples where the clearance carries them (BallSkippedTickMultiples); kMultiples
+// false: never (a free run's single tick, BallFreeRun, where taking them would cost more than
+// the division it spares).
 template <bool kMultiples = true>
 RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
                                                       const BallState<double>& s, double dt_s,
@@ -833,7 +835,8 @@ RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& 
   --clearance->ticks;
   BallState<double> next;
 #if defined(__SSE2__)
-  if (kMultiples && clearance->multiples && BallSkippedTickMultiples(s, clearance, &next)) return next;
+  if (kMultiples && clearance->multiples && BallSkippedTickMultiples(s, clearance, &next))
+    return next;
   clearance->multiples = false;  // the reference's rounding below, then again from its velocity
   if (kMultiples && clearance->omega_settled && clearance->multiples_ok) {
     BallTakeMultiples(s.v, clearance);
