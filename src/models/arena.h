@@ -64,7 +64,8 @@ void CheckTriangles(const std::vector<Triangle>& triangles, const std::string& s
 // triangles, in the order the BVH visits them, with the same float plane cull and the same
 // double contact: Collide returns bit for bit what CollideBvh returns. Spheres outside the grid
 // or larger than kGridRadius go to the BVH. A mesh whose grid would exceed kGridMaxCells cells
-// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid. Pitch: 0.91 M cells, 10.0 MB (bench/README.md).
+// (e.g. a floor 10^5 uu wide) or with fewer than kGridMinTriangles triangles has no grid.
+// Pitch: 0.91 M cells, 14.0 MB, 4.0 of them Collide's lookup (docs/models/arena.md).
 //
 // The BVH: a binary tree split by surface area (SAH), leaves of up to 4 triangles, collapsed
 // into 4-wide nodes of 128 bytes (float boxes of the four children, structure of arrays) laid
@@ -226,8 +227,7 @@ class Arena {
   // grid's cell list; where the grid does not answer (no grid, centre outside it, radius above
   // kGridRadius) every triangle is tested. 0 for an invalid query (as Collide).
   // 4 is Bullet's manifold size. Every touching triangle (64; the ball replays reach 44) was
-  // measured in the ball's seam normal and lost held out (decision
-  // 0069).
+  // measured in the ball's seam normal and lost held out (decision 0069).
   static constexpr int kMaxContacts = 4;
   static constexpr double kMergeUu = 0.01;
   int CollideEach(const Eigen::Vector3d& center, double radius, TriangleContact* out) const;
