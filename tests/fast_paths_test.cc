@@ -461,46 +461,6 @@ TEST_CASE("BallFreeRun's multiples promise only what they can keep") {
   CHECK(accepted == 1000);
 }
 
-TEST_CASE("a clearance's skipped ticks on the multiples are the reference's, near-ties too") {
-  // Chained StepBall with a BallClearance from random starts in the pitch's air: its skipped
-  // ticks carry the velocity's multiples of q (BallSkippedTickMultiples) and take the
-  // reference's rounding where a quotient comes near a half (q = 1e-9: a margin of ~0.34, most
-  // ticks; q = 1e-7: a few); every state the template's, bit for bit.
-  if (testing::DataRoot().empty()) {
-    MESSAGE("skipped: no datasets root (meshes/pitch.dat)");
-    return;
-  }
-  const Arena& arena = BallArena(testing::DataRoot());
-  std::mt19937_64 rng(20261134);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const double dt = 1.0 / 120.0;
-  long on_multiples = 0, fell_back = 0, skipped = 0;
-  for (int i = 0; i < 300; ++i) {
-    BallCoeffs<double> c = BallCoeffs<double>::FromArray(BallLayout().defaults.data());
-    c.velocity_quantum = i % 3 == 0 ? 0.01 : (i % 3 == 1 ? 1e-9 : 1e-7);
-    BallState<double> s;
-    s.x = Vec3<double>(2000.0 * u(rng), 3000.0 * u(rng), 1000.0 + 500.0 * u(rng));
-    s.v = Vec3<double>(u(rng), u(rng), u(rng)) * 2000.0;
-    if (i % 10 == 0) s.v(i % 3) = i % 20 ? -0.0 : 0.0;
-    s.omega = Vec3<double>(u(rng), u(rng), u(rng));
-    BallState<double> reference = s, chained = s;
-    BallClearance clearance;
-    for (int k = 0; k < 200; ++k) {
-      const bool skip = clearance.ticks > 0;
-      reference = Reference(c, reference, dt, arena);
-      chained = StepBall(c, chained, dt, arena, &clearance);
-      REQUIRE(SameBits(chained, reference));
-      skipped += skip;
-      on_multiples += skip && clearance.multiples;
-      fell_back += skip && clearance.multiples_ok && !clearance.multiples;
-    }
-  }
-  MESSAGE(skipped << " skipped ticks, " << on_multiples << " on the multiples, " << fell_back
-                  << " fell back");
-  CHECK(on_multiples > skipped / 3);
-  CHECK(fell_back > 0);
-}
-
 TEST_CASE("CollideFree: Collide's contact, and a distance no triangle comes within") {
   // Random spheres in the grid's listed cells (where the ball's prediction asks it): the
   // contact is Collide's bit for bit; where there is none, no triangle lies within the bound

@@ -454,16 +454,16 @@ inline double RoundToQuantumReference(double x, double q) {
 
 #if defined(__SSE2__)
 // The SSE2 rounding's constants as 16-byte vectors in memory (each lane the same), read by
-// _mm_load_pd through RoundSse2 (below).
+// _mm_load_pd: GCC then takes them as memory operands, where _mm_set1_pd had it build each one
+// from a scalar (a load and an unpack) on every tick of a chain's loop.
 struct alignas(16) RoundSse2Constants {
   double two52[2];  // 2^52
   double half[2];
   double one[2];
   double sign[2];   // -0.0: the sign bit
-  double magic[2];  // 1.5 2^52: y + magic - magic is y's nearest integer, |y| < 2^51
 };
 alignas(16) inline const RoundSse2Constants kRoundSse2Constants = {
-    {0x1p52, 0x1p52}, {0.5, 0.5}, {1.0, 1.0}, {-0.0, -0.0}, {0x1.8p52, 0x1.8p52}};
+    {0x1p52, 0x1p52}, {0.5, 0.5}, {1.0, 1.0}, {-0.0, -0.0}};
 // The table through a pointer the compiler cannot see through (an empty asm), so that it reads
 // the lanes from memory (memory operands) instead of folding them into constants it builds
 // again in registers on every tick (a load and an unpack each).
@@ -659,26 +659,6 @@ struct BallClearance {
   // RoundHalfAwaySmallSse2 rounds them as RoundHalfAwaySse2 does.
   bool small_quotients = false;
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
-  // The skipped ticks on the velocity's multiples of q (BallSkippedTick): where `multiples` is
-  // set, the last state's velocity is fl(n q) component by component, n_xy and n_z those
-  // integers with the velocity's signs (a zero's too). Cleared by every lookup tick; set by the
-  // first skipped tick after one (from the state's velocity, checked) when `multiples_ok`: q > 0,
-  // a drag factor in [0, 1] and (max_speed + |g dt|) / q + 2 = y_max < 2^50, as for
-  // BallFreeRunMultiples. `near` is y_max 2^-44 and `far` 0.5 - near: a tick's quotient closer
-  // than `near` to a half (or z's to an integer, where a zero's sign is in doubt) takes the
-  // reference's rounding instead. e2, q2, dt2, inv_q2: the drag factor, q, dt_s and 1 / q in
-  // both lanes; g_q: fl(g dt / q).
-  bool multiples_ok = false;
-  bool multiples = false;
-  alignas(16) double n_xy[2] = {0.0, 0.0};
-  double n_z = 0.0;
-  double g_q = 0.0;
-  double near = 0.0;
-  alignas(16) double far2[2] = {0.0, 0.0};
-  alignas(16) double e2[2] = {1.0, 1.0};
-  alignas(16) double q2[2] = {0.0, 0.0};
-  alignas(16) double dt2[2] = {0.0, 0.0};
-  alignas(16) double inv_q2[2] = {0.0, 0.0};
   // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
   // radius + margin: until then the chain has read none of restitution, mu, Y, spin_factor and
   // recovery (the fit's derivative starts their perturbed rollouts there, fit/ball_fit.h).
@@ -756,94 +736,14 @@ inline int BallFloorFreeTicks(const BallCoeffs<double>& c, const Vec3<double>& v
   return ticks;
 }
 
-#if defined(__SSE2__)
-// BallSkippedTick on the multiples (BallClearance::multiples, omega settled): the velocity's
-// chain is BallFreeRunMultiples' (n' the integer nearest fl(n e), or fl(fl(n e) + fl(g dt / q))
-// for z, v' = fl(n' q)), the position the reference's; false, with nothing written, where a
-// quotient comes within `near` of a half (or z's of an integer): the caller takes the
-// reference's rounding. A skipped tick of ball_step 72 -> 64 instructions with its control flow
-// (issue 38, decision 0093).
-RLFIT_ALWAYS_INLINE bool BallSkippedTickMultiples(const BallState<double>& s,
-                                                  BallClearance* cl, BallState<double>* next) {
-  const RoundSse2Constants& k = RoundSse2();
-  const __m128d magic = _mm_load_pd(k.magic);
-  const __m128d sign = _mm_load_pd(k.sign);
-  const __m128d yxy = _mm_mul_pd(_mm_load_pd(cl->n_xy), _mm_load_pd(cl->e2));
-  const __m128d rxy = _mm_sub_pd(_mm_add_pd(yxy, magic), magic);
-  const __m128d dxy = _mm_andnot_pd(sign, _mm_sub_pd(yxy, rxy));
-  const __m128d yz =
-      _mm_add_sd(_mm_mul_sd(_mm_load_sd(&cl->n_z), _mm_load_pd(cl->e2)), _mm_load_sd(&cl->g_q));
-  const __m128d rz = _mm_sub_sd(_mm_add_sd(yz, magic), magic);
-  const __m128d dz = _mm_andnot_pd(sign, _mm_sub_sd(yz, rz));
-  // (max(dx, dz), dy) beyond 0.5 - near (or NaN), or dz below near: the reference's rounding.
-  if (_mm_movemask_pd(_mm_cmpnle_pd(_mm_max_sd(dxy, dz), _mm_load_pd(cl->far2))) != 0 ||
-      !(_mm_cvtsd_f64(dz) >= cl->near))
-    return false;
-  const __m128d nxy = _mm_or_pd(rxy, _mm_and_pd(yxy, sign));
-  const __m128d nz = _mm_or_pd(rz, _mm_and_pd(yz, sign));
-  _mm_store_pd(cl->n_xy, nxy);
-  _mm_store_sd(&cl->n_z, nz);
-  const __m128d vxy = _mm_mul_pd(nxy, _mm_load_pd(cl->q2));
-  const __m128d vz = _mm_mul_sd(nz, _mm_load_pd(cl->q2));
-  _mm_storeu_pd(next->v.data(), vxy);
-  _mm_store_sd(next->v.data() + 2, vz);
-  _mm_storeu_pd(next->x.data(),
-                _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(vxy, _mm_load_pd(cl->dt2))));
-  _mm_store_sd(next->x.data() + 2,
-               _mm_add_sd(_mm_load_sd(s.x.data() + 2), _mm_mul_sd(vz, _mm_load_pd(cl->dt2))));
-  next->omega = s.omega;
-  return true;
-}
-
-// BallClearance::multiples from the velocity v of a state (omega settled): n the nearest
-// integers to fl(v fl(1 / q)) (within 3 ulp of |v| / q, under 0.375 below 2^50, of the integer
-// a rounded v is a multiple of) with v's signs, kept where fl(n q) is v in every component (a
-// velocity the reference's rounding gave, not capped).
-RLFIT_ALWAYS_INLINE void BallTakeMultiples(const Vec3<double>& v, BallClearance* cl) {
-  const RoundSse2Constants& k = RoundSse2();
-  const __m128d magic = _mm_load_pd(k.magic);
-  const __m128d sign = _mm_load_pd(k.sign);
-  const __m128d vxy = _mm_loadu_pd(v.data());
-  const __m128d vz = _mm_load_sd(v.data() + 2);
-  const __m128d inv_q = _mm_load_pd(cl->inv_q2);
-  const __m128d q = _mm_load_pd(cl->q2);
-  const __m128d nxy = _mm_or_pd(
-      _mm_sub_pd(_mm_add_pd(_mm_andnot_pd(sign, _mm_mul_pd(vxy, inv_q)), magic), magic),
-      _mm_and_pd(vxy, sign));
-  const __m128d nz = _mm_or_pd(
-      _mm_sub_sd(_mm_add_sd(_mm_andnot_pd(sign, _mm_mul_sd(vz, inv_q)), magic), magic),
-      _mm_and_pd(vz, sign));
-  // False for a NaN. A skipped tick's velocity is below the speed cap (counted), so |v| / q is
-  // below y_max < 2^50, where magic's sums round to the nearest integer.
-  cl->multiples = _mm_movemask_pd(_mm_cmpeq_pd(_mm_mul_pd(nxy, q), vxy)) == 3 &&
-                  _mm_cvtsd_f64(_mm_mul_sd(nz, q)) == _mm_cvtsd_f64(vz);
-  _mm_store_pd(cl->n_xy, nxy);
-  _mm_store_sd(&cl->n_z, nz);
-}
-#endif
-
 // One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
 // drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
 // only until a tick leaves omega unchanged. Takes the tick from clearance->ticks.
-// On the multiples where the clearance carries them (BallSkippedTickMultiples); kMultiples
-// false: never (a free run's single tick, BallFreeRun, where taking them would cost more than
-// the division it spares).
-template <bool kMultiples = true>
 RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
                                                       const BallState<double>& s, double dt_s,
                                                       BallClearance* clearance) {
   --clearance->ticks;
   BallState<double> next;
-#if defined(__SSE2__)
-  if (kMultiples && clearance->multiples && BallSkippedTickMultiples(s, clearance, &next))
-    return next;
-  clearance->multiples = false;  // the reference's rounding below, then again from its velocity
-  if (kMultiples && clearance->omega_settled && clearance->multiples_ok) {
-    BallTakeMultiples(s.v, clearance);
-    if (clearance->multiples && BallSkippedTickMultiples(s, clearance, &next)) return next;
-    clearance->multiples = false;
-  }
-#endif
   // Below the speed cap (counted): ClampNorm leaves v as it is.
 #if defined(__SSE2__)
   if (clearance->small_quotients)  // BallForcedVelocity's values (see small_quotients)
@@ -902,21 +802,7 @@ RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
     const double q = c.velocity_quantum;
     clearance->small_quotients =
         q > 0.0 && (c.max_speed + std::abs(c.gravity_z * dt_s)) / q < 0x1p51;
-    const double e = clearance->drag_factor;
-    const double g_dt = c.gravity_z * dt_s;
-    const double y_max = (c.max_speed + std::abs(g_dt)) / q + 2.0;
-    clearance->multiples_ok = q > 0.0 && e >= 0.0 && e <= 1.0 && y_max < 0x1p50;
-    clearance->near = y_max * 0x1p-44;
-    clearance->g_q = g_dt / q;
-    for (int i = 0; i < 2; ++i) {
-      clearance->far2[i] = 0.5 - clearance->near;
-      clearance->e2[i] = e;
-      clearance->q2[i] = q;
-      clearance->dt2[i] = dt_s;
-      clearance->inv_q2[i] = 1.0 / q;
-    }
   }
-  clearance->multiples = false;  // this tick's velocity is not carried
   const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
   const double v0 = v(0), v1 = v(1), v2 = v(2);
@@ -1068,9 +954,9 @@ RLFIT_ALWAYS_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, i
     return;
   }
 #endif
-  out[0] = *s = BallSkippedTick<false>(c, *s, dt_s, clearance);
+  out[0] = *s = BallSkippedTick(c, *s, dt_s, clearance);
   if (!clearance->omega_settled) {  // omega still at its cap's test (rare)
-    for (int k = 1; k < ticks; ++k) out[k] = *s = BallSkippedTick<false>(c, *s, dt_s, clearance);
+    for (int k = 1; k < ticks; ++k) out[k] = *s = BallSkippedTick(c, *s, dt_s, clearance);
     return;
   }
   // The other ticks: BallSkippedTick with omega settled, with the drag factor and gravity's
