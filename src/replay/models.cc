@@ -67,14 +67,29 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
 // The vehicle's rollouts start from the recorded car, its wheels decided on the first tick, and
 // the handbrake level ramped over the rows before (VehicleStartState). The handbrake acting on
 // each step is the recorded input, or the powerslide model's inferred switch where the recording
-// does not hold it (VehicleActingHandbrake).
+// does not hold it (VehicleActingHandbrake: inferred per rollout, or once for all the restarts
+// of an episode, RolloutEach).
 class VehiclePredictor : public Predictor {
  public:
   VehiclePredictor(VehicleCoeffs<double> coeffs, Integration integ)
       : coeffs_(coeffs), integ_(integ) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
+    return RolloutWith(ep, VehicleActingHandbrake(ep), start, end);
+  }
+
+  void RolloutEach(
+      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
+      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const override {
+    if (windows.empty()) return;
     const std::vector<double> acting = VehicleActingHandbrake(ep);
+    for (std::size_t i = 0; i < windows.size(); ++i)
+      each(i, RolloutWith(ep, acting, windows[i].first, windows[i].second));
+  }
+
+ private:
+  std::vector<PredictedState> RolloutWith(const Episode& ep, const std::vector<double>& acting,
+                                          int start, int end) const {
     const double* a = acting.empty() ? nullptr : acting.data();
     return RolloutRows(VehicleStartState(ep, start, integ_, a), start, end,
                        [&](const VehicleState<double>& s, int k) {
@@ -82,7 +97,6 @@ class VehiclePredictor : public Predictor {
                        });
   }
 
- private:
   VehicleCoeffs<double> coeffs_;
   Integration integ_;
 };

@@ -1,9 +1,11 @@
 // The powerslide's registration (src/replay/registry.h): its descriptor, predictor, row
 // classifier and checks. Replay layer (compiled into rlfit_replay); CMake finds it by its folder
 // (cmake/model_folders.cmake) and the registry calls DescribePowerslide().
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/io/coeff_file.h"
@@ -37,8 +39,29 @@ class PowerslidePredictor : public Predictor {
   const Integration& integration() const { return integ_; }
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    std::vector<double> acting;
-    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) acting = Inferred(ep);
+    return RolloutWith(ep, Acting(ep), start, end);
+  }
+
+  // The switch inferred once for all the restarts of an episode.
+  void RolloutEach(
+      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
+      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const override {
+    if (windows.empty()) return;
+    const std::vector<double> acting = Acting(ep);
+    for (std::size_t i = 0; i < windows.size(); ++i)
+      each(i, RolloutWith(ep, acting, windows[i].first, windows[i].second));
+  }
+
+ private:
+  // The handbrake acting on each step: the inferred switch, or empty where the recording holds
+  // the input (ChooseHandbrakeSource).
+  std::vector<double> Acting(const Episode& ep) const {
+    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) return Inferred(ep);
+    return {};
+  }
+
+  std::vector<PredictedState> RolloutWith(const Episode& ep, const std::vector<double>& acting,
+                                          int start, int end) const {
     const double* a = acting.empty() ? nullptr : acting.data();
     return RolloutRows(PowerslideStartState(ep, start, integ_, a), start, end,
                        [&](const PowerslideState<double>& s, int k) {
@@ -46,7 +69,6 @@ class PowerslidePredictor : public Predictor {
                        });
   }
 
- private:
   GroundCoeffs<double> ground_;
   PowerslideCoeffs<double> coeffs_;
   Integration integ_;
