@@ -138,14 +138,12 @@ class BallRolloutResidual {
   };
 
   // What every window of an episode reads per row, worked out once per episode: the clock rows
-  // before row k (BallClockRowsTo), whether row k is in skip_rows, and where row 0 sits on the
+  // before row k (BallClockRowsPrefix, as replay's BallPredictor), whether row k is in skip_rows, and where row 0 sits on the
   // tick clock (BallClockOrigin with the coefficients given: the fit's start).
   struct EpisodePlan {
     EpisodePlan(const Episode& ep, const std::vector<int>& skip_rows, double clock_origin_rows)
-        : first_clock_row(ep.size(), 0), skip(ep.size(), 0),
+        : first_clock_row(BallClockRowsPrefix(ep)), skip(ep.size(), 0),
           clock_origin_rows(clock_origin_rows) {
-      for (int k = 0; k + 1 < ep.size(); ++k)
-        first_clock_row[k + 1] = first_clock_row[k] + BallClockRowsOf(ep, k);
       for (int k : skip_rows)
         if (k >= 0 && k < ep.size()) skip[k] = 1;
     }

@@ -18,9 +18,12 @@ int AddVehicleResiduals(ceres::Problem* problem, double* params,
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
     std::shared_ptr<const RowStepControls> controls;
+    // The switch and the level at every row once for all the episode's windows, as replay's.
+    const auto handbrake =
+        std::make_shared<const EpisodeHandbrake>(VehicleEpisodeHandbrake(ep, options.integration));
     std::shared_ptr<const std::vector<double>> acting;
-    if (std::vector<double> a = VehicleActingHandbrake(ep); !a.empty())
-      acting = std::make_shared<const std::vector<double>>(std::move(a));
+    if (!handbrake->acting.empty())
+      acting = std::shared_ptr<const std::vector<double>>(handbrake, &handbrake->acting);
     for (const RolloutWindow& w :
          RolloutWindows(ep, ClassifyRows("vehicle", ep, options.data_root), options.window_s,
                         options.stride_s)) {
@@ -30,13 +33,9 @@ int AddVehicleResiduals(ceres::Problem* problem, double* params,
       if (controls == nullptr)
         controls = std::make_shared<const RowStepControls>(ep, options.integration, 0,
                                                            ep.size() - 1);
-      const double level =
-          VehicleStartState(ep, w.start, options.integration,
-                            acting == nullptr ? nullptr : acting->data())
-              .wheels.handbrake;
       problem->AddResidualBlock(
           Reduced(VehicleRolloutResidual::Create(&ep, w.start, w.rows, {}, controls, acting,
-                                                 level)),
+                                                 handbrake->levels[w.start])),
           MakeLoss(options.solver, VehicleRolloutResidual::kPerRow * w.rows),
           LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));

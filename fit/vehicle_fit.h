@@ -29,7 +29,7 @@ using VehicleResidualScales = GroundResidualScales;
 // steps' inputs of the episode's rows (RowStepControls), shared by the windows of an episode.
 // `acting` (may be null): the handbrake acting on each step of the episode
 // (VehicleActingHandbrake), else the recorded input acts; `start_level`: the handbrake level at
-// `start` (VehicleStartState).
+// `start` (VehicleStartState; the fit reads it from VehicleEpisodeHandbrake's levels).
 class VehicleRolloutResidual {
  public:
   static constexpr int kPerRow = 5;

@@ -31,9 +31,13 @@ int AddPowerslideResiduals(ceres::Problem* problem, double* params,
   int blocks = 0;
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
-    std::vector<double> acting;
+    std::vector<double> inferred;
     if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred)
-      acting = InferHandbrake(g, init, ep, options.integration);
+      inferred = InferHandbrake(g, init, ep, options.integration);
+    // The switch and the level at every row once for all the episode's windows, as replay's.
+    const auto handbrake = std::make_shared<const EpisodeHandbrake>(
+        PowerslideEpisodeHandbrake(ep, options.integration, std::move(inferred)));
+    const std::vector<double>& acting = handbrake->acting;
     // The handbrake acting on each step, whatever its source.
     std::vector<double> on(ep.size(), 0.0);
     for (int k = 0; k + 1 < ep.size(); ++k)
@@ -54,7 +58,7 @@ int AddPowerslideResiduals(ceres::Problem* problem, double* params,
                                                            ep.size() - 1);
       problem->AddResidualBlock(
           Reduced(PowerslideRolloutResidual::Create(&ep, w.start, w.rows, options.integration,
-                                                    ground, acting, {}, controls)),
+                                                    ground, handbrake, {}, controls)),
           MakeLoss(options.solver, PowerslideRolloutResidual::kPerRow * w.rows),
           LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));

@@ -22,33 +22,43 @@ namespace rlfit {
 using PowerslideResidualScales = GroundResidualScales;
 
 // Rollout over rows start..start+rows of an episode from the recorded state at `start` (the
-// handbrake level at the value acting on the first step): for each row j in 1..rows the 5
-// residuals (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v,
-// (x_xy,pred - x_xy,rec) / s_x. `acting` (empty: the recorded input) is the handbrake acting
-// on each step of the episode (InferHandbrake). `controls`: the steps' inputs of the episode's
-// rows (RowStepControls of `episode` and `integ`, covering rows start..start+rows-1), shared by
-// the windows of an episode; null: computed here for the window's rows. Parameter blocks:
-// grip[4], handbrake[3], steer[2], yaw[1], drive[1] (PowerslideLayout()).
+// handbrake level ramped to there from the value acting on the first step): for each row j in
+// 1..rows the 5 residuals (w_z,pred - w_z,rec) / s_omega, (v_xy,pred - v_xy,rec) / s_v,
+// (x_xy,pred - x_xy,rec) / s_x. `handbrake`: the episode's switch acting on each step (empty
+// acting: the recorded input; InferHandbrake) and handbrake level at each row
+// (PowerslideEpisodeHandbrake), shared by the windows of an episode; or, in the second form, the
+// switch `acting` alone (the levels worked out here). `controls`: the steps' inputs of the
+// episode's rows (RowStepControls of `episode` and `integ`, covering rows start..start+rows-1),
+// shared by the windows of an episode; null: computed here for the window's rows. Parameter
+// blocks: grip[4], handbrake[3], steer[2], yaw[1], drive[1] (PowerslideLayout()).
 class PowerslideRolloutResidual {
  public:
   static constexpr int kPerRow = 5;
 
   PowerslideRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
-                            const std::vector<double>& ground, std::vector<double> acting,
+                            const std::vector<double>& ground,
+                            std::shared_ptr<const EpisodeHandbrake> handbrake,
                             const PowerslideResidualScales& scales,
                             std::shared_ptr<const RowStepControls> controls = nullptr)
       : episode_(episode), start_(start), rows_(rows), integ_(integ), ground_(ground),
-        acting_(std::move(acting)), scales_(scales),
+        handbrake_(std::move(handbrake)), scales_(scales),
         controls_(controls != nullptr
                       ? std::move(controls)
                       : std::make_shared<const RowStepControls>(*episode, integ, start,
                                                                 start + rows)),
-        start_handbrake_(PowerslideStartState(*episode_, start_, integ_,
-                                              acting_.empty() ? nullptr : acting_.data())
-                             .handbrake) {
+        start_handbrake_(handbrake_->levels[start_]) {
     RLFIT_CHECK(controls_->first_row() <= start && start + rows <= controls_->last_row(),
                 "the step controls cover the window's rows");
   }
+  PowerslideRolloutResidual(const Episode* episode, int start, int rows, const Integration& integ,
+                            const std::vector<double>& ground, std::vector<double> acting,
+                            const PowerslideResidualScales& scales,
+                            std::shared_ptr<const RowStepControls> controls = nullptr)
+      : PowerslideRolloutResidual(episode, start, rows, integ, ground,
+                                  std::make_shared<const EpisodeHandbrake>(
+                                      PowerslideEpisodeHandbrake(*episode, integ,
+                                                                 std::move(acting))),
+                                  scales, std::move(controls)) {}
 
   template <typename T>
   bool operator()(const T* grip, const T* handbrake, const T* steer, const T* yaw,
@@ -58,7 +68,7 @@ class PowerslideRolloutResidual {
     T ground_t[GroundCoeffs<double>::kSize];
     for (int i = 0; i < GroundCoeffs<double>::kSize; ++i) ground_t[i] = T(ground_[i]);
     const GroundCoeffs<T> g = GroundCoeffs<T>::FromArray(ground_t);
-    const double* a = acting_.empty() ? nullptr : acting_.data();
+    const double* a = handbrake_->acting_or_null();
     PowerslideState<T> s;
     s.body = FromSample<CarState<T>>(episode_->rows[start_]);
     s.handbrake = start_handbrake_;
@@ -80,24 +90,36 @@ class PowerslideRolloutResidual {
                                      std::vector<double> acting,
                                      const PowerslideResidualScales& scales = {},
                                      std::shared_ptr<const RowStepControls> controls = nullptr) {
-    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1, 1>(
-        new PowerslideRolloutResidual(episode, start, rows, integ, ground, std::move(acting),
-                                      scales, std::move(controls)),
-        kPerRow * rows);
+    return Wrap(new PowerslideRolloutResidual(episode, start, rows, integ, ground,
+                                              std::move(acting), scales, std::move(controls)));
+  }
+  // With the episode's handbrake (scales and controls given: no overload with `acting` to tell
+  // apart from).
+  static ceres::CostFunction* Create(const Episode* episode, int start, int rows,
+                                     const Integration& integ, const std::vector<double>& ground,
+                                     std::shared_ptr<const EpisodeHandbrake> handbrake,
+                                     const PowerslideResidualScales& scales,
+                                     std::shared_ptr<const RowStepControls> controls) {
+    return Wrap(new PowerslideRolloutResidual(episode, start, rows, integ, ground,
+                                              std::move(handbrake), scales, std::move(controls)));
   }
 
  private:
+  static ceres::CostFunction* Wrap(PowerslideRolloutResidual* residual) {
+    return new ceres::AutoDiffCostFunction<PowerslideRolloutResidual, ceres::DYNAMIC, 4, 3, 2, 1, 1>(
+        residual, kPerRow * residual->rows_);
+  }
+
   const Episode* episode_;
   int start_;
   int rows_;
   Integration integ_;
   std::vector<double> ground_;  // GroundLayout() order
-  std::vector<double> acting_;  // per row of the episode, or empty
+  std::shared_ptr<const EpisodeHandbrake> handbrake_;
   PowerslideResidualScales scales_;
   std::shared_ptr<const RowStepControls> controls_;
-  // The handbrake level at `start` (PowerslideStartState): it ramps over every step from row 0
-  // and depends on no coefficient, so it is computed once here rather than per evaluation
-  // (it was ~2 ControlsOver per row before the window, more than the rollout's own).
+  // The handbrake level at `start` (handbrake_'s levels): it depends on no coefficient, so it is
+  // read once here rather than per evaluation.
   double start_handbrake_;
 };
 

@@ -376,6 +376,33 @@ PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
 VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integration& integ,
                                        const double* acting);
 
+// The handbrake level at every row of `ep` (element k: the level PowerslideStartState, resp.
+// VehicleStartState, ramps to at row k: the same arithmetic in the same order), in one pass over
+// the rows: what rollouts restarted along an episode and a fit's windows read at their start row
+// instead of ramping from row 0 each time.
+std::vector<double> PowerslideHandbrakeLevels(const Episode& ep, const Integration& integ,
+                                              const double* acting);
+std::vector<double> VehicleHandbrakeLevels(const Episode& ep, const Integration& integ,
+                                           const double* acting);
+
+// The start states at row `start` with the level at that row of `levels` (the tables above).
+PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
+                                             const std::vector<double>& levels);
+VehicleState<double> VehicleStartState(const Episode& ep, int start,
+                                       const std::vector<double>& levels);
+
+// The handbrake of an episode as every rollout along it reads it, worked out once per episode.
+struct EpisodeHandbrake {
+  std::vector<double> acting;  // the switch acting on each step; empty: the recorded input acts
+  std::vector<double> levels;  // the level at each row (PowerslideHandbrakeLevels or Vehicle...)
+  const double* acting_or_null() const { return acting.empty() ? nullptr : acting.data(); }
+};
+// The powerslide's, with the switch `acting` (empty: the recorded input).
+EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration& integ,
+                                            std::vector<double> acting);
+// The vehicle's: VehicleActingHandbrake's switch and VehicleHandbrakeLevels.
+EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ);
+
 // The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
 // or empty when the recording holds it (ChooseHandbrakeSource: the recorded input acts): the
 // powerslide model's inferred switch, InferHandbrake with the committed powerslide fit

@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/replay/coeff_choice.h"
 
@@ -18,34 +20,37 @@ bool OnFlatFloor(const Sample& s) {
          s.theta(2, 2) >= 0.99984769515639127;
 }
 
-}  // namespace
-
-PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
-                                             const Integration& integ, const double* acting) {
-  PowerslideState<double> s;
-  s.body = FromSample<CarState<double>>(ep.rows[start]);
-  // The level depends on the inputs alone: ramp it over rows 0..start from the handbrake acting
-  // on the first step (held since before the episode).
+// The powerslide's handbrake level at rows 0..last of `ep` (last < ep.size()): ramped over the
+// rows from the handbrake acting on the first step (held since before the episode). The level
+// depends on the inputs alone.
+std::vector<double> PowerslideLevelsTo(const Episode& ep, int last, const Integration& integ,
+                                       const double* acting) {
+  std::vector<double> levels(last + 1, 0.0);
   PowerslideCoeffs<double> ramp{};  // only the (fixed) ramp rates are read
   auto acting_over = [&](int k, double t0, double t1) {
     return acting != nullptr ? acting[k] : ControlsOver(ep, t0, t1, integ).handbrake;
   };
-  if (ep.size() > 1) s.handbrake = acting_over(0, ep.rows[0].t_s, ep.rows[1].t_s);
-  for (int k = 0; k < start && k + 1 < ep.size(); ++k) {
+  double level = 0.0;
+  if (ep.size() > 1) level = acting_over(0, ep.rows[0].t_s, ep.rows[1].t_s);
+  levels[0] = level;
+  for (int k = 0; k < last && k + 1 < ep.size(); ++k) {
     const double dt_row = ep.step_dt_s[k];
     const int n = SubstepsForRow(dt_row, integ.tick_rate_hz);
     const double h = dt_row / n;
     for (int i = 0; i < n; ++i) {
       const double t0 = ep.rows[k].t_s + i * h;
-      s.handbrake = NextHandbrakeLevel(ramp, s.handbrake, acting_over(k, t0, t0 + h), h);
+      level = NextHandbrakeLevel(ramp, level, acting_over(k, t0, t0 + h), h);
     }
+    levels[k + 1] = level;
   }
-  return s;
+  return levels;
 }
 
-VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integration& integ,
-                                       const double* acting) {
-  VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[start]);
+// The vehicle's handbrake level at rows 0..last of `ep` (last < ep.size()): ramped tick by tick
+// (NextVehicleHandbrake) from the switch acting on the first step.
+std::vector<double> VehicleLevelsTo(const Episode& ep, int last, const Integration& integ,
+                                    const double* acting) {
+  std::vector<double> levels(last + 1, 0.0);
   const VehicleCoeffs<double> rates{};  // only the (fixed) ramp rates are read
   double level = 0.0;
   if (ep.size() > 1) {
@@ -54,12 +59,68 @@ VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integ
                              : ControlsOver(ep, ep.rows[0].t_s, ep.rows[1].t_s, integ).handbrake;
     level = first > 0.5 ? 1.0 : 0.0;
   }
-  for (int k = 0; k < start && k + 1 < ep.size(); ++k)
+  levels[0] = level;
+  for (int k = 0; k < last && k + 1 < ep.size(); ++k) {
     ForEachRowTick(ep, k, integ, [&](const Controls& u, double h) {
       level = NextVehicleHandbrake(rates, level, acting != nullptr ? acting[k] : u.handbrake, h);
     });
-  s.wheels.handbrake = level;
+    levels[k + 1] = level;
+  }
+  return levels;
+}
+
+}  // namespace
+
+PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
+                                             const std::vector<double>& levels) {
+  PowerslideState<double> s;
+  s.body = FromSample<CarState<double>>(ep.rows[start]);
+  s.handbrake = levels[start];
   return s;
+}
+
+PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
+                                             const Integration& integ, const double* acting) {
+  return PowerslideStartState(ep, start, PowerslideLevelsTo(ep, start, integ, acting));
+}
+
+std::vector<double> PowerslideHandbrakeLevels(const Episode& ep, const Integration& integ,
+                                              const double* acting) {
+  if (ep.size() == 0) return {};
+  return PowerslideLevelsTo(ep, ep.size() - 1, integ, acting);
+}
+
+VehicleState<double> VehicleStartState(const Episode& ep, int start,
+                                       const std::vector<double>& levels) {
+  VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[start]);
+  s.wheels.handbrake = levels[start];
+  return s;
+}
+
+VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integration& integ,
+                                       const double* acting) {
+  return VehicleStartState(ep, start, VehicleLevelsTo(ep, start, integ, acting));
+}
+
+std::vector<double> VehicleHandbrakeLevels(const Episode& ep, const Integration& integ,
+                                           const double* acting) {
+  if (ep.size() == 0) return {};
+  return VehicleLevelsTo(ep, ep.size() - 1, integ, acting);
+}
+
+EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration& integ,
+                                            std::vector<double> acting) {
+  EpisodeHandbrake out;
+  out.acting = std::move(acting);
+  out.levels = PowerslideHandbrakeLevels(ep, integ, out.acting_or_null());
+  return out;
+}
+
+EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ) {
+  EpisodeHandbrake out;
+  out.acting = VehicleActingHandbrake(ep);
+  out.levels = VehicleHandbrakeLevels(ep, integ, out.acting_or_null());
+  return out;
 }
 
 std::vector<double> VehicleActingHandbrake(const Episode& ep) {

@@ -67,31 +67,22 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
 // The vehicle's rollouts start from the recorded car, its wheels decided on the first tick, and
 // the handbrake level ramped over the rows before (VehicleStartState). The handbrake acting on
 // each step is the recorded input, or the powerslide model's inferred switch where the recording
-// does not hold it (VehicleActingHandbrake: inferred per rollout, or once for all the restarts
-// of an episode, RolloutEach).
-class VehiclePredictor : public Predictor {
+// does not hold it (VehicleActingHandbrake). Both are worked out once per episode
+// (VehicleEpisodeHandbrake: the switch and the level at every row).
+class VehiclePredictor : public PreparedPredictor<EpisodeHandbrake> {
  public:
   VehiclePredictor(VehicleCoeffs<double> coeffs, Integration integ)
       : coeffs_(coeffs), integ_(integ) {}
 
-  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    return RolloutWith(ep, VehicleActingHandbrake(ep), start, end);
-  }
-
-  void RolloutEach(
-      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
-      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const override {
-    if (windows.empty()) return;
-    const std::vector<double> acting = VehicleActingHandbrake(ep);
-    for (std::size_t i = 0; i < windows.size(); ++i)
-      each(i, RolloutWith(ep, acting, windows[i].first, windows[i].second));
-  }
-
  private:
-  std::vector<PredictedState> RolloutWith(const Episode& ep, const std::vector<double>& acting,
-                                          int start, int end) const {
-    const double* a = acting.empty() ? nullptr : acting.data();
-    return RolloutRows(VehicleStartState(ep, start, integ_, a), start, end,
+  EpisodeHandbrake Prepare(const Episode& ep) const override {
+    return VehicleEpisodeHandbrake(ep, integ_);
+  }
+
+  std::vector<PredictedState> RolloutOn(const Episode& ep, const EpisodeHandbrake& handbrake,
+                                        int start, int end) const override {
+    const double* a = handbrake.acting_or_null();
+    return RolloutRows(VehicleStartState(ep, start, handbrake.levels), start, end,
                        [&](const VehicleState<double>& s, int k) {
                          return AdvanceVehicleRow(coeffs_, s, ep, k, integ_, a);
                        });
@@ -144,33 +135,27 @@ std::unique_ptr<Predictor> MakeJump(const CoeffFile& file, const std::string&) {
 // register loop, BallFreeRun, as BM_Prediction6s measures), each row the blend of
 // the two ticks around it. The same rows as chained AdvanceBallTicks calls, bit for bit
 // (PredictBall gives chained StepBall's states; tested). The clock origin and the rows' places
-// on the clock are worked out per rollout, or once for all the restarts of an episode
-// (RolloutEach).
-class BallPredictor : public Predictor {
+// on the clock are worked out once per episode (Prepare).
+struct BallEpisodeClock {
+  double origin;              // where row 0 sits on the tick clock (BallClockOrigin)
+  std::vector<long> rows_to;  // the clock rows before each row (BallClockRowsPrefix)
+};
+
+class BallPredictor : public PreparedPredictor<BallEpisodeClock> {
  public:
   BallPredictor(BallCoeffs<double> coeffs, Integration integ, const Arena* arena)
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
-  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    return RolloutOn(ep, Origin(ep), BallClockRowsPrefix(ep), start, end);
-  }
-
-  // The clock origin and the clock rows of every row worked out once per episode.
-  void RolloutEach(
-      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
-      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const override {
-    if (windows.empty()) return;
-    const double origin = Origin(ep);
-    const std::vector<long> rows_to = BallClockRowsPrefix(ep);
-    for (std::size_t i = 0; i < windows.size(); ++i)
-      each(i, RolloutOn(ep, origin, rows_to, windows[i].first, windows[i].second));
-  }
-
  private:
-  // Rows start..end on the episode's clock: origin (Origin) and rows_to (BallClockRowsPrefix).
-  std::vector<PredictedState> RolloutOn(const Episode& ep, double origin,
-                                        const std::vector<long>& rows_to, int start,
-                                        int end) const {
+  // One pass over the episode's rows, a few exp() a row.
+  BallEpisodeClock Prepare(const Episode& ep) const override {
+    return {BallClockOrigin(ep, coeffs_, integ_), BallClockRowsPrefix(ep)};
+  }
+
+  std::vector<PredictedState> RolloutOn(const Episode& ep, const BallEpisodeClock& clock,
+                                        int start, int end) const override {
+    const double origin = clock.origin;
+    const std::vector<long>& rows_to = clock.rows_to;
     std::vector<PredictedState> out;
     out.reserve(end - start + 1);
     const BallState<double> s = FromSample<BallState<double>>(ep.rows[start]);
@@ -199,11 +184,6 @@ class BallPredictor : public Predictor {
     }
     return out;
   }
-
-  // The episode's clock origin (BallClockOrigin): one pass over the episode's rows, a few exp()
-  // a row; worked out once per episode for its restarts (RolloutEach), and nothing kept between
-  // calls that could outlive its episode.
-  double Origin(const Episode& ep) const { return BallClockOrigin(ep, coeffs_, integ_); }
 
   BallCoeffs<double> coeffs_;
   Integration integ_;

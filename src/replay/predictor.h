@@ -49,14 +49,42 @@ class Predictor {
   virtual std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const = 0;
   // Rollout over each window (start, end) of `windows`, in order, handing each prediction to
   // each(i, prediction): the same predictions as Rollout, bit for bit. A model whose rollout
-  // needs facts of the whole episode (the ball's clock) works them out once here, so that the
-  // restarts along an episode cost time linear in its length, not quadratic.
+  // needs facts of the whole episode works them out once here (PreparedPredictor).
   virtual void RolloutEach(
       const Episode& ep, const std::vector<std::pair<int, int>>& windows,
       const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const {
     for (std::size_t i = 0; i < windows.size(); ++i)
       each(i, Rollout(ep, windows[i].first, windows[i].second));
   }
+};
+
+// A predictor whose rollouts read facts of the whole episode (the ball's clock, the handbrake
+// switch and levels): Prepare works them out once per episode into a Context, and every rollout
+// of that episode reads them (RolloutOn). Rollout prepares for its one window; RolloutEach once
+// for all the windows of an episode, so that restarts along it cost time linear in its length.
+// A predictor says only what it prepares and how one rollout uses it.
+template <typename Context>
+class PreparedPredictor : public Predictor {
+ public:
+  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const final {
+    return RolloutOn(ep, Prepare(ep), start, end);
+  }
+
+  void RolloutEach(
+      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
+      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const final {
+    if (windows.empty()) return;
+    const Context context = Prepare(ep);
+    for (std::size_t i = 0; i < windows.size(); ++i)
+      each(i, RolloutOn(ep, context, windows[i].first, windows[i].second));
+  }
+
+ protected:
+  // The facts of `ep` its rollouts read; nothing is kept between calls that could outlive `ep`.
+  virtual Context Prepare(const Episode& ep) const = 0;
+  // Rows start..end of `ep` (as Rollout) with the facts Prepare(ep) gave.
+  virtual std::vector<PredictedState> RolloutOn(const Episode& ep, const Context& context,
+                                                int start, int end) const = 0;
 };
 
 // The ToPredicted of a state holding a car body beside a model's own state.

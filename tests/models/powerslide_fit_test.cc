@@ -228,6 +228,38 @@ TEST_CASE("powerslide: precomputed step inputs (RowStepControls) give the same r
   }
 }
 
+TEST_CASE("handbrake levels: the one-pass tables give each row's start level, bit for bit") {
+  // PowerslideHandbrakeLevels and VehicleHandbrakeLevels, read at a row, against the start
+  // states that ramp from row 0 to it, with the recorded handbrake and an `acting` one (every
+  // other 40 rows): the level must change along the episode for the check to mean anything.
+  const Episode ep = Sliding(Truth(), 7, 300);
+  std::vector<double> acting(ep.size());
+  for (int k = 0; k < ep.size(); ++k) acting[k] = (k / 40) % 2;
+  const Integration integ;
+  const std::vector<const double*> sources = {nullptr, acting.data()};
+  for (const double* a : sources) {
+    const std::vector<double> slide = PowerslideHandbrakeLevels(ep, integ, a);
+    const std::vector<double> vehicle = VehicleHandbrakeLevels(ep, integ, a);
+    REQUIRE(slide.size() == ep.rows.size());
+    REQUIRE(vehicle.size() == ep.rows.size());
+    int slide_changes = 0, vehicle_changes = 0;
+    for (int k = 0; k < ep.size(); ++k) {
+      const double s = PowerslideStartState(ep, k, integ, a).handbrake;
+      const double v = VehicleStartState(ep, k, integ, a).wheels.handbrake;
+      REQUIRE(std::memcmp(&s, &slide[k], sizeof(double)) == 0);
+      REQUIRE(std::memcmp(&v, &vehicle[k], sizeof(double)) == 0);
+      CHECK(PowerslideStartState(ep, k, slide).handbrake == s);
+      CHECK(VehicleStartState(ep, k, vehicle).wheels.handbrake == v);
+      if (k > 0) {
+        slide_changes += slide[k] != slide[k - 1] ? 1 : 0;
+        vehicle_changes += vehicle[k] != vehicle[k - 1] ? 1 : 0;
+      }
+    }
+    CHECK(slide_changes > 10);
+    CHECK(vehicle_changes > 10);
+  }
+}
+
 TEST_CASE("synthetic round trip: perturbed powerslide coefficients are recovered") {
   const CoeffFile truth = Truth();
   std::vector<Episode> episodes;

@@ -24,8 +24,9 @@ namespace {
 // The powerslide runs on the ground coefficients its file was fitted with (GroundBeneath: the
 // step at handbrake level 0) and its own. The handbrake acting on each step is the recorded
 // input, or inferred from the motion where the file does not record it (ChooseHandbrakeSource:
-// no column, declared unrecorded, or measured).
-class PowerslidePredictor : public Predictor {
+// no column, declared unrecorded, or measured). The switch and the level at every row are worked
+// out once per episode (PowerslideEpisodeHandbrake).
+class PowerslidePredictor : public PreparedPredictor<EpisodeHandbrake> {
  public:
   PowerslidePredictor(GroundCoeffs<double> ground, PowerslideCoeffs<double> coeffs,
                       Integration integ)
@@ -38,32 +39,19 @@ class PowerslidePredictor : public Predictor {
 
   const Integration& integration() const { return integ_; }
 
-  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    return RolloutWith(ep, Acting(ep), start, end);
-  }
-
-  // The switch inferred once for all the restarts of an episode.
-  void RolloutEach(
-      const Episode& ep, const std::vector<std::pair<int, int>>& windows,
-      const std::function<void(std::size_t, std::vector<PredictedState>)>& each) const override {
-    if (windows.empty()) return;
-    const std::vector<double> acting = Acting(ep);
-    for (std::size_t i = 0; i < windows.size(); ++i)
-      each(i, RolloutWith(ep, acting, windows[i].first, windows[i].second));
-  }
-
  private:
   // The handbrake acting on each step: the inferred switch, or empty where the recording holds
-  // the input (ChooseHandbrakeSource).
-  std::vector<double> Acting(const Episode& ep) const {
-    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) return Inferred(ep);
-    return {};
+  // the input (ChooseHandbrakeSource); and the level it ramps to at each row.
+  EpisodeHandbrake Prepare(const Episode& ep) const override {
+    std::vector<double> acting;
+    if (ChooseHandbrakeSource(ep) == HandbrakeSource::kInferred) acting = Inferred(ep);
+    return PowerslideEpisodeHandbrake(ep, integ_, std::move(acting));
   }
 
-  std::vector<PredictedState> RolloutWith(const Episode& ep, const std::vector<double>& acting,
-                                          int start, int end) const {
-    const double* a = acting.empty() ? nullptr : acting.data();
-    return RolloutRows(PowerslideStartState(ep, start, integ_, a), start, end,
+  std::vector<PredictedState> RolloutOn(const Episode& ep, const EpisodeHandbrake& handbrake,
+                                        int start, int end) const override {
+    const double* a = handbrake.acting_or_null();
+    return RolloutRows(PowerslideStartState(ep, start, handbrake.levels), start, end,
                        [&](const PowerslideState<double>& s, int k) {
                          return AdvancePowerslideRow(ground_, coeffs_, s, ep, k, integ_, a);
                        });
