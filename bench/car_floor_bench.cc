@@ -13,10 +13,8 @@ void BM_CarStepFloor(benchmark::State& state) {
   const std::vector<Controls>& inputs = bench::GetCarScene().ground_inputs;
   CarModelState<double> s = sc.starts[0];
   int tick = 0, start = 0, input = 0;
-  // The floor step's decay factors once, as StepCar's callers pass them.
-  const GroundDecay<double> decay = GroundDecayFactors(sc.coeffs.ground, bench::kCarTickS);
   for (auto _ : state) {
-    s = StepCar(sc.coeffs, *sc.arena, s, inputs[input], bench::kCarTickS, decay, true);
+    s = StepCar(sc.coeffs, *sc.arena, s, inputs[input], bench::kCarTickS, true);
     benchmark::DoNotOptimize(s);
     input = (input + 1) & (bench::kCarInputs - 1);
     if (++tick == bench::kCarTicksPerChain) {

@@ -66,8 +66,7 @@ std::vector<Workload> Workloads() {
       {"car_step_floor", 10000, "step",
        "one StepCar (the car model's layout defaults; regime switch, wheel contact, floor step) "
        "on the open floor of the pitch mesh: the ground steps' starts pulled to the middle "
-       "(x, y scaled by 0.4) and inputs, chained, restarted every 120 ticks, the floor step's "
-       "decay factors computed once as StepCar's callers do, with the loop",
+       "(x, y scaled by 0.4) and inputs, chained, restarted every 120 ticks, with the loop",
        [](long n) { return RunCarFloorSteps(GetCarFloorScene(), n); }},
       // The fast paths' references, on the same work (bench/README.md, "Fast paths").
       {"arena_query_bvh", 100000, "query",

@@ -28,10 +28,8 @@ double RunCarFloorSteps(const CarFloorScene& sc, long steps) {
   CarModelState<double> s = sc.starts[0];
   double sum = 0.0;
   int tick = 0, start = 0, input = 0;
-  // The floor step's decay factors once, as StepCar's callers pass them (CarPredictor, Python).
-  const GroundDecay<double> decay = GroundDecayFactors(sc.coeffs.ground, kCarTickS);
   for (long k = 0; k < steps; ++k) {
-    s = StepCar(sc.coeffs, *sc.arena, s, inputs[input], kCarTickS, decay, true);
+    s = StepCar(sc.coeffs, *sc.arena, s, inputs[input], kCarTickS, true);
     input = (input + 1) & (kCarInputs - 1);
     if (++tick == kCarFloorTicksPerChain) {
       sum += s.body.x.sum() + s.body.theta.sum();

@@ -23,7 +23,7 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
       problem->AddResidualBlock(
           Reduced(CarRolloutResidual::CreateActive(&ep, arena, w.start, w.rows,
                                                    options.integration, start.jump,
-                                                   start.handbrake)),
+                                                   start.wheels.handbrake)),
           MakeLoss(options.solver, CarRolloutResidual::kPerRow * w.rows),
           LayoutBlocks(layout, params));
       block_episodes->push_back(static_cast<int>(e));
@@ -33,7 +33,7 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
   // Held (see car_fit.h).
   for (const ParamBlock& b : layout.blocks) {
     double* block = params + b.offset;
-    // wall.surface, jump.*, powerslide.*
+    // wall.surface, jump.*, vehicle.*
     const bool held = b.offset >= CarCoeffs<double>::kWallOffset;
     if (held && blocks > 0 && problem->HasParameterBlock(block))
       problem->SetParameterBlockConstant(block);

@@ -1,5 +1,6 @@
 // Residuals of the car fit: open-loop rollouts of StepCar (the function replay runs: the
-// regime switch, then StepGround or StepAerial) over the mixed recordings, compared with the
+// regime switch, then that regime's step: StepVehicle on the flat floor, StepSurface, StepAerial
+// or StepJump) over the mixed recordings, compared with the
 // recorded angular velocity, velocity, position and orientation.
 #pragma once
 
@@ -22,12 +23,13 @@ namespace rlfit {
 // start, CarStartState), through
 // StepCar on `arena`: for each row j in 1..rows the 12 residuals of AerialRolloutResidual
 // (omega, v, x and the rotation-vector error, divided by the aerial scales), whichever regime
-// the switch chose. On the floor the floor step (StepPowerslide, StepGround at handbrake 0) holds z, vz, omega_x, omega_y at their rest
-// values, which the recorded floor rows share, so those residuals carry no information there
-// (and do no harm). Parameter blocks: the 4 aerial blocks, the 8 ground blocks, then the surface
-// block, the 3 jump blocks and the 5 powerslide blocks (CarLayout()), sizes 3, 3, 2, 3 | 3, 2,
-// 2, kCurvatureKnots, 1, 2, 2, 2 | 4 | 4, 1, 5 | 4, 3, 2, 1, 1. On walls, curves and ramps StepSurface runs; its derivatives treat the
-// mesh's normal as fixed within a tick (as the wall fit's). A jump runs StepJump.
+// the switch chose. On the floor the floor step (StepVehicle) holds z, vz, omega_x, omega_y at
+// their rest values, which the recorded floor rows share, so those residuals carry no
+// information there (and do no harm). Parameter blocks: the 4 aerial blocks, the 8 ground
+// blocks, then the surface block, the 3 jump blocks and the 4 vehicle blocks (CarLayout()),
+// sizes 3, 3, 2, 3 | 3, 2, 2, kCurvatureKnots, 1, 2, 2, 2 | 4 | 4, 1, 5 | 4, 3, 1, 1. On walls,
+// curves and ramps StepSurface runs; its derivatives treat the mesh's normal as fixed within a
+// tick (as the wall fit's). A jump runs StepJump.
 class CarRolloutResidual {
  public:
   static constexpr int kPerRow = 12;
@@ -43,17 +45,16 @@ class CarRolloutResidual {
                   const T* throttle, const T* brake_coast, const T* boost, const T* curvature,
                   const T* steer_response, const T* lateral, const T* backward,
                   const T* turn_drag, const T* wall, const T* jump, const T* double_jump,
-                  const T* dodge, const T* slide_grip, const T* slide_handbrake,
-                  const T* slide_steer, const T* slide_yaw, const T* slide_drive,
-                  T* residuals) const {
+                  const T* dodge, const T* vehicle_drive, const T* vehicle_tyre,
+                  const T* vehicle_steer, const T* vehicle_inertia, T* residuals) const {
     CarCoeffs<T> c;
     c.air = AerialCoeffs<T>::FromBlocks(torque, damping, thrust, drift);
     c.ground = GroundCoeffs<T>::FromBlocks(throttle, brake_coast, boost, curvature,
                                            steer_response, lateral, backward, turn_drag);
     c.wall = SurfaceCoeffs<T>::FromBlocks(wall);
     c.jump = JumpCoeffs<T>::FromBlocks(torque, damping, thrust, drift, jump, double_jump, dodge);
-    c.slide = PowerslideCoeffs<T>::FromBlocks(slide_grip, slide_handbrake, slide_steer, slide_yaw,
-                                              slide_drive);
+    c.vehicle =
+        VehicleCoeffs<T>::FromBlocks(vehicle_drive, vehicle_tyre, vehicle_steer, vehicle_inertia);
     return Rollout(c, residuals);
   }
 
@@ -65,9 +66,9 @@ class CarRolloutResidual {
 
   // What the fit uses: the same values and Jacobian, with Jet lanes only for the varying
   // coefficients the window reads (ActiveLaneCost): a window in the air reads none of the
-  // ground's 20, one on the floor none of the aerial drift or thrust, and the held surface and
-  // jump and powerslide blocks (AddCarResiduals) get no lanes at all; Create's Jets carry all
-  // CarCoeffs::kSize (56).
+  // ground's 20, one on the floor none of the aerial drift or thrust, and the held surface,
+  // jump and vehicle blocks (AddCarResiduals) get no lanes at all; Create's Jets carry all
+  // CarCoeffs::kSize (54).
   static ceres::CostFunction* CreateActive(const Episode* episode, const Arena* arena, int start,
                                            int rows, const Integration& integ,
                                            const JumpState& jump = JumpState(),
@@ -86,7 +87,7 @@ class CarRolloutResidual {
                                      const AerialResidualScales& scales = {}) {
     return new ceres::AutoDiffCostFunction<CarRolloutResidual, ceres::DYNAMIC, 3, 3, 2, 3, 3, 2,
                                            2, kCurvatureKnots, 1, 2, 2, 2,
-                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 2, 1, 1>(
+                                           SurfaceCoeffs<double>::kSize, 4, 1, 5, 4, 3, 1, 1>(
         new CarRolloutResidual(episode, arena, start, rows, integ, jump, handbrake, scales),
         kPerRow * rows);
   }
@@ -97,10 +98,9 @@ class CarRolloutResidual {
   bool Rollout(const CarCoeffs<T>& c, T* residuals) const {
     CarModelState<T> s = CarRecordedState<T>(*episode_, start_);
     s.jump = jump_;
-    s.handbrake = handbrake_;
-    GroundRowDecay<T> decay;  // the floor step's two exp once for the window's rows
+    s.wheels.handbrake = handbrake_;
     for (int j = 1; j <= rows_; ++j) {
-      s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_, &decay);
+      s = AdvanceCarModelRow(c, *arena_, s, *episode_, start_ + j - 1, integ_);
       const Sample& rec = episode_->rows[start_ + j];
       CarRowResiduals(s.body, rec, scales_, residuals + kPerRow * (j - 1));
     }
@@ -113,7 +113,7 @@ class CarRolloutResidual {
   int rows_;
   Integration integ_;
   JumpState jump_;
-  double handbrake_;  // the handbrake level at `start` (PowerslideStartState)
+  double handbrake_;  // the handbrake level at `start` (CarStartState: VehicleStartState's)
   AerialResidualScales scales_;
 };
 
@@ -124,9 +124,10 @@ class CarRolloutResidual {
 // and ramps, all in one recording (freestyling.txt), against the wall fit's 7,525 rows in 25
 // episodes. The jump blocks ("jump.jump", "jump.double_jump", "jump.dodge") are held too: the
 // car's recordings hold 3 jumps (freestyling.txt), which the jump model's fit (results/jump)
-// already used with jumps.txt's 2, and no double jump or dodge. The powerslide blocks
-// ("powerslide.*") are held as well: the car's recordings hold the handbrake on ~50 covered
-// flat-floor rows (3 presses in freestyling.txt), the powerslide fit 30 episodes of it.
+// already used with jumps.txt's 2, and no double jump or dodge. The vehicle blocks
+// ("vehicle.*", the flat-floor step) are held as well, at the vehicle model's fit
+// (results/vehicle: ground_driving_no_handbrake, 65,710 rows replayed, against the car's
+// 3,218 rows in all).
 int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<Episode>& episodes,
                     const FitOptions& options, std::vector<int>* block_episodes);
 

@@ -249,8 +249,6 @@ class PyCar {
     row.jumped = jumped;
     row.double_jumped = double_jumped;
     coeffs_ = CarCoeffs<double>::FromArray(ctx_->file.values.data());
-    // The floor step's two exp once for every tick of this car (StepCar's floor_decay).
-    floor_decay_ = GroundDecayFactors(coeffs_.ground, 1.0 / integ.tick_rate_hz);
     state_ = CarStartState(ep, 0, integ, coeffs_.jump.timing);
   }
 
@@ -263,8 +261,7 @@ class PyCar {
     {
       py::gil_scoped_release release;
       for (long i = 0; i < n; ++i)
-        state_ = StepCar(coeffs_, arena, state_, u, tick_s, floor_decay_,
-                         integ.rotate_with_new_omega);
+        state_ = StepCar(coeffs_, arena, state_, u, tick_s, integ.rotate_with_new_omega);
     }
     time_s_ += n * tick_s;
   }
@@ -294,7 +291,6 @@ class PyCar {
  private:
   std::shared_ptr<const Context> ctx_;
   CarCoeffs<double> coeffs_;
-  GroundDecay<double> floor_decay_{};  // GroundDecayFactors(coeffs_.ground, the tick)
 };
 
 // Vectors of a flat predict row: (9,) ball x, v, omega; (12,) car with pitch, yaw, roll.
@@ -458,7 +454,7 @@ void BindSimObjects(py::module_& m) {
           "dodge_timer", [](const PyCar& c) { return c.state_.jump.flip_time_s; },
           "s since the dodge started.")
       .def_property_readonly(
-          "handbrake", [](const PyCar& c) { return c.state_.handbrake; },
+          "handbrake", [](const PyCar& c) { return c.state_.wheels.handbrake; },
           "Handbrake level 0-1 (ramps toward the input).")
       .def_property_readonly(
           "time", [](const PyCar& c) { return c.time_s_; }, "Seconds stepped since construction.")

@@ -397,11 +397,11 @@ TEST_CASE("the committed wall and powerslide fits carry the ground fit they run 
   }
 }
 
-// The car's defaults for its surface, jump and powerslide sets are the committed fits of the
-// wall, jump and powerslide models, written into the build by cmake/committed_fits.cmake and
+// The car's defaults for its surface, jump and vehicle sets are the committed fits of the
+// wall, jump and vehicle models, written into the build by cmake/committed_fits.cmake and
 // placed by name in CarLayout (src/models/car.cc): a misplaced name or a value that does not
 // parse back to the file's double fails here.
-TEST_CASE("the car's defaults are the committed wall, jump and powerslide fits") {
+TEST_CASE("the car's defaults are the committed wall, jump and vehicle fits") {
   const std::vector<double>& car = CarLayout().defaults;
   const CoeffFile wall = LoadCoefficients(FindModel("wall"), "");
   for (int i = 0; i < SurfaceLayout().size(); ++i)
@@ -409,9 +409,9 @@ TEST_CASE("the car's defaults are the committed wall, jump and powerslide fits")
   const CoeffFile jump = LoadCoefficients(FindModel("jump"), "");
   for (int i = AerialLayout().size(); i < JumpLayout().size(); ++i)  // the jump's own entries
     CHECK(car[CarCoeffs<double>::kJumpOffset + i - AerialLayout().size()] == jump.values[i]);
-  const CoeffFile slide = LoadCoefficients(FindModel("powerslide"), "");
-  for (int i = 0; i < PowerslideLayout().size(); ++i)
-    CHECK(car[CarCoeffs<double>::kSlideOffset + i] == slide.values[i]);
+  const CoeffFile vehicle = LoadCoefficients(FindModel("vehicle"), "");
+  for (int i = 0; i < VehicleLayout().size(); ++i)
+    CHECK(car[CarCoeffs<double>::kVehicleOffset + i] == vehicle.values[i]);
 }
 
 TEST_CASE("ReadCoeffFile: a missing file is an InputError") {

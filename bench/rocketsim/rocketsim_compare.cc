@@ -398,10 +398,8 @@ void RunSpeed(const std::string& data_root, long n) {
   auto run_rlfit = [&](long ticks) {
     rlfit::CarModelState<double> s = rlfit_start(0);
     double sum = 0.0;
-    // The floor step's decay factors once, as rlfit's callers of StepCar pass them.
-    const auto decay = rlfit::GroundDecayFactors(coeffs.ground, kTickS);
     for (long k = 0, start = 0; k < ticks; ++k) {
-      s = rlfit::StepCar(coeffs, mesh, s, inputs[k % kInputs], kTickS, decay, true);
+      s = rlfit::StepCar(coeffs, mesh, s, inputs[k % kInputs], kTickS, true);
       if ((k + 1) % kChainTicks == 0) {
         sum += s.body.x.sum();
         start = (start + 1) % kStarts;

@@ -1,5 +1,5 @@
 // The car's coefficient layout (the aerial, ground and surface layouts, the jump's own entries
-// and the powerslide layout side by side) and the switch on recorded rows.
+// and the vehicle layout side by side) and the switch on recorded rows.
 #include "src/models/car.h"
 
 #include <string>
@@ -58,13 +58,13 @@ const CoeffLayout& CarLayout() {
     Append(SurfaceLayout(), "wall.", &l);
     // The jump's own entries (JumpLayout after its aerial part, which is the car's "aerial.").
     Append(JumpLayout(), "jump.", &l, AerialLayout().size());
-    Append(PowerslideLayout(), "powerslide.", &l);
-    // The surface, jump and powerslide sets start from those models' committed fits, not
-    // from their seeds: the car fit holds them (fit/car_fit.cc).
+    Append(VehicleLayout(), "vehicle.", &l);
+    // The surface, jump and vehicle sets start from those models' committed fits, not from
+    // their seeds: the car fit holds them (fit/car_fit.cc).
     CommittedFitDefaults("wall", SurfaceLayout(), 0, CarCoeffs<double>::kWallOffset, &l);
     CommittedFitDefaults("jump", JumpLayout(), AerialLayout().size(),
                          CarCoeffs<double>::kJumpOffset, &l);
-    CommittedFitDefaults("powerslide", PowerslideLayout(), 0, CarCoeffs<double>::kSlideOffset, &l);
+    CommittedFitDefaults("vehicle", VehicleLayout(), 0, CarCoeffs<double>::kVehicleOffset, &l);
     return l;
   }();
   return layout;

@@ -1,7 +1,7 @@
 // One car across regimes (issue 11 part 4): every physics tick the car decides, from its own
 // predicted state and the arena mesh, whether its wheels are on a surface or it is flying, and
-// calls that regime's step (StepGround, StepSurface, StepAerial, StepJump) with that step's own
-// coefficients.
+// calls that regime's step (StepVehicle on the flat floor, StepSurface, StepAerial, StepJump)
+// with that step's own coefficients.
 #pragma once
 
 #include <algorithm>
@@ -19,22 +19,22 @@
 #include "src/models/ground.h"
 #include "src/models/jump.h"
 #include "src/models/model.h"
-#include "src/models/powerslide/powerslide.h"
 #include "src/models/surface.h"
+#include "src/models/vehicle.h"
 
 namespace rlfit {
 
-// Coefficients of the car: the aerial set, the ground set, the surface set and the jump's own
-// set, each the sub-model's own coefficients under the sub-model's names prefixed "aerial." /
-// "ground." / "wall." / "jump." (CarLayout). There is one implementation of each step: the car
-// calls StepAerial with `air`, StepGround with `ground`, StepSurface with `ground` and `wall`
-// (the wall model's pairing) and StepJump with `jump`, whose aerial part is `air` (the jump
-// model's pairing: the jump is built on the aerial step), and StepPowerslide with `ground` and
-// `slide` on the flat floor (the powerslide model's pairing; at handbrake level 0 it is
-// StepGround bit for bit). Flat layout: AerialLayout() at offset 0, GroundLayout() at
-// kGroundOffset, SurfaceLayout() at kWallOffset, then JumpLayout()'s own entries (those after
-// its aerial part: blocks jump, double_jump, dodge) at kJumpOffset, then PowerslideLayout() at
-// kSlideOffset.
+// Coefficients of the car: the aerial set, the ground set, the surface set, the jump's own set
+// and the vehicle set, each the sub-model's own coefficients under the sub-model's names
+// prefixed "aerial." / "ground." / "wall." / "jump." / "vehicle." (CarLayout). There is one
+// implementation of each step: the car calls StepAerial with `air`, StepSurface with `ground`
+// and `wall` (the wall model's pairing), StepJump with `jump`, whose aerial part is `air` (the
+// jump model's pairing: the jump is built on the aerial step), and StepVehicle with `vehicle`
+// on the flat floor (issue 37, decision 0097). The ground set is read off the floor only: by
+// StepSurface, and for its rest_reported_vz on take-off. Flat layout: AerialLayout() at offset
+// 0, GroundLayout() at kGroundOffset, SurfaceLayout() at kWallOffset, then JumpLayout()'s own
+// entries (those after its aerial part: blocks jump, double_jump, dodge) at kJumpOffset, then
+// VehicleLayout() at kVehicleOffset.
 template <typename T>
 struct CarCoeffs {
   static constexpr int kAerialOffset = 0;
@@ -43,13 +43,13 @@ struct CarCoeffs {
   static constexpr int kJumpOffset = kWallOffset + SurfaceCoeffs<T>::kSize;
   // The jump's own entries: JumpCoeffs' flat layout less its aerial part.
   static constexpr int kJumpSize = JumpCoeffs<T>::kSize - AerialCoeffs<T>::kSize;
-  static constexpr int kSlideOffset = kJumpOffset + kJumpSize;
-  static constexpr int kSize = kSlideOffset + PowerslideCoeffs<T>::kSize;
+  static constexpr int kVehicleOffset = kJumpOffset + kJumpSize;
+  static constexpr int kSize = kVehicleOffset + VehicleCoeffs<T>::kSize;
   AerialCoeffs<T> air;
   GroundCoeffs<T> ground;
   SurfaceCoeffs<T> wall;
   JumpCoeffs<T> jump;  // jump.air == air
-  PowerslideCoeffs<T> slide;
+  VehicleCoeffs<T> vehicle;
 
   static CarCoeffs FromArray(const T* flat) {
     CarCoeffs c;
@@ -63,28 +63,28 @@ struct CarCoeffs {
     c.jump = JumpCoeffs<T>::FromBlocks(a + AerialCoeffs<T>::kTr, a + AerialCoeffs<T>::kDr,
                                        a + AerialCoeffs<T>::kBoostAccel,
                                        a + AerialCoeffs<T>::kDriftR, j, j + kDouble, j + kDodge);
-    c.slide = PowerslideCoeffs<T>::FromArray(flat + kSlideOffset);
+    c.vehicle = VehicleCoeffs<T>::FromArray(flat + kVehicleOffset);
     return c;
   }
 };
 
-// The aerial, ground and surface layouts, the jump's own entries and the powerslide layout one
+// The aerial, ground and surface layouts, the jump's own entries and the vehicle layout one
 // after the other: names, units, blocks ("aerial.air_torque", ..., "ground.throttle", ...,
-// "wall.surface", "jump.jump", "jump.double_jump", "jump.dodge", "powerslide.grip", ...,
-// "powerslide.yaw") and bounds (with the reasons stated in AerialLayout / GroundLayout /
-// SurfaceLayout / JumpLayout / PowerslideLayout) carried over. Defaults: the seed
+// "wall.surface", "jump.jump", "jump.double_jump", "jump.dodge", "vehicle.drive", ...,
+// "vehicle.inertia") and bounds (with the reasons stated in AerialLayout / GroundLayout /
+// SurfaceLayout / JumpLayout / VehicleLayout) carried over. Defaults: the seed
 // notes' for the aerial and ground sets; for the surface set the wall model's fit
 // (results/wall/coeffs.json, 19 wall_driving episodes: far more wall driving than the car's
 // recordings hold); for the jump block the jump model's fit (results/jump/coeffs.json: the 5
 // recorded jumps, 3 of them in freestyling.txt) and the game's values for double jump and
-// dodge (never recorded); for the powerslide set the powerslide model's fit
-// (results/powerslide/coeffs.json: 30 ground_driving_handbrake episodes, against the 3 presses
-// of freestyling.txt). The car fit holds the surface, jump and powerslide sets (see NOTES "One
-// car across regimes").
+// dodge (never recorded); for the vehicle set the vehicle model's fit
+// (results/vehicle/coeffs.json: 42 ground_driving_no_handbrake episodes, 32 fitted on: far more
+// floor driving than the car's recordings hold; the handbrake's effects are the game's). The car fit holds the surface, jump
+// and vehicle sets (see NOTES "One car across regimes").
 const CoeffLayout& CarLayout();
 
 // Which step the car takes this tick. The switch (ChooseCarStep) returns one of these.
-//   kSurface: wheels on the arena mesh: StepGround on the flat floor, StepSurface elsewhere;
+//   kSurface: wheels on the arena mesh: StepVehicle on the flat floor, StepSurface elsewhere;
 //   kAir:     no wheel contact: StepAerial.
 //   kJump:    a jump's take-off from a surface, its contact ticks and held force, a double
 //             jump or a dodge: StepJump (which runs StepAerial once the wheels are off).
@@ -99,7 +99,7 @@ struct CarModelState {
   CarState<T> body;
   CarRegime regime = CarRegime::kUnknown;
   int regime_ticks = 0;  // ticks spent in `regime`, counting the last one
-  bool on_floor = false;  // the last tick ran the flat-floor step (StepGround)
+  bool on_floor = false;  // the last tick ran the flat-floor step (StepVehicle)
   bool on_surface = false;  // the last tick ran the surface step (StepSurface)
   // StepSurface reported the car leaving the surface (the ceiling, an overhang, a slow car on
   // its side): the car flies (kAir) while its wheels still touch that surface, and lands
@@ -109,11 +109,14 @@ struct CarModelState {
   // counts as used, its windows closed); a rollout that starts inside a recorded jump takes
   // the state since its take-off instead (CarJumpStateAt, src/replay/regime.h).
   JumpState jump;
-  // The handbrake level (the game's OutputHandbrake, 0..1; PowerslideState::handbrake): follows
-  // the input at the ramp rates on every tick, whatever the regime; drives StepPowerslide on
-  // the flat floor. FromSample: 0; a rollout from a recorded row takes the level ramped over
-  // the recorded input before it (PowerslideStartState).
-  double handbrake = 0.0;
+  // What StepVehicle carries between floor ticks (VehicleState::wheels): the wheels decided at
+  // the end of the last floor tick (set), and the handbrake level (wheels.handbrake, the game's
+  // OutputHandbrake, 0..1), which follows the input at the game's rates on every tick whatever
+  // the regime (NextVehicleHandbrake). Every tick off the flat floor leaves the wheels unset,
+  // so the next floor tick decides its own from its state. FromSample: unset, level 0; a
+  // rollout from a recorded row takes the level ramped over the recorded input before it
+  // (VehicleStartState, CarStartState).
+  WheelSettings<T> wheels;
   // The boost amount, 0..game::kBoostMax: boost thrusts only while it is above 0 and drains at
   // game::kBoostUsedPerSecond while held (StepCar). FromSample: the recorded amount.
   double boost = game::kBoostMax;
@@ -158,7 +161,7 @@ double ValueOf(const T& x) {
 // within: the first rows of a jump). 10 uu sits in the gap (jump take-off rows flagged on
 // reach 9.6 uu) and below where the unflagged rows start.
 inline constexpr double kCarWheelContactUu = 10.0;
-// The surface under the wheels is the flat floor (the surface StepGround models) when its
+// The surface under the wheels is the flat floor (the surface StepVehicle models) when its
 // normal is within 1 degree of vertical: the same angle as the ground model's upright test
 // (kGroundUprightMinCos, src/replay/regime.h), cos(1 degree).
 inline constexpr double kCarFlatFloorMinCos = 0.99984769515639127;
@@ -289,7 +292,8 @@ CarStepChoice ChooseCarStep(const CarModelState<T>& s, const Controls& u, const 
 
 // Landing: the orientation turned by the smallest rotation that takes the car's up axis onto
 // the surface normal n (the wheels settle on the surface). The velocity into the surface and
-// the angular velocity off the normal are the surface step's business (StepGround drops both).
+// the angular velocity off the normal are the surface steps' business (StepVehicle and
+// StepSurface drop both).
 template <typename T>
 Mat3<T> AlignToSurface(const Mat3<T>& theta, const Eigen::Vector3d& n) {
   using std::atan2;
@@ -412,8 +416,9 @@ void MeetMesh(const CarCoeffs<T>& c, const Arena& arena, const CarState<T>& befo
 // One physics tick of the car: ChooseCarStep, then that regime's step.
 //   kSurface: on landing (the last tick ran neither surface step) AlignToSurface(contact
 //     normal); from the floor step onto another surface, the car turned with the surface;
-//     then on the flat floor (contact.flat_floor()) StepPowerslide with the car's handbrake
-//     level (StepGround bit for bit while the level and the input are 0), the floor at z =
+//     then on the flat floor (contact.flat_floor()) StepVehicle (the game's four wheels, with
+//     the handbrake) from the body and the car's wheels (s.wheels: those decided on the last
+//     tick when it was a floor tick, else unset and decided by this tick), the floor at z =
 //     rest_height; on any other surface (ramp, curve, wall, ceiling) StepSurface with the
 //     ground and wall coefficients. When StepSurface reports the car leaving the surface, its
 //     result is dropped and the car flies (StepAerial) this tick from the state before it,
@@ -430,23 +435,23 @@ void MeetMesh(const CarCoeffs<T>& c, const Arena& arena, const CarState<T>& befo
 //     game::kBoostUsedPerSecond while it acts (BoostAfterTick), unless s.unlimited_boost.
 //   The body: every tick ends in MeetMesh (the body contact with the mesh off the flat floor,
 //     CarBodyContact; the angular speed cap after a surface step).
-//   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise. The
-//   handbrake level follows the input on every tick (NextHandbrakeLevel, the game's ramp), so a
-//   car lands or stops holding it with the level where the game has it. The handbrake's other
-//   effects (air roll in the air, powerslides on walls, curves and ramps) are not modelled.
-// `floor_decay` is GroundDecayFactors(c.ground, dt_s), the floor step's two exp: whoever chains
-// StepCar (CarPredictor's rollouts, the Python Car, the car fit's windows, the benchmarks)
-// computes it once for its coefficients and tick, as the ball's BallDragFactor (decision 0092:
-// the floor tick cost 996.6 instructions with them computed on every tick, 892.7 before they
-// moved out of StepGround). The overload without it computes them on every tick.
+//   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise. The wheels:
+//     StepVehicle's on a floor tick; unset after any other tick, with the handbrake level
+//     moved one tick toward the input (NextVehicleHandbrake, the game's ramp, as StepVehicle
+//     moves it), so a car lands or stops holding it with the level where the game has it. The
+//     handbrake's other effects (air roll in the air, powerslides on walls, curves and ramps)
+//     are not modelled.
+// The floor step reads neither rotate_with_new_omega (StepVehicle turns the heading by the
+// tick's new yaw rate) nor any per-tick factor a caller could compute once (decision 0097).
 template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
-                         const Controls& held, double dt_s, const GroundDecay<T>& floor_decay,
-                         bool rotate_with_new_omega) {
+                         const Controls& held, double dt_s, bool rotate_with_new_omega) {
   const Controls u = BoostLimited(held, s.boost, s.unlimited_boost);
   const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
-  next.handbrake = NextHandbrakeLevel(c.slide, s.handbrake, u.handbrake, dt_s);
+  // Off the floor the wheels are unset and only the level ramps (the floor tick's StepVehicle
+  // returns its own wheels, the level ramped the same way).
+  next.wheels.handbrake = NextVehicleHandbrake(c.vehicle, s.wheels.handbrake, u.handbrake, dt_s);
   next.boost = BoostAfterTick(s.boost, u, dt_s, s.unlimited_boost);
   next.unlimited_boost = s.unlimited_boost;
   if (choice.regime == CarRegime::kJump) {
@@ -486,12 +491,12 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       body.omega = q * body.omega;
     }
     if (on_floor) {
-      PowerslideState<T> slide;
-      slide.body = body;
-      slide.handbrake = s.handbrake;
-      next.body =
-          StepPowerslide(c.ground, c.slide, slide, u, dt_s, floor_decay, rotate_with_new_omega)
-              .body;
+      VehicleState<T> floor;
+      floor.body = body;
+      floor.wheels = s.wheels;
+      const VehicleState<T> out = StepVehicle(c.vehicle, floor, u, dt_s);
+      next.body = out.body;
+      next.wheels = out.wheels;
     } else {
       bool stays = true;
       next.body = StepSurface(c.ground, c.wall, body, u, dt_s, rotate_with_new_omega, arena,
@@ -520,12 +525,6 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
   next.regime = flew ? CarRegime::kAir : choice.regime;
   next.regime_ticks = next.regime == s.regime ? s.regime_ticks + 1 : 1;
   return next;
-}
-template <typename T>
-CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
-                         const Controls& held, double dt_s, bool rotate_with_new_omega) {
-  return StepCar(c, arena, s, held, dt_s, GroundDecayFactors(c.ground, dt_s),
-                 rotate_with_new_omega);
 }
 
 }  // namespace rlfit

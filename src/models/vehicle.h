@@ -239,6 +239,92 @@ WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Con
 //      with the velocity from before the tick (the recorded position trails the recorded
 //      velocity by one tick, see StepGround), the car stays on the plane (z = rest_height,
 //      roll and pitch kept, the reported vz = rest_reported_vz as StepGround).
+// |x| of a wheel's slip or roll speed. For double fabs (one instruction); it differs from the
+// generic form only for x = -0, where the generic one keeps -0: both are read only through
+// "> slide_min_speed" (> 0) and, past it, beside a nonzero |slip|, where the sign of a zero
+// changes no result.
+template <typename T>
+inline T WheelAbs(const T& x) {
+  return x < T(0) ? T(-x) : x;
+}
+inline double WheelAbs(const double& x) { return std::fabs(x); }
+
+// One wheel's impulses of StepVehicle's step 2 (see there), added to the sums dv_f, dv_l, dw.
+// kFront: a front wheel (steered: heading (cs, sn) in the car's frame), else a rear one
+// (heading (1, 0)); kLeft: the wheel on the left. Compile-time, so each of the four calls
+// is straight code with the wheel's position folded in (decision 0097: the loop over four
+// wheels with these as run-time choices cost 714 instructions a tick, 534 unrolled); the
+// arithmetic is the loop's, operation for operation, so the results are the same bit for bit.
+template <typename T, bool kFront, bool kLeft>
+inline void AddWheelImpulse(const VehicleCoeffs<T>& c, const WheelSettings<T>& wheels,
+                            const T& v_f, const T& v_l, const T& w, const T& cs, const T& sn,
+                            const T& dt, T* dv_f, T* dv_l, T* dw) {
+  const T a(game::kVehicleWheelX[kFront ? 0 : 1]);
+  const T b(kLeft ? game::kVehicleWheelY[kFront ? 0 : 1] : -game::kVehicleWheelY[kFront ? 0 : 1]);
+  const T hz(c.contact_below_uu);
+  // Heading and axle in the car's frame (forward, left).
+  const T h_f = kFront ? cs : T(1), h_l = kFront ? sn : T(0);
+  const T e_f = -h_l, e_l = h_f;
+  // Contact velocity: v + w z x r, r = (a, b).
+  const T c_f = v_f - w * b, c_l = v_l + w * a;
+  const T slip = c_f * e_f + c_l * e_l;  // along the axle
+  const T roll = c_f * h_f + c_l * h_l;  // along the heading
+  // r x e with r = (a, b, -hz), e = (e_f, e_l, 0): (hz e_l, -hz e_f, a e_l - b e_f).
+  const T m_roll = hz * e_l, m_pitch = -hz * e_f, m_yaw = a * e_l - b * e_f;
+  const T k = T(1) + m_roll * m_roll / T(c.roll_gyration_sq) +
+              m_pitch * m_pitch / T(c.pitch_gyration_sq) + m_yaw * m_yaw / c.yaw_gyration_sq;
+  const T abs_slip = WheelAbs(slip);
+  const T abs_roll = WheelAbs(roll);
+  T grip(1);
+  if (abs_slip > T(c.slide_min_speed))
+    grip = T(1) - (T(1) - c.slide_grip) * abs_slip / (abs_slip + abs_roll);
+  T long_factor(1);
+  if (wheels.handbrake > 0.0) {
+    const T h(wheels.handbrake);
+    const T ratio = abs_slip > T(c.slide_min_speed) ? T(abs_slip / (abs_slip + abs_roll)) : T(0);
+    grip *= T(1) + (T(c.handbrake_lat_factor) - T(1)) * h;
+    long_factor = T(1) + (VehicleCurve(kVehicleHandbrakeLongRatios, kVehicleHandbrakeLongFactors,
+                                       ratio) - T(1)) * h;
+  }
+  const T rate = kFront ? c.lateral_rate_front : c.lateral_rate_rear;
+  const T j_lat = -rate * dt * grip * slip / k;
+  T j_long(0);
+  if (wheels.drive != T(0)) {
+    j_long = wheels.drive * dt / T(4);
+  } else if (wheels.brake > T(0)) {
+    const T limit = wheels.brake * dt / T(4);
+    j_long = -T(c.rolling_gain) * dt * roll;
+    if (j_long > limit) j_long = limit;
+    if (j_long < -limit) j_long = -limit;
+  }
+  if (wheels.handbrake > 0.0) j_long *= long_factor;
+  const T j_f = j_long * h_f + j_lat * e_f;
+  const T j_l = j_long * h_l + j_lat * e_l;
+  *dv_f += j_f;
+  *dv_l += j_l;
+  *dw += (a * j_l - b * j_f) / c.yaw_gyration_sq;
+}
+
+// cos and sin of the front wheels' steer angle. For double an angle of exactly 0 (no steer
+// input: most ticks of straight driving) skips libm's sincos (~100 instructions): cos 0 = 1 and
+// sin 0 = 0 exactly. For a Jet the derivatives need the call.
+template <typename T>
+inline void SteerCosSin(const T& angle, T* cs, T* sn) {
+  using std::cos;
+  using std::sin;
+  *cs = cos(angle);
+  *sn = sin(angle);
+}
+inline void SteerCosSin(const double& angle, double* cs, double* sn) {
+  if (angle == 0.0) {
+    *cs = 1.0;
+    *sn = angle;  // 0 with the angle's sign, as sin(+-0) = +-0
+    return;
+  }
+  *cs = std::cos(angle);
+  *sn = std::sin(angle);
+}
+
 template <typename T>
 VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
                             const Controls& u, double dt_s) {
@@ -255,59 +341,14 @@ VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
   const WheelSettings<T> wheels =
       s.wheels.set ? s.wheels : DecideWheels(c, v_f, u, s.wheels.handbrake);
 
-  using std::cos;
-  using std::sin;
-  const T cs = cos(wheels.steer_angle), sn = sin(wheels.steer_angle);
-  const T hz(c.contact_below_uu);
+  T cs, sn;
+  SteerCosSin(wheels.steer_angle, &cs, &sn);
   T dv_f(0), dv_l(0), dw(0);
-  for (int i = 0; i < 4; ++i) {
-    const bool front = i < 2;
-    const T a(game::kVehicleWheelX[front ? 0 : 1]);
-    const T b(i % 2 == 0 ? game::kVehicleWheelY[front ? 0 : 1]
-                         : -game::kVehicleWheelY[front ? 0 : 1]);
-    // Heading and axle in the car's frame (forward, left).
-    const T h_f = front ? cs : T(1), h_l = front ? sn : T(0);
-    const T e_f = -h_l, e_l = h_f;
-    // Contact velocity: v + w z x r, r = (a, b).
-    const T c_f = v_f - w * b, c_l = v_l + w * a;
-    const T slip = c_f * e_f + c_l * e_l;  // along the axle
-    const T roll = c_f * h_f + c_l * h_l;  // along the heading
-    // r x e with r = (a, b, -hz), e = (e_f, e_l, 0): (hz e_l, -hz e_f, a e_l - b e_f).
-    const T m_roll = hz * e_l, m_pitch = -hz * e_f, m_yaw = a * e_l - b * e_f;
-    const T k = T(1) + m_roll * m_roll / T(c.roll_gyration_sq) +
-                m_pitch * m_pitch / T(c.pitch_gyration_sq) + m_yaw * m_yaw / c.yaw_gyration_sq;
-    const T abs_slip = slip < T(0) ? T(-slip) : slip;
-    const T abs_roll = roll < T(0) ? T(-roll) : roll;
-    T grip(1);
-    if (abs_slip > T(c.slide_min_speed))
-      grip = T(1) - (T(1) - c.slide_grip) * abs_slip / (abs_slip + abs_roll);
-    T long_factor(1);
-    if (wheels.handbrake > 0.0) {
-      const T h(wheels.handbrake);
-      const T ratio =
-          abs_slip > T(c.slide_min_speed) ? T(abs_slip / (abs_slip + abs_roll)) : T(0);
-      grip *= T(1) + (T(c.handbrake_lat_factor) - T(1)) * h;
-      long_factor = T(1) + (VehicleCurve(kVehicleHandbrakeLongRatios,
-                                         kVehicleHandbrakeLongFactors, ratio) - T(1)) * h;
-    }
-    const T rate = front ? c.lateral_rate_front : c.lateral_rate_rear;
-    const T j_lat = -rate * dt * grip * slip / k;
-    T j_long(0);
-    if (wheels.drive != T(0)) {
-      j_long = wheels.drive * dt / T(4);
-    } else if (wheels.brake > T(0)) {
-      const T limit = wheels.brake * dt / T(4);
-      j_long = -T(c.rolling_gain) * dt * roll;
-      if (j_long > limit) j_long = limit;
-      if (j_long < -limit) j_long = -limit;
-    }
-    if (wheels.handbrake > 0.0) j_long *= long_factor;
-    const T j_f = j_long * h_f + j_lat * e_f;
-    const T j_l = j_long * h_l + j_lat * e_l;
-    dv_f += j_f;
-    dv_l += j_l;
-    dw += (a * j_l - b * j_f) / c.yaw_gyration_sq;
-  }
+  // Front left, front right, rear left, rear right: the order of the sums.
+  AddWheelImpulse<T, true, true>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
+  AddWheelImpulse<T, true, false>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
+  AddWheelImpulse<T, false, true>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
+  AddWheelImpulse<T, false, false>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
   const T boost = T(u.boost) * c.boost_accel * dt;
   T nv_f = v_f + dv_f + boost;
   T nv_l = v_l + dv_l;

@@ -154,8 +154,8 @@ VehicleState<T> FromSampleAs(const Sample& row, const VehicleState<T>*) {
   return s;
 }
 
-// The recorded car, its jump flags (JumpState's FromSampleAs) and boost amount, handbrake
-// level 0.
+// The recorded car, its jump flags (JumpState's FromSampleAs) and boost amount, its wheels
+// unset (decided on its first floor tick), handbrake level 0.
 template <typename T>
 CarModelState<T> FromSampleAs(const Sample& s, const CarModelState<T>*) {
   CarModelState<T> out;
@@ -166,8 +166,8 @@ CarModelState<T> FromSampleAs(const Sample& s, const CarModelState<T>*) {
 }
 
 // The car model's state at row `row` of `ep` as the row alone gives it (FromSample: the car, its
-// jump flags and boost amount, handbrake level 0) with the recording's unlimited boost: the start
-// of the car fit's windows (fit/car_fit.h, with their jump state and handbrake level) and, with
+// jump flags and boost amount, wheels unset, handbrake level 0) with the recording's unlimited
+// boost: the start of the car fit's windows (fit/car_fit.h, with their jump state and handbrake level) and, with
 // those from the episode, of the car's rollouts (CarStartState, src/replay/regime.h).
 template <typename T>
 CarModelState<T> CarRecordedState(const Episode& ep, int row) {
@@ -304,24 +304,14 @@ JumpCarState<T> JumpStartState(const Episode& ep, int takeoff, int row, const In
 }
 
 // Advances the state over recorded row k -> k+1 of `ep` (substeps per Integration).
-// `decay` holds the floor step's decay factors of c.ground (StepCar's floor_decay): one for a
-// rollout (CarPredictor, the car fit's windows) computes them once for all its rows.
-template <typename T>
-CarModelState<T> AdvanceCarModelRow(const CarCoeffs<T>& c, const Arena& arena,
-                                    const CarModelState<T>& s, const Episode& ep, int k,
-                                    const Integration& integ, GroundRowDecay<T>* decay) {
-  return AdvanceCarRow(s, ep, k, integ,
-                       [&](const CarModelState<T>& state, const Controls& u, double h) {
-                         return StepCar(c, arena, state, u, h, decay->At(c.ground, h),
-                                        integ.rotate_with_new_omega);
-                       });
-}
 template <typename T>
 CarModelState<T> AdvanceCarModelRow(const CarCoeffs<T>& c, const Arena& arena,
                                     const CarModelState<T>& s, const Episode& ep, int k,
                                     const Integration& integ) {
-  GroundRowDecay<T> decay;
-  return AdvanceCarModelRow(c, arena, s, ep, k, integ, &decay);
+  return AdvanceCarRow(s, ep, k, integ,
+                       [&](const CarModelState<T>& state, const Controls& u, double h) {
+                         return StepCar(c, arena, state, u, h, integ.rotate_with_new_omega);
+                       });
 }
 
 // Per row of `ep`: would the switch put the recorded state on a surface (ChooseCarStep on the

@@ -219,18 +219,16 @@ std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& da
 // The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
 // start from CarStartState: the recorded car, the jump state of CarJumpStateAt (the state
 // since the take-off inside a recorded jump), the handbrake level ramped over the recorded input
-// (PowerslideStartState), the recorded boost amount and the recording's unlimited boost.
+// (VehicleStartState's), the recorded boost amount and the recording's unlimited boost.
 class CarPredictor : public Predictor {
  public:
   CarPredictor(CarCoeffs<double> coeffs, Integration integ, const Arena* arena)
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    GroundRowDecay<double> decay;  // the floor step's two exp once for the rollout
     return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing), start, end,
                        [&](const CarModelState<double>& state, int k) {
-                         return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_,
-                                                   &decay);
+                         return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
                        });
   }
 

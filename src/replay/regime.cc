@@ -50,7 +50,7 @@ std::vector<Regime> CarRegimes(const Episode& ep, const Arena& arena) {
                           dz <= kGroundHeightBandUu && dz >= -kCarFloorSettleUu &&
                           s.theta(2, 2) >= settle_min_cos;
     if ((s.input.handbrake || before.input.handbrake) && !on_floor) {
-      // The handbrake on the flat floor is the powerslide step's; elsewhere (air roll in the
+      // The handbrake on the flat floor is the vehicle step's; elsewhere (air roll in the
       // air, a powerslide on a wall, curve or ramp) it is not modelled.
       rows[k] = Regime::kHandbrake;
       taking_off = false;
@@ -262,7 +262,7 @@ CarModelState<double> CarStartState(const Episode& ep, int row, const Integratio
                                     const JumpTiming& timing) {
   CarModelState<double> s = CarRecordedState<double>(ep, row);
   s.jump = CarJumpStateAt(ep, row, integ, timing);
-  s.handbrake = PowerslideStartState(ep, row, integ, nullptr).handbrake;
+  s.wheels.handbrake = VehicleStartState(ep, row, integ, nullptr).wheels.handbrake;
   return s;
 }
 

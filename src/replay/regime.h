@@ -66,7 +66,7 @@ const char* RegimeLabel(Regime regime);
 // car: the switch of the car model (ChooseCarStep, src/models/car.h) on the recorded state,
 //   then what the sub-models cover: kHandbrake when the handbrake is held at row k or k-1
 //   (the input of row k-1 still acts for input_delay_s, ~1 row, into step k -> k+1) and the
-//   row is not on the flat floor as below (the floor's powerslide is the car's StepPowerslide;
+//   row is not on the flat floor as below (the floor's powerslide is the car's StepVehicle;
 //   a powerslide on a wall, curve or ramp and air roll in the air are not modelled); on a
 //   surface: covered when the surface
 //   under the wheels is the flat floor (WheelContact::flat_floor) and the car lies on it as the
@@ -227,7 +227,7 @@ JumpState CarJumpStateAt(const Episode& ep, int row, const Integration& integ,
 // Car: the state a rollout of the car model starts from at recorded row `row` (replay's
 // CarPredictor, the Python Car from its one-row episode, the car fit's windows): the recorded
 // car and the recording's unlimited boost (CarRecordedState), the jump state of CarJumpStateAt
-// and the handbrake level ramped over the recorded input (PowerslideStartState).
+// and the handbrake level ramped over the recorded input (VehicleStartState's; the wheels unset).
 CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
                                     const JumpTiming& timing);
 
