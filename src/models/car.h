@@ -481,14 +481,16 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     // car's wheels at a ramp's foot and let go of it. Only where the surface rises ahead (a
     // crease: the normal against the velocity along the floor); over an edge that falls away
     // (a ledge) the car is not turned and StepSurface lets go of it.
-    const Eigen::Vector3d up0 = ScalarPart(Vec3<T>(body.theta.col(2))).normalized();
-    const Eigen::Vector3d v0 = ScalarPart(body.v);
-    if (s.on_floor && !on_floor && (v0 - up0 * v0.dot(up0)).dot(choice.contact.normal) <= 0.0) {
-      Eigen::Vector3d phi;
-      const Mat3<T> q = RotationBetween<T>(up0, choice.contact.normal, &phi);
-      body.theta = q * body.theta;
-      body.v = q * body.v;
-      body.omega = q * body.omega;
+    if (s.on_floor && !on_floor) {
+      const Eigen::Vector3d up0 = ScalarPart(Vec3<T>(body.theta.col(2))).normalized();
+      const Eigen::Vector3d v0 = ScalarPart(body.v);
+      if ((v0 - up0 * v0.dot(up0)).dot(choice.contact.normal) <= 0.0) {
+        Eigen::Vector3d phi;
+        const Mat3<T> q = RotationBetween<T>(up0, choice.contact.normal, &phi);
+        body.theta = q * body.theta;
+        body.v = q * body.v;
+        body.omega = q * body.omega;
+      }
     }
     if (on_floor) {
       VehicleState<T> floor;
