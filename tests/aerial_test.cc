@@ -244,6 +244,45 @@ TEST_CASE("StepAerial for double (the SSE2 path) agrees with the template to rou
   CHECK(closed_form > 1000);
 }
 
+TEST_CASE("the aerial double path's usual step gives its general path's bits") {
+  // Without a drift, rotating with the new rates and at 120 Hz, StepAerial for double decides the
+  // cap, the drift and the series with one comparison against max_omega^2 (decision 0101). A cap
+  // of 1000 rad/s (its max_omega^2 dt^2 above the series' limit) sends every step through the
+  // general path instead, which decides them one by one; below 5.5 rad/s neither caps, so the two
+  // must agree bit for bit. Random tumbling states under the cap, random inputs.
+  std::mt19937_64 rng(20261130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const AerialCoeffs<double> usual = Seed();
+  AerialCoeffs<double> general = usual;
+  general.max_omega = 1000.0;
+  REQUIRE(usual.max_omega * usual.max_omega * (1.0 / 14400) < kAerialSeriesMaxAngle2);
+  REQUIRE(general.max_omega * general.max_omega * (1.0 / 14400) >= kAerialSeriesMaxAngle2);
+  long compared = 0;
+  for (int i = 0; i < 20000; ++i) {
+    CarState<double> s;
+    s.x = Vec3<double>(u(rng), u(rng), u(rng)) * 3000.0;
+    s.v = Vec3<double>(u(rng), u(rng), u(rng)) * 1300.0;
+    s.omega = Vec3<double>(u(rng), u(rng), u(rng)) * 3.0;
+    s.theta = EulerToMatrix(1.5 * u(rng), 3.1 * u(rng), 3.1 * u(rng));
+    Controls in;
+    in.pitch = u(rng);
+    in.yaw = u(rng);
+    in.roll = u(rng);
+    in.throttle = u(rng);
+    in.boost = u(rng) > 0.0 ? 1.0 : 0.0;
+    const CarState<double> a = StepAerial(usual, s, in, 1.0 / 120, true);
+    if (a.omega.norm() >= 5.5 - 1e-9) continue;  // capped: the two caps differ
+    const CarState<double> b = StepAerial(general, s, in, 1.0 / 120, true);
+    INFO("state " << i);
+    REQUIRE(a.x == b.x);
+    REQUIRE(a.v == b.v);
+    REQUIRE(a.omega == b.omega);
+    REQUIRE(a.theta == b.theta);
+    ++compared;
+  }
+  CHECK(compared > 15000);
+}
+
 TEST_CASE("the aerial double path's short series is the exponential to round-off") {
   // Below kAerialSeriesMaxAngle2 the SSE2 StepAerial takes sin(a)/a and (1 - cos a)/a^2 from
   // their series to a^6. Turn a unit-speed car with zero inputs, drift and damping by angles from

@@ -197,7 +197,10 @@ CarState<T> StepAerial(const AerialCoeffs<T>& c, const CarState<T>& s, const Con
 // - the rotation's a^2 is the body rates' squared norm times dt^2;
 // - sin(a)/a and (1 - cos a)/a^2 come from a shorter series (kAerialSeriesMaxAngle2) in
 //   Estrin's form (two independent halves) instead of Horner's;
-// - the diagonal of exp(Skew(phi)) is c2 (phi_i^2 - a^2) + 1, and constants are memory operands.
+// - the diagonal of exp(Skew(phi)) is c2 (phi_i^2 - a^2) + 1, and constants are memory operands;
+// - a scalar that multiplies a register pair (theta(2, 0), the roll rate, a^2, e00) is computed
+//   in both lanes of one register (a packed operation costs what a scalar one does, and its
+//   broadcast goes), and one comparison decides the usual step (decision 0101).
 
 // Below this squared angle per step (rad^2; |omega| dt < 0.0548 rad, 6.57 rad/s at 120 Hz: every
 // 120 Hz aerial step, the cap of 5.5 rad/s plus one tick of torque) the double path takes
@@ -218,6 +221,8 @@ inline __m128d HighSse2(__m128d a) {
 inline __m128d SwapSse2(__m128d a) {
   return _mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(a), 0x4E));
 }
+// Lane 0 + lane 1 in both lanes (a0 + a1 and a1 + a0 are the same double).
+inline __m128d LaneSumBothSse2(__m128d a) { return _mm_add_pd(a, SwapSse2(a)); }
 // Lane 0 + lane 1, as a scalar.
 inline double LaneSumSse2(__m128d a) { return _mm_cvtsd_f64(_mm_add_sd(a, HighSse2(a))); }
 
@@ -232,14 +237,41 @@ inline double SquaredNormSse2(__m128d v01, double v2) {
   return LaneSumSse2(_mm_mul_pd(v01, v01)) + v2 * v2;
 }
 
-// The three-vector (lanes 0-1 of *v01, *v2) with squared norm n2, capped as ClampNorm does: if n2
-// exceeds max_norm^2, every component times max_norm / sqrt(n2).
-inline void ClampSse2(double n2, double max_norm, __m128d* v01, double* v2) {
-  if (n2 > max_norm * max_norm) {
-    const double scale = max_norm / SqrtSse2(n2);
-    *v01 = _mm_mul_pd(*v01, _mm_set1_pd(scale));
-    *v2 *= scale;
-  }
+// limit when use, else -1 (below every squared norm), from bits: a value, not a branch, so GCC
+// computes it once before a chain of steps.
+inline double LimitOrMinusOne(bool use, double limit) {
+  const double minus_one = -1.0;
+  std::uint64_t limit_bits, minus_one_bits;
+  std::memcpy(&limit_bits, &limit, 8);
+  std::memcpy(&minus_one_bits, &minus_one, 8);
+  const std::uint64_t mask = 0 - static_cast<std::uint64_t>(use);
+  const std::uint64_t bits = (limit_bits & mask) | (minus_one_bits & ~mask);
+  double out;
+  std::memcpy(&out, &bits, 8);
+  return out;
+}
+
+// (c1, c2) = (1 - a^2/6 + a^4/120 - a^6/5040, 1/2 - a^2/24 + a^4/720 - a^6/40320) for a^2 in both
+// lanes of a2 (below kAerialSeriesMaxAngle2), as (k0 + a^2 k1) + a^4 (k2 + a^2 k3).
+inline __m128d ExpSo3SeriesSse2(__m128d a2) {
+  const __m128d head = _mm_add_pd(_mm_mul_pd(a2, _mm_set_pd(-1.0 / 24.0, -1.0 / 6.0)),
+                                  _mm_set_pd(0.5, 1.0));
+  const __m128d tail = _mm_add_pd(_mm_mul_pd(a2, _mm_set_pd(-1.0 / 40320.0, -1.0 / 5040.0)),
+                                  _mm_set_pd(1.0 / 720.0, 1.0 / 120.0));
+  return _mm_add_pd(_mm_mul_pd(_mm_mul_pd(a2, a2), tail), head);
+}
+
+// limit if use, else -1, without a branch.
+inline double FastLimit(bool use, double limit) {
+  std::uint64_t bits, neg;
+  const double minus_one = -1.0;
+  std::memcpy(&bits, &limit, 8);
+  std::memcpy(&neg, &minus_one, 8);
+  const std::uint64_t mask = 0 - static_cast<std::uint64_t>(use);
+  const std::uint64_t out = (bits & mask) | (neg & ~mask);
+  double r;
+  std::memcpy(&r, &out, 8);
+  return r;
 }
 
 // (c1, c2) of ExpSo3Coefficients, out of line: the rare path of StepAerial below, which then
@@ -290,19 +322,21 @@ RLFIT_ALWAYS_INLINE CarState<double> StepAerial(const AerialCoeffs<double>& c,
   const __m128d dt = _mm_set1_pd(dt_s);
   const __m128d one = _mm_set1_pd(1.0);
   const __m128d col0 = _mm_loadu_pd(th), col1 = _mm_loadu_pd(th + 3), col2 = _mm_loadu_pd(th + 6);
-  const double t20 = th[2];
+  const __m128d t20 = _mm_set1_pd(th[2]);  // theta(2, 0) in both lanes
   // theta(2, 1), theta(2, 2); not _mm_loadh_pd, whose builtin takes the state's address: GCC
   // then counts it as escaped and reloads the coefficients and their products every step.
   const __m128d p2 = _mm_set_pd(th[8], th[5]);
   const __m128d w01 = _mm_loadu_pd(s.omega.data());
   const double w2 = s.omega(2);
 
-  // Body-frame angular velocity theta^T omega: (pitch, yaw), then roll. Rows 0-1 of each column
-  // times (omega_0, omega_1), their lanes summed: columns 1 and 2 side by side, then column 0.
+  // Body-frame angular velocity theta^T omega: roll (in both lanes), then (pitch, yaw). Rows 0-1
+  // of each column times (omega_0, omega_1), their lanes summed: column 0, then columns 1 and 2
+  // side by side.
+  const __m128d wb_r =
+      _mm_add_pd(LaneSumBothSse2(_mm_mul_pd(col0, w01)), _mm_mul_pd(t20, _mm_set1_pd(w2)));
   const __m128d m1 = _mm_mul_pd(col1, w01), m2 = _mm_mul_pd(col2, w01);
   const __m128d wb_py = _mm_add_pd(_mm_add_pd(_mm_unpacklo_pd(m1, m2), _mm_unpackhi_pd(m1, m2)),
                                    _mm_mul_pd(p2, _mm_set1_pd(w2)));
-  const double wb_r = LaneSumSse2(_mm_mul_pd(col0, w01)) + t20 * w2;
   // The step's change of body-frame angular velocity, (T u + D f theta^T omega) dt, with the
   // damping factors f = 1 - |input| for pitch and yaw (1 for roll).
   // Written as T u dt - D (|u| - 1) dt theta^T omega.
@@ -313,90 +347,118 @@ RLFIT_ALWAYS_INLINE CarState<double> StepAerial(const AerialCoeffs<double>& c,
       _mm_mul_pd(_mm_mul_pd(_mm_loadu_pd(c.damping.data() + 1),
                             _mm_mul_pd(_mm_sub_pd(abs_u_py, one), dt)),
                  wb_py));
-  const double tau_r = c.torque(0) * (u.roll * dt_s) + (c.damping(0) * dt_s) * wb_r;
+  const __m128d tau_r =
+      _mm_add_pd(_mm_mul_pd(_mm_set1_pd(c.torque(0)), _mm_mul_pd(_mm_set1_pd(u.roll), dt)),
+                 _mm_mul_pd(_mm_set1_pd(c.damping(0) * dt_s), wb_r));
 
   CarState<double> next;
   // The new angular velocity before the cap, in the body frame (theta^T omega + tau dt) and in
   // the world (omega + theta tau dt; the orientation turns with it, see the template).
   const __m128d wub_py = _mm_add_pd(wb_py, tau_py);
-  const double wub_r = wb_r + tau_r;
-  const double wub_n2 = SquaredNormSse2(wub_py, wub_r);
+  const __m128d wub_r = _mm_add_pd(wb_r, tau_r);
   __m128d wu01 =
-      _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, _mm_set1_pd(tau_r)), _mm_mul_pd(col1, LowSse2(tau_py))),
+      _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, tau_r), _mm_mul_pd(col1, LowSse2(tau_py))),
                  _mm_add_pd(_mm_mul_pd(col2, HighSse2(tau_py)), w01));
-  double wu2 = (t20 * tau_r + w2) + LaneSumSse2(_mm_mul_pd(p2, tau_py));
-  // The cap, decided on the body-frame squared norm (the world one's as far as theta is
-  // orthonormal, ~1e-15 relative: at a tie either side is the cap to round-off) and scaled by the
-  // world vector's own norm, as the template, so a capped omega has the cap's norm to the last
-  // bits.
-  if (wub_n2 > c.max_omega * c.max_omega) {
-    const double scale = c.max_omega / SqrtSse2(SquaredNormSse2(wu01, wu2));
-    wu01 = _mm_mul_pd(wu01, _mm_set1_pd(scale));
-    wu2 *= scale;
+  double wu2 =
+      (_mm_cvtsd_f64(_mm_mul_pd(t20, tau_r)) + w2) + LaneSumSse2(_mm_mul_pd(p2, tau_py));
+  const __m128d wub_n2 =
+      _mm_add_pd(LaneSumBothSse2(_mm_mul_pd(wub_py, wub_py)), _mm_mul_pd(wub_r, wub_r));
+  // The step's rotation vector in the body frame, phi = (r, p, y) = theta^T omega_rot dt (r in
+  // both lanes, q = (p, y)), its squared norm a^2 in both lanes and (c1, c2) of exp(Skew(phi)).
+  // Usually (no drift, rotating with the new rates, at most max_omega) phi is the new body rates
+  // times dt, uncapped, and a^2 <= max_omega^2 dt^2 (rounding is monotonic): when that bound is
+  // below the series' limit (at the game's cap, every tick rate from 62 Hz up) one comparison,
+  // against a limit computed once for a chain of steps, decides the cap, the drift and the
+  // series. Otherwise the general path decides them one by one. (A NaN takes the first path:
+  // NaN either way.)
+  const double max_omega2 = c.max_omega * c.max_omega;
+  const double usual_limit = LimitOrMinusOne(
+      AllZeroBits(c.drift.data()) & (max_omega2 * (dt_s * dt_s) < kAerialSeriesMaxAngle2),
+      max_omega2);
+  __m128d q, r, a2, coef;
+  if (rotate_with_new_omega && !(_mm_cvtsd_f64(wub_n2) > usual_limit)) {
+    q = _mm_mul_pd(wub_py, dt);
+    r = _mm_mul_pd(wub_r, dt);
+    a2 = _mm_mul_pd(wub_n2, _mm_set1_pd(dt_s * dt_s));
+    coef = ExpSo3SeriesSse2(a2);
+  } else {
+    // The cap, decided on the body-frame squared norm (the world one's as far as theta is
+    // orthonormal, ~1e-15 relative: at a tie either side is the cap to round-off) and scaled by
+    // the world vector's own norm, as the template, so a capped omega has the cap's norm to the
+    // last bits.
+    if (_mm_cvtsd_f64(wub_n2) > max_omega2) {
+      const double scale = c.max_omega / SqrtSse2(SquaredNormSse2(wu01, wu2));
+      wu01 = _mm_mul_pd(wu01, _mm_set1_pd(scale));
+      wu2 *= scale;
+    }
+    // The new body rates, or their average with the old ones, plus the drift (which is given in
+    // the world frame).
+    __m128d rot_py = wub_py, rot_r = wub_r, rot_n2 = wub_n2;
+    if (!rotate_with_new_omega) {
+      rot_py = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(wb_py, wub_py));
+      rot_r = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(wb_r, wub_r));
+      rot_n2 = _mm_add_pd(LaneSumBothSse2(_mm_mul_pd(rot_py, rot_py)), _mm_mul_pd(rot_r, rot_r));
+    }
+    if (!AllZeroBits(c.drift.data())) {
+      const __m128d d = EulerRateDriftPitchYawSse2(_mm_loadu_pd(c.drift.data() + 1), col0, p2);
+      rot_py = _mm_add_pd(rot_py, d);
+      rot_r = _mm_add_pd(rot_r, _mm_set1_pd(c.drift(2) * s.theta(2, 0) - c.drift(0)));
+      rot_n2 = _mm_add_pd(LaneSumBothSse2(_mm_mul_pd(rot_py, rot_py)), _mm_mul_pd(rot_r, rot_r));
+    }
+    q = _mm_mul_pd(rot_py, dt);
+    r = _mm_mul_pd(rot_r, dt);
+    a2 = _mm_mul_pd(rot_n2, _mm_set1_pd(dt_s * dt_s));
+    coef = _mm_cvtsd_f64(a2) < kAerialSeriesMaxAngle2 ? ExpSo3SeriesSse2(a2)
+                                                      : ExpSo3CoefficientsSse2(_mm_cvtsd_f64(a2));
   }
   _mm_storeu_pd(next.omega.data(), wu01);
   next.omega(2) = wu2;
-  // The step's rotation vector in the body frame, theta^T omega_rot dt: the new body rates, or
-  // their average with the old ones, plus the drift (which is given in the world frame).
-  __m128d rot_py = wub_py;
-  double rot_r = wub_r, rot_n2 = wub_n2;
-  if (!rotate_with_new_omega) {
-    rot_py = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(wb_py, wub_py));
-    rot_r = 0.5 * (wb_r + wub_r);
-    rot_n2 = SquaredNormSse2(rot_py, rot_r);
-  }
-  if (!AllZeroBits(c.drift.data())) {
-    const __m128d d = EulerRateDriftPitchYawSse2(_mm_loadu_pd(c.drift.data() + 1), col0, p2);
-    rot_py = _mm_add_pd(rot_py, d);
-    rot_r += c.drift(2) * s.theta(2, 0) - c.drift(0);
-    rot_n2 = SquaredNormSse2(rot_py, rot_r);
-  }
 
-  // exp(Skew(phi)) = 1 + c1 Skew(phi) + c2 Skew(phi)^2 with phi = (r, p, y) = theta^T omega_rot
-  // dt (roll, pitch, yaw axes), c1 = sin(a)/a, c2 = (1 - cos a)/a^2 side by side in one register.
-  const __m128d q = _mm_mul_pd(rot_py, dt);  // p, y
-  const double r = rot_r * dt_s;
-  const double a2 = rot_n2 * (dt_s * dt_s);
-  const __m128d a2b = _mm_set1_pd(a2);
-  __m128d coef;  // c1, c2
-  if (a2 < kAerialSeriesMaxAngle2) {
-    // (1 - a^2/6 + a^4/120 - a^6/5040, 1/2 - a^2/24 + a^4/720 - a^6/40320), as
-    // (k0 + a^2 k1) + a^4 (k2 + a^2 k3).
-    const __m128d head = _mm_add_pd(_mm_mul_pd(a2b, _mm_set_pd(-1.0 / 24.0, -1.0 / 6.0)),
-                                    _mm_set_pd(0.5, 1.0));
-    const __m128d tail = _mm_add_pd(_mm_mul_pd(a2b, _mm_set_pd(-1.0 / 40320.0, -1.0 / 5040.0)),
-                                    _mm_set_pd(1.0 / 720.0, 1.0 / 120.0));
-    coef = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(a2b, a2b), tail), head);
-  } else {
-    coef = ExpSo3CoefficientsSse2(a2);
-  }
+  // exp(Skew(phi)) = 1 + c1 Skew(phi) + c2 Skew(phi)^2, c1 = sin(a)/a, c2 = (1 - cos a)/a^2. Its
+  // blocks [[e00, b], [d, (e1; e2)]] with b = (e01, e02), d = (e10, e20), e1 = (e11, e12),
+  // e2 = (e21, e22); the diagonal 1 - c2 (a^2 - phi_i^2) as c2 (phi_i^2 - a^2) + 1; -c1 x as
+  // (-c1) x (the same double).
   const __m128d c1b = LowSse2(coef), c2b = HighSse2(coef);
-  const double c1 = _mm_cvtsd_f64(coef), c2 = _mm_cvtsd_f64(c2b);
-  const __m128d sign_lo = _mm_set_pd(0.0, -0.0);
-  // Its blocks [[e00, b], [d, (e1; e2)]] with b = (e01, e02), d = (e10, e20), e1 = (e11, e12),
-  // e2 = (e21, e22); the diagonal 1 - c2 (a^2 - phi_i^2) as c2 (phi_i^2 - a^2) + 1.
-  const __m128d c2r_py = _mm_mul_pd(c2b, _mm_mul_pd(q, _mm_set1_pd(r)));  // c2 r p, c2 r y
-  const __m128d c1_negy_p = _mm_xor_pd(SwapSse2(_mm_mul_pd(c1b, q)), sign_lo);  // -c1 y, c1 p
+  const __m128d c1_neg_lo = _mm_xor_pd(c1b, _mm_set_pd(0.0, -0.0));  // -c1, c1
+  const __m128d q_swap = SwapSse2(q);                                // y, p
+  const __m128d c2r_py = _mm_mul_pd(c2b, _mm_mul_pd(q, r));         // c2 r p, c2 r y
+  const __m128d c1_negy_p = _mm_mul_pd(c1_neg_lo, q_swap);          // -c1 y, c1 p
   const __m128d b = _mm_add_pd(c2r_py, c1_negy_p);  // c2 r p - c1 y, c2 r y + c1 p
   const __m128d d = _mm_sub_pd(c2r_py, c1_negy_p);  // c2 r p + c1 y, c2 r y - c1 p
-  const __m128d diag12 = _mm_add_pd(_mm_mul_pd(c2b, _mm_sub_pd(_mm_mul_pd(q, q), a2b)), one);
-  const __m128d off12 = _mm_add_pd(_mm_mul_pd(c2b, _mm_mul_pd(q, SwapSse2(q))),
-                                   _mm_xor_pd(_mm_set1_pd(c1 * r), sign_lo));  // e12, e21
-  const __m128d e1 = _mm_unpacklo_pd(diag12, off12);  // e11, e12
-  const __m128d e2 = _mm_unpackhi_pd(off12, diag12);  // e21, e22
-  const double e00 = c2 * (r * r - a2) + 1.0;
+  const __m128d diag12 = _mm_add_pd(_mm_mul_pd(c2b, _mm_sub_pd(_mm_mul_pd(q, q), a2)), one);
+  const __m128d off12 = _mm_add_pd(_mm_mul_pd(c2b, _mm_mul_pd(q, q_swap)),
+                                   _mm_mul_pd(c1_neg_lo, r));  // e12, e21
+  const __m128d e1 = _mm_unpacklo_pd(diag12, off12);           // e11, e12
+  const __m128d e2 = _mm_unpackhi_pd(off12, diag12);           // e21, e22
+  const __m128d e00 = _mm_add_pd(_mm_mul_pd(c2b, _mm_sub_pd(_mm_mul_pd(r, r), a2)), one);
 
-  // theta exp(Skew(phi)): row 2 of columns 1-2 and 0, then rows 0-1 of each column (in this
-  // order GCC keeps more of a chain's state in registers: 3 instructions a step fewer).
+  // theta exp(Skew(phi)): row 2 of columns 1-2 and 0, then (after the translation, an order in
+  // which GCC keeps more of a chain's state in registers) rows 0-1 of each column.
   double* nth = next.theta.data();
-  const __m128d n2_12 = _mm_add_pd(
-      _mm_add_pd(_mm_mul_pd(_mm_set1_pd(t20), b), _mm_mul_pd(LowSse2(p2), e1)),
-      _mm_mul_pd(HighSse2(p2), e2));
+  const __m128d n2_12 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(t20, b), _mm_mul_pd(LowSse2(p2), e1)),
+                                   _mm_mul_pd(HighSse2(p2), e2));
   _mm_storel_pd(nth + 5, n2_12);
   _mm_storeh_pd(nth + 8, n2_12);
-  nth[2] = t20 * e00 + LaneSumSse2(_mm_mul_pd(p2, d));
-  _mm_storeu_pd(nth, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, _mm_set1_pd(e00)),
-                                           _mm_mul_pd(col1, LowSse2(d))),
+  nth[2] = _mm_cvtsd_f64(_mm_mul_pd(t20, e00)) + LaneSumSse2(_mm_mul_pd(p2, d));
+
+  // Thrust along the nose, gravity, the speed cap, the position (as the template).
+  // (1 - boost) throttle_accel throttle, as - (boost - 1) ... (exactly its negative).
+  const double thrust_dt = (u.boost * (c.boost_accel + c.throttle_accel) -
+                            (u.boost - 1.0) * c.throttle_accel * u.throttle) * dt_s;
+  __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()), _mm_mul_pd(col0, _mm_set1_pd(thrust_dt)));
+  double v2 = s.v(2) + (_mm_cvtsd_f64(t20) * thrust_dt + c.gravity_z * dt_s);
+  const double v_n2 = SquaredNormSse2(v01, v2);
+  if (v_n2 > c.max_speed * c.max_speed) {  // ClampNorm: max_speed / sqrt(n2), in both lanes
+    const __m128d scale = _mm_div_pd(_mm_set1_pd(c.max_speed), _mm_sqrt_pd(_mm_set1_pd(v_n2)));
+    v01 = _mm_mul_pd(v01, scale);
+    v2 *= _mm_cvtsd_f64(scale);
+  }
+  _mm_storeu_pd(next.v.data(), v01);
+  next.v(2) = v2;
+  _mm_storeu_pd(next.x.data(), _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(v01, dt)));
+  next.x(2) = s.x(2) + v2 * dt_s;
+
+  _mm_storeu_pd(nth, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, e00), _mm_mul_pd(col1, LowSse2(d))),
                                 _mm_mul_pd(col2, HighSse2(d))));
   _mm_storeu_pd(nth + 3, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, LowSse2(b)),
                                                _mm_mul_pd(col1, LowSse2(e1))),
@@ -404,18 +466,6 @@ RLFIT_ALWAYS_INLINE CarState<double> StepAerial(const AerialCoeffs<double>& c,
   _mm_storeu_pd(nth + 6, _mm_add_pd(_mm_add_pd(_mm_mul_pd(col0, HighSse2(b)),
                                                _mm_mul_pd(col1, HighSse2(e1))),
                                     _mm_mul_pd(col2, HighSse2(e2))));
-
-  // Thrust along the nose, gravity, the speed cap, the position (as the template).
-  // (1 - boost) throttle_accel throttle, as - (boost - 1) ... (exactly its negative).
-  const double thrust_dt = (u.boost * (c.boost_accel + c.throttle_accel) -
-                            (u.boost - 1.0) * c.throttle_accel * u.throttle) * dt_s;
-  __m128d v01 = _mm_add_pd(_mm_loadu_pd(s.v.data()), _mm_mul_pd(col0, _mm_set1_pd(thrust_dt)));
-  double v2 = s.v(2) + (t20 * thrust_dt + c.gravity_z * dt_s);
-  ClampSse2(SquaredNormSse2(v01, v2), c.max_speed, &v01, &v2);
-  _mm_storeu_pd(next.v.data(), v01);
-  next.v(2) = v2;
-  _mm_storeu_pd(next.x.data(), _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(v01, dt)));
-  next.x(2) = s.x(2) + v2 * dt_s;
   return next;
 }
 #endif
