@@ -1024,6 +1024,7 @@ void Arena::BuildGrid() {
   }
   lookup_stride_[0] = grown[0];
   lookup_stride_[1] = grown[0] * grown[1];
+  lookup_top_z_ = static_cast<std::uint32_t>(grown[2] - 1);
 }
 
 void Arena::BuildFloor() {

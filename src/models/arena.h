@@ -395,18 +395,19 @@ class Arena {
   // With SSE2 x and y are computed as one pair (the same operations: the same index).
   std::int64_t LookupIndex(const Eigen::Vector3d& center) const {
 #if defined(__SSE2__)
-    const __m128d scale = _mm_set1_pd(1.0 / kGridCellUu);
-    __m128d fxy = _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(center.data()), _mm_load_pd(lookup_origin_)),
-                             scale);
-    __m128d fz = _mm_mul_sd(_mm_sub_sd(_mm_load_sd(center.data() + 2), _mm_load_sd(lookup_origin_ + 2)),
-                            scale);
+    __m128d fxy = _mm_sub_pd(_mm_loadu_pd(center.data()), _mm_load_pd(lookup_origin_));
+    fxy = _mm_mul_pd(fxy, _mm_set1_pd(1.0 / kGridCellUu));
     // maxpd returns its second operand for a NaN: 0, as ClampCells.
     fxy = _mm_min_pd(_mm_max_pd(fxy, _mm_setzero_pd()), _mm_load_pd(lookup_max_));
-    fz = _mm_min_sd(_mm_max_sd(fz, _mm_setzero_pd()), _mm_load_sd(lookup_max_ + 2));
     const __m128i ixy = _mm_cvttpd_epi32(fxy);
     const auto ix = static_cast<std::uint32_t>(_mm_cvtsi128_si32(ixy));
     const auto iy = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_shuffle_epi32(ixy, 1)));
-    const auto iz = static_cast<std::uint32_t>(_mm_cvttsd_si32(fz));
+    // z truncated, then clamped as an unsigned integer: a value below the grown grid (negative
+    // as an integer), above it, or NaN (which converts to INT_MIN) lands in the top layer of the
+    // border, which sends the query to the BVH as the bottom one does.
+    const double fz = (center.z() - lookup_origin_[2]) * (1.0 / kGridCellUu);
+    const std::uint32_t iz =
+        std::min(static_cast<std::uint32_t>(_mm_cvttsd_si32(_mm_set_sd(fz))), lookup_top_z_);
     return static_cast<std::int64_t>(ix) + static_cast<std::int64_t>(iy) * lookup_stride_[0] +
            static_cast<std::int64_t>(iz) * lookup_stride_[1];
 #else
@@ -454,6 +455,7 @@ class Arena {
   alignas(16) double lookup_origin_[3] = {0.0, 0.0, 0.0};  // low corner of the grown grid, uu
   alignas(16) double lookup_max_[3] = {0.0, 0.0, 0.0};     // its cells along x, y, z, less 1
   std::int64_t lookup_stride_[2] = {0, 0};     // its cells per row (x), per layer (x * y)
+  std::uint32_t lookup_top_z_ = 0;             // its top layer (lookup_max_[2])
   // Per cell, a byte: for a cell with an empty list, the Chebyshev distance in cells to the
   // nearest cell with a non-empty list, 1 to kMaxClearCells (cells outside the grid count as
   // empty: they are farther than kGridRadius from the mesh's box); for a listed cell 0, or
