@@ -1259,8 +1259,15 @@ Contact Arena::CollideBvh(const Vector3d& center, double radius) const {
 
 Contact Arena::CollideCell(const Vector3d& center, double radius, std::int64_t cell) const {
   if (cell < 0) return CollideBvh(center, radius);
+#if defined(__SSE2__)
+  // CollideList's body, inlined here: one call less.
+  return CollideListedPairs(planes_, exact_leaves_, leaf_vertices_, leaf_boxes_, grid_margin_,
+                            center, radius, grid_candidates_.data() + grid_cells_[cell],
+                            grid_candidates_.data() + grid_cells_[cell + 1]);
+#else
   return CollideList(center, radius, grid_candidates_.data() + grid_cells_[cell],
                      grid_candidates_.data() + grid_cells_[cell + 1]);
+#endif
 }
 
 Contact Arena::CollideFree(const Vector3d& center, double radius, double* free_uu) const {
