@@ -325,6 +325,18 @@ class Arena {
     double ac[3];
   };
 
+  // The grid's exact test's data of a leaf entry (the same doubles as LeafVertices) in pairs,
+  // one per SSE2 register: a packed operation computes two of Ericson's six dot products, the
+  // same operations on the same values as ClosestOffset's scalar ones. Per axis k:
+  struct alignas(16) ExactLeaf {
+    double ab_vertices[3][2];  // [a_k, b_k]: p - these is [ap_k, bp_k]
+    double c[3][2];            // [c_k, c_k]: p - these is cp_k twice
+    double ab[3][2];           // [ab_k, ab_k]: times [ap_k, bp_k] gives d1 and d3's terms
+    double ac[3][2];           // [ac_k, ac_k]: d2 and d4's
+    double edges[3][2];        // [ab_k, ac_k]: times cp_k twice gives d5 and d6's
+    double n[4];               // the unit face normal (LeafVertices::n), 0
+  };
+
   // The box of a triangle in leaf order, float (its vertices are floats: exact), lane 3 zero:
   // the listed triangles' exact test first asks whether the sphere reaches it (a prediction's
   // lookups in listed cells reject about half their exact tests so).
@@ -380,7 +392,25 @@ class Arena {
 #endif
     return std::min(most, f);
   }
+  // With SSE2 x and y are computed as one pair (the same operations: the same index).
   std::int64_t LookupIndex(const Eigen::Vector3d& center) const {
+#if defined(__SSE2__)
+    __m128d fxy = _mm_sub_pd(_mm_loadu_pd(center.data()), _mm_load_pd(lookup_origin_));
+    fxy = _mm_mul_pd(fxy, _mm_set1_pd(1.0 / kGridCellUu));
+    // maxpd returns its second operand for a NaN: 0, as ClampCells.
+    fxy = _mm_min_pd(_mm_max_pd(fxy, _mm_setzero_pd()), _mm_load_pd(lookup_max_));
+    const __m128i ixy = _mm_cvttpd_epi32(fxy);
+    const auto ix = static_cast<std::uint32_t>(_mm_cvtsi128_si32(ixy));
+    const auto iy = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_shuffle_epi32(ixy, 1)));
+    // z truncated, then clamped as an unsigned integer: a value below the grown grid (negative
+    // as an integer), above it, or NaN (which converts to INT_MIN) lands in the top layer of the
+    // border, which sends the query to the BVH as the bottom one does.
+    const double fz = (center.z() - lookup_origin_[2]) * (1.0 / kGridCellUu);
+    const std::uint32_t iz =
+        std::min(static_cast<std::uint32_t>(_mm_cvttsd_si32(_mm_set_sd(fz))), lookup_top_z_);
+    return static_cast<std::int64_t>(ix) + static_cast<std::int64_t>(iy) * lookup_stride_[0] +
+           static_cast<std::int64_t>(iz) * lookup_stride_[1];
+#else
     const double fx =
         ClampCells((center.x() - lookup_origin_[0]) * (1.0 / kGridCellUu), lookup_max_[0]);
     const double fy =
@@ -389,6 +419,7 @@ class Arena {
         ClampCells((center.z() - lookup_origin_[2]) * (1.0 / kGridCellUu), lookup_max_[2]);
     return static_cast<std::int64_t>(fx) + static_cast<std::int64_t>(fy) * lookup_stride_[0] +
            static_cast<std::int64_t>(fz) * lookup_stride_[1];
+#endif
   }
 
   std::vector<Triangle> triangles_;
@@ -397,6 +428,7 @@ class Arena {
   std::vector<Plane> planes_;
   std::vector<LeafVertices> leaf_vertices_;
   std::vector<LeafBox> leaf_boxes_;  // per leaf entry, as leaf_vertices_
+  std::vector<ExactLeaf> exact_leaves_;  // per leaf entry, as leaf_vertices_ (272 bytes each)
   // Per leaf entry, edge k (vertex k to k + 1): the leaf entry sharing it (same two vertices),
   // or -1 (see EdgeNeighbours).
   std::vector<std::array<std::int32_t, 3>> edge_neighbours_;
@@ -420,9 +452,10 @@ class Arena {
   static constexpr std::int32_t kLookupEmpty = -1;
   static constexpr std::int32_t kLookupOutside = -2;
   std::vector<std::int32_t> grid_lookup_ = {kLookupOutside};
-  double lookup_origin_[3] = {0.0, 0.0, 0.0};  // low corner of the grown grid, uu
-  double lookup_max_[3] = {0.0, 0.0, 0.0};     // its cells along x, y, z, less 1
+  alignas(16) double lookup_origin_[3] = {0.0, 0.0, 0.0};  // low corner of the grown grid, uu
+  alignas(16) double lookup_max_[3] = {0.0, 0.0, 0.0};     // its cells along x, y, z, less 1
   std::int64_t lookup_stride_[2] = {0, 0};     // its cells per row (x), per layer (x * y)
+  std::uint32_t lookup_top_z_ = 0;             // its top layer (lookup_max_[2])
   // Per cell, a byte: for a cell with an empty list, the Chebyshev distance in cells to the
   // nearest cell with a non-empty list, 1 to kMaxClearCells (cells outside the grid count as
   // empty: they are farther than kGridRadius from the mesh's box); for a listed cell 0, or
