@@ -261,19 +261,6 @@ inline __m128d ExpSo3SeriesSse2(__m128d a2) {
   return _mm_add_pd(_mm_mul_pd(_mm_mul_pd(a2, a2), tail), head);
 }
 
-// limit if use, else -1, without a branch.
-inline double FastLimit(bool use, double limit) {
-  std::uint64_t bits, neg;
-  const double minus_one = -1.0;
-  std::memcpy(&bits, &limit, 8);
-  std::memcpy(&neg, &minus_one, 8);
-  const std::uint64_t mask = 0 - static_cast<std::uint64_t>(use);
-  const std::uint64_t out = (bits & mask) | (neg & ~mask);
-  double r;
-  std::memcpy(&r, &out, 8);
-  return r;
-}
-
 // (c1, c2) of ExpSo3Coefficients, out of line: the rare path of StepAerial below, which then
 // keeps a^2 in a register. RLFIT_CONST: libm's sin and cos touch errno only for an infinite
 // angle, whose step is NaN either way.
