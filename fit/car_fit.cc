@@ -16,10 +16,11 @@ int AddCarResiduals(ceres::Problem* problem, double* params, const std::vector<E
   int blocks = 0;
   for (std::size_t e = 0; e < episodes.size(); ++e) {
     const Episode& ep = episodes[e];
+    const std::vector<double> levels = VehicleHandbrakeLevels(ep, options.integration, nullptr);
     for (const RolloutWindow& w : RolloutWindows(ep, ClassifyRows("car", ep, root),
                                                  options.window_s, options.stride_s)) {
       const CarModelState<double> start =
-          CarStartState(ep, w.start, options.integration, JumpTiming());
+          CarStartState(ep, w.start, options.integration, JumpTiming(), levels);
       problem->AddResidualBlock(
           Reduced(CarRolloutResidual::CreateActive(&ep, arena, w.start, w.rows,
                                                    options.integration, start.jump,

@@ -219,14 +219,20 @@ std::unique_ptr<Predictor> MakeWall(const CoeffFile& file, const std::string& da
 // The car switches regimes on the arena mesh (as the ball, from the datasets root). Rollouts
 // start from CarStartState: the recorded car, the jump state of CarJumpStateAt (the state
 // since the take-off inside a recorded jump), the handbrake level ramped over the recorded input
-// (VehicleStartState's), the recorded boost amount and the recording's unlimited boost.
-class CarPredictor : public Predictor {
+// (VehicleStartState's), the recorded boost amount and the recording's unlimited boost. The
+// levels of every row are worked out once per episode (VehicleHandbrakeLevels).
+class CarPredictor : public PreparedPredictor<std::vector<double>> {
  public:
   CarPredictor(CarCoeffs<double> coeffs, Integration integ, const Arena* arena)
       : coeffs_(std::move(coeffs)), integ_(integ), arena_(arena) {}
 
-  std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
-    return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing), start, end,
+ protected:
+  std::vector<double> Prepare(const Episode& ep) const override {
+    return VehicleHandbrakeLevels(ep, integ_, nullptr);
+  }
+  std::vector<PredictedState> RolloutOn(const Episode& ep, const std::vector<double>& levels,
+                                        int start, int end) const override {
+    return RolloutRows(CarStartState(ep, start, integ_, coeffs_.jump.timing, levels), start, end,
                        [&](const CarModelState<double>& state, int k) {
                          return AdvanceCarModelRow(coeffs_, *arena_, state, ep, k, integ_);
                        });

@@ -258,12 +258,27 @@ JumpState CarJumpStateAt(const Episode& ep, int row, const Integration& integ,
   return JumpStateOfRow(ep, row, integ, timing);
 }
 
-CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
-                                    const JumpTiming& timing) {
+namespace {
+
+CarModelState<double> CarStartStateAtLevel(const Episode& ep, int row, const Integration& integ,
+                                           const JumpTiming& timing, double handbrake) {
   CarModelState<double> s = CarRecordedState<double>(ep, row);
   s.jump = CarJumpStateAt(ep, row, integ, timing);
-  s.wheels.handbrake = VehicleStartState(ep, row, integ, nullptr).wheels.handbrake;
+  s.wheels.handbrake = handbrake;
   return s;
+}
+
+}  // namespace
+
+CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
+                                    const JumpTiming& timing) {
+  return CarStartStateAtLevel(ep, row, integ, timing,
+                              VehicleStartState(ep, row, integ, nullptr).wheels.handbrake);
+}
+
+CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
+                                    const JumpTiming& timing, const std::vector<double>& levels) {
+  return CarStartStateAtLevel(ep, row, integ, timing, levels[row]);
 }
 
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows) {

@@ -230,6 +230,10 @@ JumpState CarJumpStateAt(const Episode& ep, int row, const Integration& integ,
 // and the handbrake level ramped over the recorded input (VehicleStartState's; the wheels unset).
 CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
                                     const JumpTiming& timing);
+// The same with the level read from `levels`, VehicleHandbrakeLevels(ep, integ, nullptr) worked
+// out once per episode (the replay's restarts, the fit's windows): the same state, bit for bit.
+CarModelState<double> CarStartState(const Episode& ep, int row, const Integration& integ,
+                                    const JumpTiming& timing, const std::vector<double>& levels);
 
 // Maximal runs [first, last] (inclusive row indices) of covered rows with at least two rows.
 std::vector<std::pair<int, int>> CoveredStretches(const std::vector<Regime>& rows);
