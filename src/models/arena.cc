@@ -454,40 +454,52 @@ struct PairSum {
   }
 };
 
-// ContactSum::Add of a leaf entry (its ExactLeaf e, its LeafVertices v), bit for bit: Touches'
-// test and the same direction, penetration and sums.
+// One touching triangle of the grid's exact test: its direction (x, y as a pair, z) and
+// penetration, as ContactSum::Add computes them.
+struct PairTouch {
+  __m128d direction_xy;
+  double direction_z;
+  double penetration;
+};
+
+// ContactSum::Add's test of a leaf entry (its ExactLeaf e, its LeafVertices v), bit for bit:
+// Touches' test, and where it touches the same direction and penetration in *touch; true then.
 template <class ExactT, class VerticesT>
-RLFIT_ALWAYS_INLINE void AddPairs(const ExactT& e, const VerticesT& v, const PairCentre& p,
-                                  double radius, double radius2, PairSum* sum) {
+RLFIT_ALWAYS_INLINE bool TouchPairs(const ExactT& e, const VerticesT& v, const PairCentre& p,
+                                    double radius, double radius2, PairTouch* touch) {
   double z;
   const __m128d xy = ClosestOffsetPairs(e, p, &z);
   const __m128d sq = _mm_mul_pd(xy, xy);
   const double d2 = (Low(sq) + High(sq)) + z * z;  // Eigen's squaredNorm
-  if (!(d2 <= radius2)) return;  // also rejects NaN
+  if (!(d2 <= radius2)) return false;  // also rejects NaN
   const double d = std::sqrt(d2);
-  if (!(d <= radius)) return;
-  __m128d direction_xy;
-  double direction_z;
+  if (!(d <= radius)) return false;
   if (d > kDegenerateDistance) {
-    direction_xy = _mm_div_pd(xy, _mm_set1_pd(d));
-    direction_z = z / d;
+    touch->direction_xy = _mm_div_pd(xy, _mm_set1_pd(d));
+    touch->direction_z = z / d;
   } else {
     const Vector3d n =
         Vector3d(v.ab[0], v.ab[1], v.ab[2]).cross(Vector3d(v.ac[0], v.ac[1], v.ac[2])).normalized();
-    direction_xy = _mm_setr_pd(n.x(), n.y());
-    direction_z = n.z();
+    touch->direction_xy = _mm_setr_pd(n.x(), n.y());
+    touch->direction_z = n.z();
   }
-  const double penetration = radius - d;
+  touch->penetration = radius - d;
+  return true;
+}
+
+// ContactSum::Add's sums of a touching triangle, bit for bit.
+RLFIT_ALWAYS_INLINE void AddTouch(const PairTouch& touch, PairSum* sum) {
+  const double penetration = touch.penetration;
   sum->weighted_xy =
-      _mm_add_pd(sum->weighted_xy, _mm_mul_pd(_mm_set1_pd(penetration), direction_xy));
-  sum->weighted_z += penetration * direction_z;
-  sum->unweighted_xy = _mm_add_pd(sum->unweighted_xy, direction_xy);
-  sum->unweighted_z += direction_z;
+      _mm_add_pd(sum->weighted_xy, _mm_mul_pd(_mm_set1_pd(penetration), touch.direction_xy));
+  sum->weighted_z += penetration * touch.direction_z;
+  sum->unweighted_xy = _mm_add_pd(sum->unweighted_xy, touch.direction_xy);
+  sum->unweighted_z += touch.direction_z;
   sum->weight += penetration;
   if (penetration > sum->deepest) {
     sum->deepest = penetration;
-    sum->deepest_xy = direction_xy;
-    sum->deepest_z = direction_z;
+    sum->deepest_xy = touch.direction_xy;
+    sum->deepest_z = touch.direction_z;
   }
   ++sum->count;
 }
@@ -499,8 +511,11 @@ template <class PlaneT, class BoxT>
 RLFIT_NOINLINE int CullListed(const PlaneT* planes, const BoxT* boxes, float margin,
                               const Vector3d& center, double radius, const std::uint32_t* begin,
                               const std::uint32_t* end, std::uint32_t* near) {
-  const float c[4] = {static_cast<float>(center.x()), static_cast<float>(center.y()),
-                      static_cast<float>(center.z()), 0.0f};
+  // (x, y, z, 0) as floats, each rounded as static_cast<float> rounds it (cvtpd2ps as cvtsd2ss),
+  // in four instructions (the array's initializer took ~20).
+  alignas(16) float c[4];
+  _mm_store_ps(c, _mm_movelh_ps(_mm_cvtpd_ps(_mm_loadu_pd(center.data())),
+                                _mm_cvtpd_ps(_mm_set_sd(center.z()))));
   const float r = static_cast<float>(radius) + margin;
   int count = 0;
   ForNearPlanes<true>(planes, boxes, c, r, begin, end, nullptr,
@@ -508,27 +523,76 @@ RLFIT_NOINLINE int CullListed(const PlaneT* planes, const BoxT* boxes, float mar
   return count;
 }
 
-// AddListed's culls, then AddPairs for the survivors: CollideList's contact, bit for bit as
-// ContactSum's.
+// The grid's query data of CollideListedPairs.
+template <class PlanesT, class ExactT, class VerticesT, class BoxesT>
+struct ListedQuery {
+  const PlanesT& planes;
+  const ExactT& exact;
+  const VerticesT& vertices;
+  const BoxesT& boxes;
+  float margin;
+  const Vector3d& center;
+  double radius;
+};
+
+constexpr std::ptrdiff_t kListedChunk = 64;  // entries culled before their exact tests
+
+// The culls (CullListed) and exact tests (TouchPairs) of the listed entries chunk..chunk_end
+// (at most kListedChunk): touches[0..n) the touching triangles in list order, n returned.
+// The centre's pairs are made after the culls' call (before it, they were stored and loaded
+// again).
+template <class Query>
+RLFIT_ALWAYS_INLINE int TestChunk(const Query& q, const std::uint32_t* chunk,
+                                  const std::uint32_t* chunk_end, PairTouch* touches) {
+  std::uint32_t near[kListedChunk];
+  const int count = CullListed(q.planes.data(), q.boxes.data(), q.margin, q.center, q.radius,
+                               chunk, chunk_end, near);
+  const PairCentre p(q.center);
+  const double radius2 = q.radius * q.radius;
+  int touched = 0;
+  for (int i = 0; i < count; ++i)
+    touched += TouchPairs(q.exact[near[i]], q.vertices[near[i]], p, q.radius, radius2,
+                          &touches[touched]);
+  return touched;
+}
+
+// CollideListedPairs of a list longer than kListedChunk (none on the pitch): a chunk at a time.
+template <class PlanesT, class ExactT, class VerticesT, class BoxesT>
+RLFIT_NOINLINE Contact CollideListedChunks(const PlanesT& planes, const ExactT& exact,
+                                           const VerticesT& vertices, const BoxesT& boxes,
+                                           float margin, const Vector3d& center, double radius,
+                                           const std::uint32_t* begin, const std::uint32_t* end) {
+  const ListedQuery<PlanesT, ExactT, VerticesT, BoxesT> q{planes, exact,  vertices, boxes,
+                                                          margin, center, radius};
+  PairTouch touches[kListedChunk];
+  PairSum sum;
+  for (const std::uint32_t* chunk = begin; chunk != end;) {
+    const std::uint32_t* chunk_end = end - chunk > kListedChunk ? chunk + kListedChunk : end;
+    const int touched = TestChunk(q, chunk, chunk_end, touches);
+    for (int i = 0; i < touched; ++i) AddTouch(touches[i], &sum);
+    chunk = chunk_end;
+  }
+  return sum.Finish();
+}
+
+// AddListed's culls, then TouchPairs and AddTouch for the survivors: CollideList's contact, bit
+// for bit as ContactSum's. The tests first, then the sums in the same order: apart, the sums
+// stay in registers (together, they were kept in memory: ~14 loads and stores a touching test),
+// and they start after the culls' call (kept across it, they were stored and loaded again).
 template <class PlanesT, class ExactT, class VerticesT, class BoxesT>
 RLFIT_ALWAYS_INLINE Contact CollideListedPairs(const PlanesT& planes, const ExactT& exact,
                                                const VerticesT& vertices, const BoxesT& boxes,
                                                float margin, const Vector3d& center,
                                                double radius, const std::uint32_t* begin,
                                                const std::uint32_t* end) {
-  const PairCentre p(center);
-  const double radius2 = radius * radius;
+  if (end - begin > kListedChunk)
+    return CollideListedChunks(planes, exact, vertices, boxes, margin, center, radius, begin, end);
+  const ListedQuery<PlanesT, ExactT, VerticesT, BoxesT> q{planes, exact,  vertices, boxes,
+                                                          margin, center, radius};
+  PairTouch touches[kListedChunk];
+  const int touched = TestChunk(q, begin, end, touches);
   PairSum sum;
-  constexpr std::ptrdiff_t kChunk = 64;  // entries culled before their exact tests
-  std::uint32_t near[kChunk];
-  for (const std::uint32_t* chunk = begin; chunk != end;) {
-    const std::uint32_t* chunk_end = end - chunk > kChunk ? chunk + kChunk : end;
-    const int count =
-        CullListed(planes.data(), boxes.data(), margin, center, radius, chunk, chunk_end, near);
-    for (int i = 0; i < count; ++i)
-      AddPairs(exact[near[i]], vertices[near[i]], p, radius, radius2, &sum);
-    chunk = chunk_end;
-  }
+  for (int i = 0; i < touched; ++i) AddTouch(touches[i], &sum);
   return sum.Finish();
 }
 #endif  // __SSE2__
