@@ -1071,24 +1071,31 @@ void Arena::BuildGrid() {
   grid_stride_[1] = dims[0] * dims[1];
   grid_margin_ = static_cast<float>(slack);
 
-  // Collide's lookup: the grid inside a border of one cell.
+  // Collide's lookup: the grid inside a border of one cell, its axes laid out smallest first
+  // (LookupIndex's 16-bit tops and strides; without a fit, no table: the BVH answers).
   const std::int64_t grown[3] = {dims[0] + 2, dims[1] + 2, dims[2] + 2};
+  int axes[3] = {0, 1, 2};
+  std::stable_sort(axes, axes + 3, [&](int a, int b) { return grown[a] < grown[b]; });
+  std::int64_t weight[3];
+  weight[axes[0]] = 1;
+  weight[axes[1]] = grown[axes[0]];
+  weight[axes[2]] = grown[axes[0]] * grown[axes[1]];
+  constexpr std::int64_t kMost16 = std::numeric_limits<std::int16_t>::max();
+  if (weight[axes[2]] > kMost16 || grown[axes[2]] - 1 > kMost16) return;
   grid_lookup_.assign(static_cast<std::size_t>(grown[0] * grown[1] * grown[2]), kLookupOutside);
   for (std::int64_t k = 0; k < dims[2]; ++k)
     for (std::int64_t j = 0; j < dims[1]; ++j)
       for (std::int64_t i = 0; i < dims[0]; ++i) {
         const std::int64_t cell = i + dims[0] * (j + dims[1] * k);
-        grid_lookup_[(i + 1) + grown[0] * ((j + 1) + grown[1] * (k + 1))] =
+        grid_lookup_[(i + 1) * weight[0] + (j + 1) * weight[1] + (k + 1) * weight[2]] =
             grid_cells_[cell] == grid_cells_[cell + 1] ? kLookupEmpty
                                                        : static_cast<std::int32_t>(cell);
       }
   for (int axis = 0; axis < 3; ++axis) {
     lookup_origin_[axis] = lo[axis] - kGridCellUu;
-    lookup_max_[axis] = static_cast<double>(grown[axis] - 1);
+    lookup_top_[axis] = static_cast<std::int16_t>(grown[axis] - 1);
+    lookup_weight_[axis] = static_cast<std::int16_t>(weight[axis]);
   }
-  lookup_stride_[0] = grown[0];
-  lookup_stride_[1] = grown[0] * grown[1];
-  lookup_top_z_ = static_cast<std::uint32_t>(grown[2] - 1);
 }
 
 void Arena::BuildFloor() {

@@ -381,44 +381,36 @@ class Arena {
     return static_cast<std::int64_t>(f[0]) + static_cast<std::int64_t>(f[1]) * grid_stride_[0] +
            static_cast<std::int64_t>(f[2]) * grid_stride_[1];
   }
-  // Index into grid_lookup_ of the centre clamped into the grown grid. A NaN clamps to 0, so
-  // the truncations are of values in range.
-  static double ClampCells(double f, double most) {
-#if defined(__SSE2__)
-    // maxsd: f > 0 ? f : 0 in one instruction (GCC branches for std::max).
-    f = _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(f), _mm_setzero_pd()));
-#else
-    f = f > 0.0 ? f : 0.0;
-#endif
-    return std::min(most, f);
-  }
-  // With SSE2 x and y are computed as one pair (the same operations: the same index).
+  // Index into grid_lookup_ of the centre's cell in the grown grid, each coordinate truncated
+  // toward zero, then clamped into [0, lookup_top_]: a centre below, above (or beyond any
+  // integer) or NaN lands in the border, which sends the query to the BVH.
   std::int64_t LookupIndex(const Eigen::Vector3d& center) const {
 #if defined(__SSE2__)
-    __m128d fxy = _mm_sub_pd(_mm_loadu_pd(center.data()), _mm_load_pd(lookup_origin_));
-    fxy = _mm_mul_pd(fxy, _mm_set1_pd(1.0 / kGridCellUu));
-    // maxpd returns its second operand for a NaN: 0, as ClampCells.
-    fxy = _mm_min_pd(_mm_max_pd(fxy, _mm_setzero_pd()), _mm_load_pd(lookup_max_));
-    const __m128i ixy = _mm_cvttpd_epi32(fxy);
-    const auto ix = static_cast<std::uint32_t>(_mm_cvtsi128_si32(ixy));
-    const auto iy = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_shuffle_epi32(ixy, 1)));
-    // z truncated, then clamped as an unsigned integer: a value below the grown grid (negative
-    // as an integer), above it, or NaN (which converts to INT_MIN) lands in the top layer of the
-    // border, which sends the query to the BVH as the bottom one does.
-    const double fz = (center.z() - lookup_origin_[2]) * (1.0 / kGridCellUu);
-    const std::uint32_t iz =
-        std::min(static_cast<std::uint32_t>(_mm_cvttsd_si32(_mm_set_sd(fz))), lookup_top_z_);
-    return static_cast<std::int64_t>(ix) + static_cast<std::int64_t>(iy) * lookup_stride_[0] +
-           static_cast<std::int64_t>(iz) * lookup_stride_[1];
+    // x and y as one pair, z alone, the same operations per coordinate.
+    const __m128d scale = _mm_set1_pd(1.0 / kGridCellUu);
+    const __m128d fxy =
+        _mm_mul_pd(_mm_sub_pd(_mm_loadu_pd(center.data()), _mm_load_pd(lookup_origin_)), scale);
+    const __m128d fz = _mm_mul_sd(
+        _mm_sub_sd(_mm_load_sd(center.data() + 2), _mm_load_sd(lookup_origin_ + 2)), scale);
+    // (ix, iy, iz, 0) as int32 (NaN and beyond int32: INT_MIN), then as int16 with saturation
+    // (twice), clamped, and weighted: (ix wx + iy wy, iz wz) in pmaddwd's int32 lanes.
+    const __m128i i32 = _mm_unpacklo_epi64(_mm_cvttpd_epi32(fxy), _mm_cvttpd_epi32(fz));
+    const __m128i i16 =
+        _mm_min_epi16(_mm_max_epi16(_mm_packs_epi32(i32, i32), _mm_setzero_si128()),
+                      _mm_load_si128(reinterpret_cast<const __m128i*>(lookup_top_)));
+    const __m128i sums =
+        _mm_madd_epi16(i16, _mm_load_si128(reinterpret_cast<const __m128i*>(lookup_weight_)));
+    return static_cast<std::uint32_t>(
+        _mm_cvtsi128_si32(_mm_add_epi32(sums, _mm_shuffle_epi32(sums, 1))));
 #else
-    const double fx =
-        ClampCells((center.x() - lookup_origin_[0]) * (1.0 / kGridCellUu), lookup_max_[0]);
-    const double fy =
-        ClampCells((center.y() - lookup_origin_[1]) * (1.0 / kGridCellUu), lookup_max_[1]);
-    const double fz =
-        ClampCells((center.z() - lookup_origin_[2]) * (1.0 / kGridCellUu), lookup_max_[2]);
-    return static_cast<std::int64_t>(fx) + static_cast<std::int64_t>(fy) * lookup_stride_[0] +
-           static_cast<std::int64_t>(fz) * lookup_stride_[1];
+    std::int64_t index = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      const double f = (center[axis] - lookup_origin_[axis]) * (1.0 / kGridCellUu);
+      // The SSE2 path's cell: f in [0, top + 1) truncated, below (or NaN) 0, above the top.
+      const double clamped = f > 0.0 ? std::min(f, static_cast<double>(lookup_top_[axis])) : 0.0;
+      index += static_cast<std::int64_t>(clamped) * lookup_weight_[axis];
+    }
+    return index;
 #endif
   }
 
@@ -443,7 +435,7 @@ class Arena {
   std::vector<std::uint32_t> grid_cells_;
   std::vector<std::uint32_t> grid_candidates_;
   // Collide's table over the grid grown by one cell on every side (cell (i, j, k) of the grid
-  // is (i + 1, j + 1, k + 1) here, x fastest): the grid's cell index where its list is not
+  // is (i + 1, j + 1, k + 1) here, at LookupIndex's strides): the grid's cell index where its list is not
   // empty, kLookupEmpty where it is, kLookupOutside in the border (and the one entry without a
   // grid): the BVH answers there. A centre off the grid clamps into the border; one on it may
   // land in a neighbouring cell where rounding puts it within ~1e-12 uu of the boundary, which
@@ -453,9 +445,12 @@ class Arena {
   static constexpr std::int32_t kLookupOutside = -2;
   std::vector<std::int32_t> grid_lookup_ = {kLookupOutside};
   alignas(16) double lookup_origin_[3] = {0.0, 0.0, 0.0};  // low corner of the grown grid, uu
-  alignas(16) double lookup_max_[3] = {0.0, 0.0, 0.0};     // its cells along x, y, z, less 1
-  std::int64_t lookup_stride_[2] = {0, 0};     // its cells per row (x), per layer (x * y)
-  std::uint32_t lookup_top_z_ = 0;             // its top layer (lookup_max_[2])
+  // Per axis x, y, z (lanes 3-7 zero, for SSE2's 16-bit lanes): the grown grid's cells less 1,
+  // and the table's stride along it. Its axes are laid out smallest first, so that the
+  // strides fit 16 bits (the pitch's largest is a few thousand); a mesh whose two smaller axes
+  // have more than 32,767 cells together gets no table (the one entry: Collide asks the BVH).
+  alignas(16) std::int16_t lookup_top_[8] = {};
+  alignas(16) std::int16_t lookup_weight_[8] = {};
   // Per cell, a byte: for a cell with an empty list, the Chebyshev distance in cells to the
   // nearest cell with a non-empty list, 1 to kMaxClearCells (cells outside the grid count as
   // empty: they are farther than kGridRadius from the mesh's box); for a listed cell 0, or
