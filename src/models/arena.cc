@@ -505,10 +505,10 @@ RLFIT_ALWAYS_INLINE void AddTouch(const PairTouch& touch, PairSum* sum) {
 }
 
 // ForNearPlanes<true> over `begin..end` into near[0..count), count returned: AddListed's culls.
-// Out of line, so that the exact tests after it keep their sums in registers (inlined, the
-// culls' values spilled them: ~20 instructions a test).
+// Inlined: with the sums after the exact tests (TestChunk), nothing is live across it (out of
+// line, as it was while the sums ran beside the tests, it cost ~25 instructions a call).
 template <class PlaneT, class BoxT>
-RLFIT_NOINLINE int CullListed(const PlaneT* planes, const BoxT* boxes, float margin,
+RLFIT_ALWAYS_INLINE int CullListed(const PlaneT* planes, const BoxT* boxes, float margin,
                               const Vector3d& center, double radius, const std::uint32_t* begin,
                               const std::uint32_t* end, std::uint32_t* near) {
   // (x, y, z, 0) as floats, each rounded as static_cast<float> rounds it (cvtpd2ps as cvtsd2ss),
