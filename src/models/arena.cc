@@ -556,7 +556,7 @@ RLFIT_ALWAYS_INLINE int TestChunk(const Query& q, const std::uint32_t* chunk,
   return touched;
 }
 
-// CollideListedPairs of a list longer than kListedChunk (none on the pitch): a chunk at a time.
+// CollideListedPairs of a list over kListedChunk entries (0.06% of arena_query's queries).
 template <class PlanesT, class ExactT, class VerticesT, class BoxesT>
 RLFIT_NOINLINE Contact CollideListedChunks(const PlanesT& planes, const ExactT& exact,
                                            const VerticesT& vertices, const BoxesT& boxes,
