@@ -187,7 +187,7 @@ Command AddCrossval(CLI::App* app) {
                  "episodes in the new set whose p90 the tail table predicts (bootstrap over "
                  "episodes; 0 = one fold's)")
       ->capture_default_str()
-      ->check(rlfit::Between(0, 1000000));
+      ->check(rlfit::Between(0, 100000));
   cv->add_option("--out", args->out,
                  "output folder for the combined held-out replay report, replaced as a whole")
       ->check(rlfit::NonEmptyPath());

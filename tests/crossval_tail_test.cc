@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "fit/fit.h"
 #include "src/common/error.h"
+#include "tests/fit_test_util.h"  // after Ceres: CHECK is doctest's, not glog's
 
 namespace rlfit {
 namespace {
