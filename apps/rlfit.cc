@@ -183,6 +183,11 @@ Command AddCrossval(CLI::App* app) {
   cv->add_option("--folds", args->folds, "number of folds")
       ->capture_default_str()
       ->check(rlfit::Between(2, 1000));
+  cv->add_option("--tail-set", args->options.tail_set,
+                 "episodes in the new set whose p90 the tail table predicts (bootstrap over "
+                 "episodes; 0 = one fold's)")
+      ->capture_default_str()
+      ->check(rlfit::Between(0, 100000));
   cv->add_option("--out", args->out,
                  "output folder for the combined held-out replay report, replaced as a whole")
       ->check(rlfit::NonEmptyPath());

@@ -1307,18 +1307,23 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
   std::vector<ReplayReport> reports = MapReplay(c, model, options.data_root, replay,
                                                 staged ? staged->dir() : "", groups, dist, map);
   ReplayReport combined, combined_start;
+  std::vector<int> fold_sizes;
   for (int f = 0; f < folds; ++f) {
+    fold_sizes.push_back(static_cast<int>(reports[f].episodes.size()));
     Append(&combined, std::move(reports[f]));
     Append(&combined_start, std::move(reports[folds + f]));
   }
   combined.unreadable = unreadable;
   combined.keep_going = options.keep_going;
   PrintCrossValidation(options, folds, c.episodes.size(), seconds, values, combined_start,
-                       combined, out);
+                       combined, fold_sizes, out);
   if (staged) {
     CoeffFile record = init;
-    record.provenance = {{"crossval_folds", folds}, {"fold_coefficients", fold_coeffs},
-                         {"git_revision", GitRevision()}};
+    record.provenance = {
+        {"crossval_folds", folds},
+        {"fold_coefficients", fold_coeffs},
+        {"tail", TailJson(CrossvalTail(combined, fold_sizes, options.tail_set))},
+        {"git_revision", GitRevision()}};
     ReplayOptions o = options.replay;
     o.out_dir = out_dir;
     o.paths = options.paths;

@@ -437,6 +437,7 @@ bool FitOptions::Check(std::string* why) const {
     return *why = "--stride must be at least " + Num(kMinStrideS) + " s, got " + Num(stride_s), false;
   if (holdout_every < 0 || holdout_every == 1)
     return *why = "--holdout-every must be 0 (none) or at least 2", false;
+  if (tail_set < 0) return *why = "--tail-set must be 0 (one fold's size) or positive", false;
   std::string integ_why;
   if (!integration.Check(&integ_why))
     return *why = "integration settings (--tick-rate, --input-delay): " + integ_why, false;
@@ -957,10 +958,86 @@ FitResult RunFit(const FitOptions& requested, std::ostream& out) {
   return r;
 }
 
+std::vector<TailRow> CrossvalTail(const ReplayReport& combined, const std::vector<int>& fold_sizes,
+                                  int set_size) {
+  std::size_t total = 0;
+  int largest = 0;
+  for (int n : fold_sizes) {
+    RLFIT_CHECK(n >= 0, "CrossvalTail: negative fold size");
+    total += static_cast<std::size_t>(n);
+    largest = std::max(largest, n);
+  }
+  RLFIT_CHECK(total == combined.episodes.size(),
+              "CrossvalTail: fold sizes do not add up to the report's episodes");
+  if (set_size <= 0) set_size = largest;
+  // An episode's figure at label h: a number, +infinity if diverged, none if not reached.
+  auto figures = [&](const Quantity& q, std::size_t h, std::size_t begin, std::size_t end) {
+    std::vector<double> v;
+    for (std::size_t i = begin; i < end; ++i) {
+      const EpisodeReport& e = combined.episodes[i];
+      if (h >= e.open_loop.size() || !e.open_loop[h]) continue;
+      v.push_back(e.open_loop[h]->diverged ? std::numeric_limits<double>::infinity()
+                                           : e.open_loop[h]->error.*q.member);
+    }
+    return v;
+  };
+  std::vector<TailRow> rows;
+  for (const Quantity& q : Quantities(combined.has_orientation))
+    for (std::size_t h = 0; h < combined.horizon_labels.size(); ++h) {
+      TailRow row;
+      row.quantity = q.key;
+      row.label = q.label;
+      row.horizon = combined.horizon_labels[h];
+      const std::vector<double> all = figures(q, h, 0, total);
+      if (all.empty()) continue;
+      row.p90 = Summarize(all).p90;
+      std::size_t begin = 0;
+      for (int n : fold_sizes) {
+        const std::vector<double> fold = figures(q, h, begin, begin + n);
+        begin += static_cast<std::size_t>(n);
+        if (!fold.empty()) row.fold_p90.push_back(Summarize(fold).p90);
+      }
+      row.spread = BootstrapP90(all, set_size);
+      rows.push_back(row);
+    }
+  return rows;
+}
+
+namespace {
+// A tail figure: the replay table's precision; a diverged (+infinity) one as "diverged".
+std::string TailNum(double v) {
+  if (!std::isfinite(v)) return "diverged";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), std::abs(v) >= 1000 ? "%.0f" : std::abs(v) >= 10 ? "%.1f" : "%.3f",
+                v);
+  return buf;
+}
+// JSON has no infinity: a diverged figure is null.
+nlohmann::json TailValue(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+}  // namespace
+
+nlohmann::json TailJson(const std::vector<TailRow>& rows) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const TailRow& r : rows) {
+    nlohmann::json folds = nlohmann::json::array();
+    for (double v : r.fold_p90) folds.push_back(TailValue(v));
+    list.push_back({{"quantity", r.quantity},
+                    {"horizon", r.horizon},
+                    {"p90", TailValue(r.p90)},
+                    {"fold_p90", folds},
+                    {"new_set_size", r.spread.set_size},
+                    {"new_set_p90_p5", TailValue(r.spread.p5)},
+                    {"new_set_p90_p50", TailValue(r.spread.p50)},
+                    {"new_set_p90_p95", TailValue(r.spread.p95)},
+                    {"bootstrap_draws", kBootstrapDraws}});
+  }
+  return list;
+}
+
 void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
                           double seconds, const std::vector<std::vector<double>>& values,
                           const ReplayReport& combined_start, const ReplayReport& combined,
-                          std::ostream& out) {
+                          const std::vector<int>& fold_sizes, std::ostream& out) {
   out << "cross-validation of " << options.model << ": " << folds << " folds over " << episodes
       << " episodes; every episode replayed with coefficients fitted without it ("
       << Num(seconds) << " s of fitting)\n";
@@ -984,6 +1061,27 @@ void PrintCrossValidation(const FitOptions& options, int folds, std::size_t epis
   out << "held-out error, seed coefficients vs fitted on the other folds (medians):\n";
   PrintComparison(combined_start, combined, out);
   out << combined.Table();
+  const std::vector<TailRow> tail = CrossvalTail(combined, fold_sizes, options.tail_set);
+  if (tail.empty()) return;
+  const int set_size = tail.front().spread.set_size;
+  out << "tail: the p90 over episodes rests on their worst tenth and moves from set to set.\n"
+         "p90 over all held-out episodes, the folds' p90s (lowest, highest), and the p90 a new\n"
+         "set of " << set_size << " episodes like these may show (bootstrap over episodes, "
+      << kBootstrapDraws << " sets: 5%, 50%, 95%;\nthe 95% bounds a new set's p90; --tail-set "
+         "for another size)\n";
+  std::snprintf(line, sizeof(line), "  %-12s %-6s  %9s  %9s  %9s  %9s  %9s  %9s\n", "quantity",
+                "horizon", "p90", "fold low", "fold high", "new 5%", "new 50%", "new 95%");
+  out << line;
+  for (const TailRow& r : tail) {
+    const auto [low, high] = std::minmax_element(r.fold_p90.begin(), r.fold_p90.end());
+    const bool any = !r.fold_p90.empty();
+    std::snprintf(line, sizeof(line), "  %-12s %-6s  %9s  %9s  %9s  %9s  %9s  %9s\n",
+                  r.label.c_str(), r.horizon.c_str(), TailNum(r.p90).c_str(),
+                  any ? TailNum(*low).c_str() : "n/a", any ? TailNum(*high).c_str() : "n/a",
+                  TailNum(r.spread.p5).c_str(), TailNum(r.spread.p50).c_str(),
+                  TailNum(r.spread.p95).c_str());
+    out << line;
+  }
 }
 
 ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const std::string& out_dir,
@@ -1009,6 +1107,7 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
   std::vector<Episode> ordered;
   nlohmann::json fold_coeffs = nlohmann::json::array();
   std::vector<std::vector<double>> values;
+  std::vector<int> fold_sizes;
   Progress progress("crossval " + model.name, folds, options.quiet);
   double seconds = 0.0;
   for (int f = 0; f < folds; ++f) {
@@ -1048,6 +1147,7 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
     };
     append(&combined, r.heldout_after);
     append(&combined_start, r.heldout_before);
+    fold_sizes.push_back(static_cast<int>(r.heldout_after.episodes.size()));
     for (const Episode& e : test) ordered.push_back(e);
     progress.Tick();
   }
@@ -1055,11 +1155,14 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
   combined.unreadable = unreadable;
   combined.keep_going = options.keep_going;
   PrintCrossValidation(options, folds, all.size(), seconds, values, combined_start, combined,
-                       out);
+                       fold_sizes, out);
   if (!out_dir.empty()) {
     CoeffFile record = init;
-    record.provenance = {{"crossval_folds", folds}, {"fold_coefficients", fold_coeffs},
-                         {"git_revision", GitRevision()}};
+    record.provenance = {
+        {"crossval_folds", folds},
+        {"fold_coefficients", fold_coeffs},
+        {"tail", TailJson(CrossvalTail(combined, fold_sizes, options.tail_set))},
+        {"git_revision", GitRevision()}};
     ReplayOptions replay = options.replay;
     replay.out_dir = out_dir;
     replay.paths = options.paths;

@@ -96,6 +96,9 @@ struct FitOptions {
   // values only. The errors between smoothing passes (their step scale) are still computed.
   bool standard_errors = true;
   bool quiet = false;
+  // `rlfit crossval`: the size of the new set of episodes whose p90 the tail table predicts
+  // (CrossvalTail); 0 = the size of one fold.
+  int tail_set = 0;
   bool Check(std::string* why) const;
 };
 
@@ -214,12 +217,33 @@ void CheckSelection(const FitOptions& options, const CoeffLayout& layout);
 // `unreadable`: the files --keep-going passed over, named before the solver's summary.
 void PrintFitReport(const FitOptions& options, const CoeffFile& init, const FitResult& r,
                     const std::vector<SkippedInput>& unreadable, std::ostream& out);
+// One row of the crossval's tail table: a quantity's open-loop figure at one horizon label,
+// over the held-out episodes of `combined` (diverged ones as +infinity).
+struct TailRow {
+  std::string quantity;          // Quantity::key
+  std::string label;             // Quantity::label
+  std::string horizon;           // horizon label ("0.5s", ..., "last")
+  double p90 = 0.0;              // over every held-out episode
+  std::vector<double> fold_p90;  // per fold, over its own held-out episodes
+  P90Spread spread;              // BootstrapP90 over every held-out episode
+};
+// The tail table: for each quantity and horizon label of `combined` (the folds' held-out
+// reports one after another, `fold_sizes` episodes each), the p90 over all, the p90 of each
+// fold, and what the p90 of `set_size` new episodes may come out at (BootstrapP90; 0 = the
+// size of the largest fold). A p90 from one set of episodes under-predicts another set's
+// roughly as often as it over-predicts, and by a lot where the tail is made of few episodes:
+// the spread's 95% is the figure that bounds a new set's p90 (decisions/0106).
+std::vector<TailRow> CrossvalTail(const ReplayReport& combined, const std::vector<int>& fold_sizes,
+                                  int set_size);
+nlohmann::json TailJson(const std::vector<TailRow>& rows);
+
 // What `rlfit crossval` prints: the folds' coefficients (mean and spread of `values`, one per
-// fold), the held-out comparison and the combined replay table.
+// fold), the held-out comparison, the combined replay table and the tail table (CrossvalTail;
+// `fold_sizes`: held-out episodes per fold, in the order of `combined`).
 void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
                           double seconds, const std::vector<std::vector<double>>& values,
                           const ReplayReport& combined_start, const ReplayReport& combined,
-                          std::ostream& out);
+                          const std::vector<int>& fold_sizes, std::ostream& out);
 
 // Splits episodes by recording file, so that training and validation never share a file: the
 // episodes of the `every`-th file (file index % every == every - 1; a file's episodes follow

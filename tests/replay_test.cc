@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -38,6 +40,44 @@ TEST_CASE("order statistics") {
   CHECK(s.p90 == doctest::Approx(9.1));
   CHECK(s.max == 10);
   CHECK(Summarize({}).n == 0);
+}
+
+TEST_CASE("the p90 of a new set: bootstrap spread over episodes") {
+  // Equal figures: every drawn set has the same p90.
+  const P90Spread flat = BootstrapP90(std::vector<double>(50, 2.5), 20);
+  CHECK(flat.n == 50);
+  CHECK(flat.set_size == 20);
+  CHECK(flat.p5 == 2.5);
+  CHECK(flat.p95 == 2.5);
+  // A tail made of few episodes (the ball's last row: 22 of 258 beyond 60 uu): 236 figures of
+  // 1 and 22 of 1000. A set of 86 has 86 * 22/258 = 7.3 large ones on average (binomial sd
+  // 2.6); its p90 (position 76.5 of 0..85) is 1 with 8 or fewer, 500 with 9, 1000 with 10 or
+  // more. P(<= 8) ~ 0.68 and P(>= 10) ~ 0.2: the 5% and median are 1, the 95% is 1000.
+  std::vector<double> cliff(236, 1.0);
+  cliff.insert(cliff.end(), 22, 1000.0);
+  const P90Spread small = BootstrapP90(cliff, 86);
+  CHECK(Summarize(cliff).p90 == doctest::Approx(1.0));
+  CHECK(small.p5 == 1.0);
+  CHECK(small.p50 == 1.0);
+  CHECK(small.p95 == 1000.0);
+  // A set of 2580 needs 258 large ones (mean 220, sd 14): its p90 stays 1 in every draw seen.
+  const P90Spread large = BootstrapP90(cliff, 2580, 200);
+  CHECK(large.p95 == 1.0);
+  // Fixed seed: the same figures on every run; another seed moves them on spread data.
+  std::vector<double> spread;
+  for (int i = 0; i < 200; ++i) spread.push_back(i * i);
+  const P90Spread a = BootstrapP90(spread, 30), b = BootstrapP90(spread, 30);
+  CHECK(a.p5 == b.p5);
+  CHECK(a.p95 == b.p95);
+  CHECK(a.p5 < a.p50);
+  CHECK(a.p50 < a.p95);
+  CHECK(BootstrapP90(spread, 30, kBootstrapDraws, 7).p95 != a.p95);
+  // A diverged figure (+infinity) is worse than any number, and a set of them stays infinite.
+  const P90Spread diverged =
+      BootstrapP90(std::vector<double>(10, std::numeric_limits<double>::infinity()), 10);
+  CHECK(std::isinf(diverged.p50));
+  CHECK(BootstrapP90({}, 10).n == 0);
+  CHECK(BootstrapP90({1.0}, 0).n == 0);
 }
 
 TEST_CASE("horizons pick the closest row and stop at the episode's end") {
