@@ -40,9 +40,17 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->capture_default_str()
       ->check(rlfit::Between(rlfit::kMinTickRateHz, rlfit::kMaxTickRateHz));
   cmd->add_option("--input-delay", o->integration.input_delay_s,
-                  "seconds between a recorded input and the time it acts from")
-      ->capture_default_str()
-      ->check(rlfit::Between(0.0, rlfit::kMaxInputDelayS));
+                  "seconds between a recorded input and the time it acts from (default: the "
+                  "model's, 0.0151 for every model)")
+      ->check(rlfit::Between(0.0, rlfit::kMaxInputDelayS))
+      ->each([o](const std::string&) { o->model_timing = false; });
+  cmd->add_option("--tick-phase", o->integration.tick_phase,
+                  "where the physics ticks fall on the recording's clock, in ticks: tick i at "
+                  "clock row (i + phase) / ticks per clock row (default: the model's, 0 for "
+                  "every model); with only one of --input-delay and --tick-phase given, the "
+                  "other is 0.0151 / 0")
+      ->check(rlfit::Between(0.0, 0.999999))
+      ->each([o](const std::string&) { o->model_timing = false; });
   cmd->add_option("--tick-aligned", o->integration.tick_aligned_inputs,
                   "1 = inputs take effect at the next physics tick when the episode's clock is "
                   "known, 0 = exactly at row time + delay")

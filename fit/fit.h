@@ -81,6 +81,10 @@ struct FitOptions {
   // with it; 0 = none.
   int holdout_every = 4;
   Integration integration;            // row -> physics ticks, input delay
+  // The input timing (integration.input_delay_s and tick_phase) is the model's
+  // (FitterInfo::timing, set by WithModelDefaults) unless this is false: --input-delay or
+  // --tick-phase given, both then as given (the other at Integration's default).
+  bool model_timing = true;
   FitSelection selection;
   SolverOptions solver;
   ReplayOptions replay;               // horizons / windows of the held-out report
@@ -127,10 +131,13 @@ struct FitterInfo {
   // ball's drag, contact_radius and recovery, see fit.cc). Whatever the start (the seed or
   // --init), the fit holds them at this value; freed, it fits them from the start's value.
   std::vector<FitSelection::HeldValue> held_by_default = {};
+  // The model's input timing (its input_delay_s and tick_phase are used; FitOptions::model_timing).
+  Integration timing = {};
 };
 const FitterInfo& FindFitter(const std::string& model);
 
-// `options` with the model's default loss wherever it leaves them open ("" / 0), and its
+// `options` with the model's default loss wherever it leaves them open ("" / 0), its input
+// timing unless options.model_timing is false, and its
 // held_by_default names added to selection.held and (with their values) selection.held_at
 // unless selection.freed or selection.held already names them (once: applying it again
 // changes nothing; a name held by --hold stays at its starting value). InputError when freed

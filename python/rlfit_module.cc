@@ -769,6 +769,9 @@ FitOptions FitFrom(const py::dict& d) {
   o.holdout_every = Get(d, "holdout_every", o.holdout_every);
   o.integration.tick_rate_hz = Get(d, "tick_rate_hz", o.integration.tick_rate_hz);
   o.integration.input_delay_s = Get(d, "input_delay_s", o.integration.input_delay_s);
+  o.integration.tick_phase = Get(d, "tick_phase", o.integration.tick_phase);
+  auto given = [&d](const char* key) { return d.contains(key) && !d[key].is_none(); };
+  o.model_timing = !given("input_delay_s") && !given("tick_phase");
   o.integration.tick_aligned_inputs =
       Get(d, "tick_aligned_inputs", o.integration.tick_aligned_inputs);
   o.integration.rotate_with_new_omega =

@@ -371,6 +371,12 @@ TEST_CASE("inputs act after the delay, averaged over the step") {
   integ.ticks_per_clock_row = 2.5;
   CHECK(ControlsOver(ep, 0.1, 0.2, integ).boost == doctest::Approx(0.5));
   CHECK(ControlsOver(ep, 0.2, 0.3, integ).boost == doctest::Approx(0.7));
+  // The ticks a quarter tick later (tick_phase 0.25: clock rows 0.4 i + 0.1): row 1 switches at
+  // the tick at clock 11.7 -> 0.16 s, row 2 at 12.9 -> 0.28 s.
+  integ.tick_phase = 0.25;
+  CHECK(ControlsOver(ep, 0.1, 0.2, integ).boost == doctest::Approx(0.4));
+  CHECK(ControlsOver(ep, 0.2, 0.3, integ).boost == doctest::Approx(0.8));
+  integ.tick_phase = 0.0;
   integ.tick_aligned_inputs = false;
   CHECK(ControlsOver(ep, 0.2, 0.3, integ).boost == doctest::Approx(0.5));
 }

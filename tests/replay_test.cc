@@ -159,6 +159,13 @@ TEST_CASE("coefficient files round-trip and strict reads name the missing key") 
   CHECK(back.values == file.values);
   CHECK(back.std_errors == file.std_errors);
   CHECK(back.integration.input_delay_s == 0.02);
+  // tick_phase is written only when not 0 (files from before it and at phase 0 lack it).
+  CHECK(!ReadJsonFile(path)["integration"].contains("tick_phase"));
+  CHECK(back.integration.tick_phase == 0.0);
+  file.integration.tick_phase = 0.15;
+  const std::string phased = dir.path() + "/phased.json";
+  WriteCoeffFile(phased, file, layout);
+  CHECK(ReadCoeffFile(phased, "aerial", layout).integration.tick_phase == 0.15);
 
   nlohmann::json j = ReadJsonFile(path);
   j["coefficients"].erase("D_y");

@@ -91,9 +91,9 @@ def replay(model, paths=(), *, client, coeffs="", data_root="", horizons_s=(), w
 
 _FIT_DEFAULTS = dict(init="", window_s=1.0, stride_s=0.1, hold=(), free=(), loss="",
                      loss_scale=0.0, max_iterations=50, step_sigmas=0.1, horizons_s=(),
-                     tick_rate_hz=None, input_delay_s=None, tick_aligned_inputs=None,
-                     rotate_with_new_omega=None, data_root="", quiet=True, force=False,
-                     keep_going=False)
+                     tick_rate_hz=None, input_delay_s=None, tick_phase=None,
+                     tick_aligned_inputs=None, rotate_with_new_omega=None, data_root="",
+                     quiet=True, force=False, keep_going=False)
 
 
 def _fit_options(client, model, paths, shards, worker_threads, given):
@@ -114,8 +114,8 @@ def fit(model, paths=(), *, client, out=None, plots=None, holdout_every=4, shard
     """`rlfit fit MODEL PATHS` on the cluster: dict coefficients (the JSON `--out` writes) and
     text (what rlfit fit prints). Options as rlfit fit's, in Python names: init, window_s,
     stride_s, hold, free, loss, loss_scale, max_iterations, step_sigmas, horizons_s,
-    tick_rate_hz, input_delay_s, tick_aligned_inputs, rotate_with_new_omega, data_root, quiet,
-    force, keep_going. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
+    tick_rate_hz, input_delay_s, tick_phase, tick_aligned_inputs, rotate_with_new_omega,
+    data_root, quiet, force, keep_going. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
     `shards`: groups of files (default 1 per worker)."""
     o = _fit_options(client, model, paths, shards, worker_threads,
                      dict(options, out=out, holdout_every=holdout_every, plots=plots))
@@ -190,6 +190,7 @@ def _parser():
         f.add_argument("--stride", type=float, default=0.1)
         f.add_argument("--tick-rate", type=float, default=None)
         f.add_argument("--input-delay", type=float, default=None)
+        f.add_argument("--tick-phase", type=float, default=None)
         f.add_argument("--tick-aligned", type=int, choices=(0, 1), default=None)
         f.add_argument("--rotation", type=int, choices=(0, 1), default=None)
         f.add_argument("--hold", action="append", default=[])
@@ -235,7 +236,7 @@ def main(argv=None):
             step_sigmas=args.step_sigmas, horizons_s=args.horizons, data_root=args.data,
             quiet=args.quiet, force=args.force, keep_going=args.keep_going,
             tick_rate_hz=args.tick_rate,
-            input_delay_s=args.input_delay,
+            input_delay_s=args.input_delay, tick_phase=args.tick_phase,
             tick_aligned_inputs=None if args.tick_aligned is None else bool(args.tick_aligned),
             rotate_with_new_omega=None if args.rotation is None else bool(args.rotation))
         if args.command == "fit":

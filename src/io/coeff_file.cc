@@ -154,7 +154,8 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
 
   const json& integ = r.Object(j, "", "integration");
   std::vector<std::string> integ_keys = {"tick_rate_hz", "input_delay_s", "tick_aligned_inputs",
-                                         "ticks_per_clock_row", "rotation_update"};
+                                         "ticks_per_clock_row", "rotation_update",
+                                         "tick_phase"};
   if (model == "ball") integ_keys.push_back("clock");
   r.OnlyKeys(integ, "integration", integ_keys);
   if (model == "ball") {
@@ -177,6 +178,9 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
     r.Fail("integration.tick_aligned_inputs must be true or false, not " + Reader::Show(aligned));
   file.integration.tick_aligned_inputs = aligned.get<bool>();
   file.integration.ticks_per_clock_row = r.Number(integ, "integration", "ticks_per_clock_row");
+  // Written only when not 0 (files from before it, and every model at phase 0, lack it).
+  if (integ.contains("tick_phase"))
+    file.integration.tick_phase = r.Number(integ, "integration", "tick_phase");
   const json& rotation = r.Require(integ, "integration", "rotation_update");
   if (!rotation.is_string() ||
       (rotation != "new_omega" && rotation != "average_omega"))
@@ -259,6 +263,8 @@ nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout)
                       {"ticks_per_clock_row", file.integration.ticks_per_clock_row},
                       {"rotation_update",
                        file.integration.rotate_with_new_omega ? "new_omega" : "average_omega"}};
+  if (file.integration.tick_phase != 0.0)
+    j["integration"]["tick_phase"] = file.integration.tick_phase;
   if (file.model == "ball") j["integration"]["clock"] = kBallClock;
   if (!file.runs_on.empty()) {
     RLFIT_CHECK(file.runs_on.size() == layout.runs_on.size(), "runs_on model count");

@@ -67,8 +67,9 @@ struct CoeffFile {
 //    not a finite number >= 0 or null, or is above kMaxStdErrorWidths widths of its bounds; a
 //    unit that differs from the layout's;
 //  - integration not exactly tick_rate_hz, input_delay_s, tick_aligned_inputs,
-//    ticks_per_clock_row, rotation_update ("new_omega" or "average_omega"), or a setting outside
-//    its range (Integration::Check); for the ball also `clock`, which must be kBallClock
+//    ticks_per_clock_row, rotation_update ("new_omega" or "average_omega") and optionally
+//    tick_phase (0 when absent), or a setting outside its range (Integration::Check); for the
+//    ball also `clock`, which must be kBallClock
 //    (missing: a file from the row clock, refused with a line saying to refit);
 //  - provenance or fit_report not an object.
 // Never throws anything else on any input (fuzz/coeff_file_fuzz.cc).

@@ -13,7 +13,7 @@ Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, const Integra
   const bool on_ticks = integ.tick_aligned_inputs && !std::isnan(ep.clock_origin_rows) &&
                         !ep.step_dt_s.empty();
   // Rows of this episode are step_dt_s[0] apart; ticks are 1/ticks_per_clock_row rows apart
-  // on the recording's row clock, the first at clock row 0.
+  // on the recording's row clock, at clock rows (i + tick_phase) tick_rows.
   const double row_s = on_ticks ? ep.step_dt_s[0] : 0.0;
   const double tick_rows = 1.0 / integ.ticks_per_clock_row;
   // Time from which row j's input acts.
@@ -24,7 +24,9 @@ Controls ControlsOver(const Episode& ep, double t0_s, double t1_s, const Integra
     const double t = ep.rows[j].t_s + integ.input_delay_s;
     if (!on_ticks) return t + unknown_phase_s;
     const double clock_rows = t / row_s + ep.clock_origin_rows;
-    const double tick = std::ceil(clock_rows / tick_rows - 1e-9) * tick_rows;
+    const double tick =
+        (std::ceil(clock_rows / tick_rows - integ.tick_phase - 1e-9) + integ.tick_phase) *
+        tick_rows;
     return (tick - ep.clock_origin_rows) * row_s;
   };
   // Row whose input acts at time t: the last j whose switch time is <= t (0 if none). Switch
