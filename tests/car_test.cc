@@ -289,8 +289,8 @@ TEST_CASE("a car driving off a ledge flies and falls, from every start") {
       s = StepCar(c, ledge, s, u, kTickS, true);
       if (s.body.x.x() < -kCarWheelContactUu) CHECK(s.on_floor);
       // Over the edge the wheels still touch it for a tick or two (kSurface), but the closest
-      // feature is the edge, whose normal turns 19-27 degrees under the car in a tick: flown on,
-      // the car would leave it at 380-530 uu/s, far more than gravity and the sticky force can
+      // feature is the edge, whose normal turns 26-30 degrees under the car in a tick: flown on,
+      // the car would leave it at 430-550 uu/s, far more than gravity and the sticky force can
       // bring back within the wheels' 10 uu (HoldsOverCrest), so the surface step lets go and
       // the car flies from the first of them on, level (StepSurface's turn is dropped).
       if (was_on_floor && !s.on_floor) {

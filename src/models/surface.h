@@ -76,8 +76,8 @@ struct SurfaceCoeffs {
   // the surface, uu (HoldsOverCrest): the car's wheel contact band (kCarWheelContactUu,
   // src/models/car.h, measured against the recorded on_ground flag). The faceted curves'
   // closest feature jitters by a few degrees where facets meet (2.7 degrees "away" at 890
-  // uu/s on freestyling row 1132: a 0.9 uu hop); a ledge's edge turns 19-27 degrees in the
-  // first tick at 1000 uu/s (75-143 uu).
+  // uu/s on freestyling row 1132: a 0.9 uu hop); a ledge's edge turns 26-30 degrees in the
+  // first tick at 1000 uu/s (away 430-550 uu/s: ~95-160 uu).
   double hop_reach = 10.0;
 
   static SurfaceCoeffs FromBlocks(const T* surface) {
