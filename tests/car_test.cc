@@ -266,40 +266,52 @@ TEST_CASE("regime switching with the handbrake: the level ramps in the air and t
   CHECK(rear_slip(held.body) > rear_slip(free.body) + 50.0);
 }
 
-TEST_CASE("a car driving off a ledge flies and falls") {
+TEST_CASE("a car driving off a ledge flies and falls, from every start") {
   const Arena ledge = Ledge();
   const CarCoeffs<double> c = Defaults();
-  // Whether StepSurface lets go at this zero-thickness edge depends on where the car's last
-  // floor tick leaves it: from starts x = -400 ... -419.5 (every 0.5 uu) at 1000 uu/s the car
-  // wraps around the edge under the floor from 38 of 40 (the powerslide floor step, main) and 39
-  // of 40 (the vehicle floor step, issue 37). -409 is a start from which it flies; the
-  // wrapping is StepSurface's at a sharp ledge, which the arena does not have.
-  CarModelState<double> s =
-      Car({-409.0, 0.0, game::kCarRestHeight}, {1000.0, 0.0, game::kCarRestReportedVz});
-  Controls u;
-  u.throttle = 1.0;
-  bool was_on_floor = false;
-  int took_off_at = -1;
-  for (int i = 0; i < 90; ++i) {
-    s = StepCar(c, ledge, s, u, kTickS, true);
-    if (s.body.x.x() < -kCarWheelContactUu) CHECK(s.on_floor);
-    // Over the edge the wheels still touch it for a few ticks (kSurface), but the closest
-    // feature is the edge, not the flat floor: the surface step lets go (the edge's normal is
-    // more than 30 degrees from the up axis after its tick) and the car flies from the first
-    // of them on, level (StepSurface's turn around the edge is dropped).
-    if (was_on_floor && !s.on_floor) {
-      took_off_at = i;
-      // The ground step's reported rest vz is not motion: the car leaves level, then falls.
-      CHECK(s.body.v.z() == doctest::Approx(game::kGravityZ * kTickS).epsilon(1e-9));
+  // Where the car's last floor tick leaves it past the zero-thickness edge depends on the
+  // start: from x = -400 ... -419.5 (every 0.5 uu) at 1000 uu/s it ends 0.1 ... 9.8 uu past
+  // the edge, with the closest-feature normal there 0.3 ... 30 degrees from the up axis.
+  // StepSurface used to follow that normal round the edge and under the floor from 39 of
+  // these 40 starts (every one but -409).
+  constexpr int kStarts = 40;
+  for (int k = 0; k < kStarts; ++k) {
+    const double x0 = -400.0 - 0.5 * k;
+    CAPTURE(x0);
+    CarModelState<double> s =
+        Car({x0, 0.0, game::kCarRestHeight}, {1000.0, 0.0, game::kCarRestReportedVz});
+    Controls u;
+    u.throttle = 1.0;
+    bool was_on_floor = false;
+    int took_off_at = -1;
+    double lowest_up_z = 1.0;
+    for (int i = 0; i < 90; ++i) {
+      s = StepCar(c, ledge, s, u, kTickS, true);
+      if (s.body.x.x() < -kCarWheelContactUu) CHECK(s.on_floor);
+      // Over the edge the wheels still touch it for a tick or two (kSurface), but the closest
+      // feature is the edge, whose normal turns 26-30 degrees under the car in a tick: flown on,
+      // the car would leave it at 430-550 uu/s, far more than gravity and the sticky force can
+      // bring back within the wheels' 10 uu (HoldsOverCrest), so the surface step lets go and
+      // the car flies from the first of them on, level (StepSurface's turn is dropped).
+      if (was_on_floor && !s.on_floor) {
+        took_off_at = i;
+        CHECK(!s.on_surface);
+        // The ground step's reported rest vz is not motion: the car leaves level, then falls.
+        CHECK(s.body.v.z() == doctest::Approx(game::kGravityZ * kTickS).epsilon(1e-9));
+      }
+      if (took_off_at >= 0) CHECK(s.regime == CarRegime::kAir);
+      lowest_up_z = std::min(lowest_up_z, s.body.theta(2, 2));
+      was_on_floor = s.on_floor;
     }
-    was_on_floor = s.on_floor;
+    REQUIRE(took_off_at > 0);
+    CHECK(s.regime == CarRegime::kAir);
+    // Never turned round the edge: the car stays level (the aerial step alone, no input).
+    CHECK(lowest_up_z > 0.999);
+    // Past the edge by the contact band, then gravity alone for the remaining ticks.
+    const double t_air = (90 - took_off_at) * kTickS;
+    CHECK(s.body.x.z() < game::kCarRestHeight - 0.4 * -game::kGravityZ * t_air * t_air);
+    CHECK(s.body.x.x() > 0.0);
   }
-  REQUIRE(took_off_at > 0);
-  CHECK(s.regime == CarRegime::kAir);
-  // Past the edge by the contact band, then gravity alone for the remaining ticks.
-  const double t_air = (90 - took_off_at) * kTickS;
-  CHECK(s.body.x.z() < game::kCarRestHeight - 0.4 * -game::kGravityZ * t_air * t_air);
-  CHECK(s.body.x.x() > 0.0);
 }
 
 // Steps the car n ticks with inputs u, appending every state to *out.

@@ -141,6 +141,11 @@ TEST_CASE("leaving a surface: the ceiling does not hold a car, a wall does") {
   CHECK_FALSE(StaysOnSurface(c, ceiling, 1.0, 1000.0));  // 650 away vs 0.5 x 650 held
   CHECK(StaysOnSurface(c, wall, 0.0, 0.0));
   CHECK(StaysOnSurface(c, floor, 0.0, 0.0));
+  // Over a surface that falls away: on the floor, throttle held, gravity's 650 and the sticky
+  // 0.5 x 650 hold the car with 975 uu/s^2; leaving at v, it lifts v^2 / 1950 uu, at most 10.
+  CHECK(HoldsOverCrest(c, floor, 1.0, 1000.0, 139.0));
+  CHECK_FALSE(HoldsOverCrest(c, floor, 1.0, 1000.0, 140.0));
+  CHECK_FALSE(HoldsOverCrest(c, ceiling, 1.0, 1000.0, 0.0));
   CHECK(StickyAccel(c, wall, 1.0, 0.0) == doctest::Approx(1.5 * 650.0));
   CHECK(StickyAccel(c, wall, 0.0, 10.0) == doctest::Approx(0.5 * 650.0));
   // No surface within reach: not on a surface, state unchanged.

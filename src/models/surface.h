@@ -72,6 +72,13 @@ struct SurfaceCoeffs {
   // closest feature's normal on the curves of wall_driving (5.3 on walls, 9.0 on the floor,
   // landing); a car on its roof or side is not driving.
   double wheels_min_cos = 0.86602540378443865;
+  // How far the wheels may lift off a surface that falls away under the car before it leaves
+  // the surface, uu (HoldsOverCrest): the car's wheel contact band (kCarWheelContactUu,
+  // src/models/car.h, measured against the recorded on_ground flag). The faceted curves'
+  // closest feature jitters by a few degrees where facets meet (2.7 degrees "away" at 890
+  // uu/s on freestyling row 1132: a 0.9 uu hop); a ledge's edge turns 26-30 degrees in the
+  // first tick at 1000 uu/s (away 430-550 uu/s: ~95-160 uu).
+  double hop_reach = 10.0;
 
   static SurfaceCoeffs FromBlocks(const T* surface) {
     SurfaceCoeffs c;
@@ -187,6 +194,18 @@ bool StaysOnSurface(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double 
   return c.gravity_z * n(2) <= StickyAccel(c, n, throttle, forward_speed);
 }
 
+// True when a car keeps its wheels on a surface of normal n that falls away under it (a
+// convex turn, see StepSurface) at `away_speed` (uu/s: the speed across the turn times the
+// sine of this tick's turn, the speed at which the car, flown on, leaves the surface): the
+// sticky force and gravity's part into the surface (hold = StickyAccel - g.n) bring it back
+// within away_speed^2 / (2 hold), which must stay within hop_reach.
+template <typename T>
+bool HoldsOverCrest(const SurfaceCoeffs<T>& c, const Eigen::Vector3d& n, double throttle,
+                    double forward_speed, double away_speed) {
+  const double hold = StickyAccel(c, n, throttle, forward_speed) - c.gravity_z * n(2);
+  return away_speed * away_speed <= 2.0 * hold * c.hop_reach;
+}
+
 // Whether a car with centre x and up axis `up` is on a surface it can drive: the mesh within
 // drive_reach of the centre and the up axis within acos(wheels_min_cos) of the surface's
 // normal. What a regime switch asks of a state (the step answers it for its own result).
@@ -218,8 +237,18 @@ bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vec
 //      velocity along the surface loses curve_friction |phi| |v . d| along itself, d the
 //      direction from n0 to n1 (see SurfaceCoeffs::curve_friction).
 // *on_surface (if given) is false when no surface lies within drive_reach of the new centre,
-// the car's up axis is more than acos(wheels_min_cos) from its normal, or the car does not
-// stay on it (StaysOnSurface): the caller then hands the state to StepAerial.
+// the car's up axis is more than acos(wheels_min_cos) from its normal, the car does not stay
+// on it (StaysOnSurface), or the surface falls away under it faster than the car's hold can
+// keep the wheels on it (HoldsOverCrest): the caller then hands the state to StepAerial. The
+// surface falls away (convex) where the normal turns toward the car's motion over the tick,
+// (n1 - n0) . (x1 - x0) > 0, as over a ledge's edge; the car, flown on, would leave it at
+// |v . d| sin|phi|. On a concave curve (floor to wall, wall to ceiling) the surface pushes
+// the car round and this does not apply. Without it the car follows a sharp edge's
+// closest-feature normal (the direction from the edge to the centre) round the edge and under
+// the surface: the up-axis test never fires, since the car turns with that normal every tick
+// and keeps the tilt it met the edge with (below 30 degrees unless the last floor tick left
+// the centre more than 9.8 uu past the edge). The hop is per tick: a car slower than ~530
+// uu/s turns less than that per tick round a sharp edge and still follows it.
 template <typename T>
 CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, const CarState<T>& s,
                         const Controls& u, double dt_s, bool rotate_with_new_omega,
@@ -262,9 +291,11 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
   bool stays = after.found && after.distance <= c.drive_reach;
   if (after.found) {
     const Eigen::Vector3d& n1 = after.normal;
+    const Eigen::Vector3d moved = ScalarPart(next.x) - ScalarPart(s.x);
     next.x += n1.cast<T>() * T(g.rest_height - after.distance);
     Eigen::Vector3d phi;
     const Mat3<T> q = RotationBetween<T>(n0, n1, &phi);
+    double away_speed = 0.0;  // off a surface that falls away, flown on, uu/s
     if (!phi.isZero(0.0)) {
       next.theta = q * next.theta;
       next.v = q * next.v;
@@ -276,6 +307,7 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
       if (speed2 > T(0)) {
         const Eigen::Vector3d d = (n1 - n0).normalized();
         const T across = abs(along.dot(d.cast<T>()));
+        if (moved.dot(d) > 0.0) away_speed = ScalarPart(across) * std::sin(phi.norm());
         const T loss = c.curve_friction * T(phi.norm()) * across / sqrt(speed2);
         next.v -= along * (loss < T(1) ? loss : T(1));
       }
@@ -288,6 +320,7 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
     }
     const double v_forward = ScalarPart(next.v).dot(ScalarPart(Vec3<T>(next.theta.col(0))));
     stays = stays && StaysOnSurface(c, n1, u.throttle, v_forward) &&
+            HoldsOverCrest(c, n1, u.throttle, v_forward, away_speed) &&
             ScalarPart(Vec3<T>(next.theta.col(2))).dot(n1) >= c.wheels_min_cos;
   }
   if (on_surface) *on_surface = stays;
