@@ -449,9 +449,6 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
   const Controls u = BoostLimited(held, s.boost, s.unlimited_boost);
   const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
-  // Off the floor the wheels are unset and only the level ramps (the floor tick's StepVehicle
-  // returns its own wheels, the level ramped the same way).
-  next.wheels.handbrake = NextVehicleHandbrake(c.vehicle, s.wheels.handbrake, u.handbrake, dt_s);
   next.boost = BoostAfterTick(s.boost, u, dt_s, s.unlimited_boost);
   next.unlimited_boost = s.unlimited_boost;
   if (choice.regime == CarRegime::kJump) {
@@ -463,17 +460,29 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     next.jump = out.jump;
     next.regime = CarRegime::kJump;
     next.regime_ticks = s.regime == CarRegime::kJump ? s.regime_ticks + 1 : 1;
+    next.wheels.handbrake = NextVehicleHandbrake(c.vehicle, s.wheels.handbrake, u.handbrake, dt_s);
     MeetMesh(c, arena, s.body, false, false, &next.body);
     return next;
   }
   next.jump = choice.jump_after;
-  CarState<T> body = s.body;
   const bool surface = choice.regime == CarRegime::kSurface;
   const bool on_floor = surface && choice.contact.flat_floor();
+  // Off the floor the wheels are unset and only the level ramps (the floor tick's StepVehicle
+  // returns its own wheels, the level ramped the same way).
+  if (!on_floor)
+    next.wheels.handbrake = NextVehicleHandbrake(c.vehicle, s.wheels.handbrake, u.handbrake, dt_s);
+  // The floor tick from a floor tick (the usual one) steps s.body itself; a landing or a turn
+  // onto another surface steps this copy.
+  CarState<T> body;
+  const CarState<T>* from = &s.body;
   if (surface) {
     // Landing: the last tick ran no surface step (a rollout's first tick did no tick).
-    if (s.regime != CarRegime::kUnknown && !s.on_floor && !s.on_surface)
-      body.theta = AlignToSurface(body.theta, choice.contact.normal);
+    const bool landing = s.regime != CarRegime::kUnknown && !s.on_floor && !s.on_surface;
+    if (landing || !on_floor) {
+      body = s.body;
+      from = &body;
+    }
+    if (landing) body.theta = AlignToSurface(body.theta, choice.contact.normal);
     // From the floor step onto another surface (a ramp, the curve at a wall's foot): the car
     // turns with the surface as StepSurface turns it across a crease at the end of its tick
     // (orientation, velocity, angular velocity by the smallest rotation from its up axis to
@@ -493,12 +502,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       }
     }
     if (on_floor) {
-      VehicleState<T> floor;
-      floor.body = body;
-      floor.wheels = s.wheels;
-      const VehicleState<T> out = StepVehicle(c.vehicle, floor, u, dt_s);
-      next.body = out.body;
-      next.wheels = out.wheels;
+      StepVehicleInto(c.vehicle, *from, s.wheels, u, dt_s, &next.body, &next.wheels);
     } else {
       bool stays = true;
       next.body = StepSurface(c.ground, c.wall, body, u, dt_s, rotate_with_new_omega, arena,
@@ -515,6 +519,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       }
     }
   } else {
+    body = s.body;
     if (s.on_floor || s.on_surface) body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);
     next.body = StepAerial(c.air, body, u, dt_s, rotate_with_new_omega);
     // Still touching the surface it left: keeps flying (ChooseCarStep).
