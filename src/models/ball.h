@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -461,9 +462,11 @@ struct alignas(16) RoundSse2Constants {
   double half[2];
   double one[2];
   double sign[2];   // -0.0: the sign bit
+  double below_half[2];  // 0.5 - 2^-54, the largest double below a half
 };
 alignas(16) inline const RoundSse2Constants kRoundSse2Constants = {
-    {0x1p52, 0x1p52}, {0.5, 0.5}, {1.0, 1.0}, {-0.0, -0.0}};
+    {0x1p52, 0x1p52}, {0.5, 0.5}, {1.0, 1.0}, {-0.0, -0.0},
+    {0.49999999999999994, 0.49999999999999994}};
 // The table through a pointer the compiler cannot see through (an empty asm), so that it reads
 // the lanes from memory (memory operands) instead of folding them into constants it builds
 // again in registers on every tick (a load and an unpack each).
@@ -496,14 +499,43 @@ inline __m128d RoundHalfAwaySse2(__m128d y) {
   return _mm_or_pd(
       _mm_or_pd(_mm_and_pd(keep, ay), _mm_andnot_pd(keep, RoundHalfAwayAbsSse2(ay))), sign);
 }
-// RoundHalfAwaySse2 for lanes with |y| < 2^52 (not NaN), where its `keep` is false: the same
-// values without the select (a chain's skipped ticks, BallClearance::small_quotients).
+// RoundHalfAwaySse2 for lanes with |y| <= 2^31 - 1 (not NaN): the same values in five
+// operations (a chain's skipped ticks, BallClearance::small_quotients). y + (0.5 - 2^-54)
+// with y's sign, truncated toward zero (cvttpd2dq, exact to magnitudes below 2^31), is y
+// rounded half away from zero: for y = n + f >= 0 (n an integer, 0 <= f < 1), f >= 1/2 makes
+// the sum at least n + 1 - 2^-54, which rounds to n + 1 (n = 0: 1 - 2^-54 is a tie, to even:
+// 1); f < 1/2 leaves it below the double next below n + 1 (f is at most 1/2 less y's spacing;
+// n = 0: at most 1 - 2^-53), so it truncates to n. Then y's sign on the integer (round(-0.3)
+// is -0). Tested against RoundHalfAwaySse2 (ties, their neighbours, zeros, up to 2^31 - 1;
+// from 2^31 - 1/2 on the integer is 2^31, beyond cvttpd2dq).
 inline __m128d RoundHalfAwaySmallSse2(__m128d y) {
-  const __m128d sign = _mm_and_pd(y, RoundSse2Load(RoundSse2().sign));
-  return _mm_or_pd(RoundHalfAwayAbsSse2(_mm_xor_pd(y, sign)), sign);
+  const RoundSse2Constants& k = RoundSse2();
+  const __m128d sign = _mm_and_pd(y, RoundSse2Load(k.sign));
+  const __m128d t = _mm_add_pd(y, _mm_or_pd(RoundSse2Load(k.below_half), sign));
+  return _mm_or_pd(_mm_cvtepi32_pd(_mm_cvttpd_epi32(t)), sign);
+}
+// RoundHalfAwaySmallSse2 of the lanes of a and b where every one of them rounds to an integer
+// below 2^31 in magnitude: true, *ra and *rb set; false, nothing set, where one does not (or is
+// NaN), which cvttpd2dq answers with INT_MIN (a lane truncating to -2^31 itself also answers
+// false: the caller then rounds by RoundHalfAwaySse2, the same values). Tested against
+// RoundHalfAwaySse2 on both sides of 2^31.
+inline bool RoundHalfAwayBothSmallSse2(__m128d a, __m128d b, __m128d* ra, __m128d* rb) {
+  const RoundSse2Constants& k = RoundSse2();
+  const __m128d sign_bit = RoundSse2Load(k.sign);
+  const __m128d below_half = RoundSse2Load(k.below_half);
+  const __m128d sa = _mm_and_pd(a, sign_bit);
+  const __m128d sb = _mm_and_pd(b, sign_bit);
+  const __m128i ia = _mm_cvttpd_epi32(_mm_add_pd(a, _mm_or_pd(below_half, sa)));
+  const __m128i ib = _mm_cvttpd_epi32(_mm_add_pd(b, _mm_or_pd(below_half, sb)));
+  const __m128i indefinite = _mm_set1_epi32(std::numeric_limits<std::int32_t>::min());
+  if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_unpacklo_epi64(ia, ib), indefinite)) != 0)
+    return false;
+  *ra = _mm_or_pd(_mm_cvtepi32_pd(ia), sa);
+  *rb = _mm_or_pd(_mm_cvtepi32_pd(ib), sb);
+  return true;
 }
 // RoundToQuantumReference for both lanes of x: the same quotient x / q, rounded as std::round
-// (kSmallQuotients: by RoundHalfAwaySmallSse2, for quotients known to be below 2^52).
+// (kSmallQuotients: by RoundHalfAwaySmallSse2, for quotients known to be below 2^31).
 template <bool kSmallQuotients = false>
 inline __m128d RoundToQuantumSse2(__m128d x, __m128d q) {
   const __m128d y = _mm_div_pd(x, q);
@@ -543,17 +575,28 @@ RLFIT_ALWAYS_INLINE Vec3<T> BallForcedVelocity(const Vec3<T>& v, const T& e, con
                  RoundToQuantum(v(2) * e + g_dt, q));
 }
 #if defined(__SSE2__)
-// For double and q > 0, the same values with x and y rounded side by side (kSmallQuotients:
-// every |component| / q below 2^52, BallClearance::small_quotients).
+// For double and q > 0, the same values with x and y rounded side by side, the quotients by
+// RoundHalfAwaySmallSse2 where all three lie below 2^31 (kSmallQuotients: known to, see
+// BallClearance::small_quotients; else checked, RoundHalfAwayBothSmallSse2), else by
+// RoundHalfAwaySse2.
 template <bool kSmallQuotients = false>
 RLFIT_ALWAYS_INLINE Vec3<double> BallForcedVelocitySse2(const Vec3<double>& v, double e,
                                                         double g_dt, double q) {
   const __m128d qq = _mm_set1_pd(q);
   const __m128d ee = _mm_set1_pd(e);
+  const __m128d yxy = _mm_div_pd(_mm_mul_pd(_mm_loadu_pd(v.data()), ee), qq);
+  const __m128d yz = _mm_div_pd(_mm_set_sd(v(2) * e + g_dt), qq);
+  __m128d rxy, rz;
+  if constexpr (kSmallQuotients) {
+    rxy = RoundHalfAwaySmallSse2(yxy);
+    rz = RoundHalfAwaySmallSse2(yz);
+  } else if (!RoundHalfAwayBothSmallSse2(yxy, yz, &rxy, &rz)) {
+    rxy = RoundHalfAwaySse2(yxy);
+    rz = RoundHalfAwaySse2(yz);
+  }
   Vec3<double> out;
-  _mm_storeu_pd(out.data(), RoundToQuantumSse2<kSmallQuotients>(
-                                _mm_mul_pd(_mm_loadu_pd(v.data()), ee), qq));
-  out(2) = _mm_cvtsd_f64(RoundToQuantumSse2<kSmallQuotients>(_mm_set_sd(v(2) * e + g_dt), qq));
+  _mm_storeu_pd(out.data(), _mm_mul_pd(rxy, qq));
+  out(2) = _mm_cvtsd_f64(_mm_mul_pd(rz, qq));
   return out;
 }
 #endif
@@ -654,9 +697,9 @@ struct BallClearance {
   // belongs to (another dt_s looks up again and takes its factor; NaN at {}: the first does).
   double dt_s = std::numeric_limits<double>::quiet_NaN();
   double drag_factor = 1.0;    // BallDragFactor(c, dt_s)
-  // q > 0 and (max_speed + |gravity_z dt_s|) / q < 2^51 (q = velocity_quantum): the quotients
-  // v / q of the skipped ticks (below the speed cap, counted) stay far below 2^52, where
-  // RoundHalfAwaySmallSse2 rounds them as RoundHalfAwaySse2 does.
+  // q > 0 and (max_speed + |gravity_z dt_s|) / q < 2^30 (q = velocity_quantum): the quotients
+  // v / q of the skipped ticks (below the speed cap, counted) stay far below 2^31, where
+  // RoundHalfAwaySmallSse2 rounds them as RoundHalfAwaySse2 does (600,054 at the defaults).
   bool small_quotients = false;
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
   // Set (never cleared by the steps) when a tick of the chain found the mesh within the contact
@@ -801,7 +844,7 @@ RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
     clearance->dt_s = dt_s;
     const double q = c.velocity_quantum;
     clearance->small_quotients =
-        q > 0.0 && (c.max_speed + std::abs(c.gravity_z * dt_s)) / q < 0x1p51;
+        q > 0.0 && (c.max_speed + std::abs(c.gravity_z * dt_s)) / q < 0x1p30;
   }
   const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
@@ -856,9 +899,9 @@ RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 }
 
 #if defined(__SSE2__)
-// BallFreeRun's ticks (omega settled, each tick's state written to out[k], k < ticks; *last the
-// last one) carried on the velocity's multiples of q instead of the velocity. A rounded
-// velocity v is fl(n q) with n an integer, and the next tick's rounding is round(fl(fl(v e) / q))
+// BallFreeRun's ticks (omega settled, each tick's state written to out[k], k < ticks) carried
+// on the velocity's multiples of q instead of the velocity. A rounded velocity v is fl(n q)
+// with n an integer, and the next tick's rounding is round(fl(fl(v e) / q))
 // (x, y) or round(fl(fl(fl(v e) + g_dt) / q)) (z): here n' is the integer nearest to fl(n e)
 // (x, y) or fl(fl(n e) + fl(g_dt / q)) (z), with no division and no libm call, and v' = fl(n' q)
 // as the reference's. The two quotients differ by at most 7 ulp of the run's largest magnitude
@@ -872,8 +915,8 @@ RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
 // The velocity's chain per tick is a product and two sums (was a division and libm's round):
 // 6 s prediction 181k -> 108k instructions with the other fast paths (decision 0084).
 inline bool BallFreeRunMultiples(const BallState<double>& start, double e, double g_dt, double q,
-                                 double max_speed, double dt_s, int ticks, BallState<double>* out,
-                                 BallState<double>* last) {
+                                 double max_speed, double dt_s, int ticks,
+                                 BallState<double>* out) {
   if (!(q > 0.0) || !(e >= 0.0 && e <= 1.0)) return false;
   const double y_max = (max_speed + std::abs(g_dt)) / q + 2.0;
   if (!(y_max < 0x1p50)) return false;  // also NaN
@@ -925,22 +968,14 @@ inline bool BallFreeRunMultiples(const BallState<double>& start, double e, doubl
   }
   const double far = std::max(_mm_cvtsd_f64(_mm_max_sd(far_xy, _mm_unpackhi_pd(far_xy, far_xy))),
                               _mm_cvtsd_f64(far_z));
-  if (!(far <= 0.5 - margin && _mm_cvtsd_f64(near_z) >= margin)) return false;
-  // `last` may be `start` (read above, into registers).
-  _mm_storeu_pd(last->x.data(), xxy);
-  _mm_store_sd(last->x.data() + 2, xz);
-  _mm_storeu_pd(last->v.data(), v01);
-  _mm_store_sd(last->v.data() + 2, v2);
-  _mm_storeu_pd(last->omega.data(), w01);
-  last->omega(2) = w2;
-  return true;
+  return far <= 0.5 - margin && _mm_cvtsd_f64(near_z) >= margin;
 }
 #endif
 
-// `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from *s, each
-// state written to out[0..ticks): BallSkippedTick's states. Leaves *s at the last state.
+// `ticks` ticks of free flight that `clearance` has counted (see BallClearance), from s, each
+// state written to out[0..ticks): BallSkippedTick's states. s may be out[-1], not in out.
 RLFIT_ALWAYS_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, int ticks,
-                                     BallClearance* clearance, BallState<double>* s,
+                                     BallClearance* clearance, const BallState<double>& s,
                                      BallState<double>* out) {
   if (ticks <= 0) return;
 #if defined(__SSE2__)
@@ -948,15 +983,15 @@ RLFIT_ALWAYS_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, i
   // takes them, the first one too: its position's + 0.0 changes nothing either, the lookup
   // tick's position being + 0.0'd already (BallFreeFlight).
   if (ticks >= 2 && clearance->omega_settled && clearance->dt_s == dt_s &&
-      BallFreeRunMultiples(*s, clearance->drag_factor, c.gravity_z * dt_s, c.velocity_quantum,
-                           c.max_speed, dt_s, ticks, out, s)) {
+      BallFreeRunMultiples(s, clearance->drag_factor, c.gravity_z * dt_s, c.velocity_quantum,
+                           c.max_speed, dt_s, ticks, out)) {
     clearance->ticks -= ticks;
     return;
   }
 #endif
-  out[0] = *s = BallSkippedTick(c, *s, dt_s, clearance);
+  out[0] = BallSkippedTick(c, s, dt_s, clearance);
   if (!clearance->omega_settled) {  // omega still at its cap's test (rare)
-    for (int k = 1; k < ticks; ++k) out[k] = *s = BallSkippedTick(c, *s, dt_s, clearance);
+    for (int k = 1; k < ticks; ++k) out[k] = BallSkippedTick(c, out[k - 1], dt_s, clearance);
     return;
   }
   // The other ticks: BallSkippedTick with omega settled, with the drag factor and gravity's
@@ -967,14 +1002,13 @@ RLFIT_ALWAYS_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, i
   const double e = clearance->drag_factor;
   const double g_dt = c.gravity_z * dt_s;
   const double q = c.velocity_quantum;
-  BallState<double> b = *s;
+  BallState<double> b = out[0];
   clearance->ticks -= ticks - 1;
   for (int k = 1; k < ticks; ++k) {
     b.v = BallForcedVelocity(b.v, e, g_dt, q);
     for (int i = 0; i < 3; ++i) b.x(i) = b.x(i) + b.v(i) * dt_s;
     out[k] = b;
   }
-  *s = b;
 }
 
 // A prediction: `ticks` steps of dt_s seconds from `start`, out[i] the state after i + 1 steps
@@ -985,14 +1019,18 @@ RLFIT_ALWAYS_INLINE void BallFreeRun(const BallCoeffs<double>& c, double dt_s, i
 template <class Mesh>
 void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, double dt_s,
                  int ticks, const Mesh& arena, BallState<double>* out) {
+  // Each tick from the last one written (no running copy of the state: ~18 instructions a
+  // lookup tick fewer).
   BallClearance clearance;
-  BallState<double> s = start;
+  const BallState<double>* s = &start;
   for (int i = 0; i < ticks;) {
-    s = StepBall(c, s, dt_s, arena, &clearance);
-    out[i++] = s;
+    out[i] = StepBall(c, *s, dt_s, arena, &clearance);
+    s = &out[i++];
     const int free = std::min(clearance.ticks, ticks - i);
-    BallFreeRun(c, dt_s, free, &clearance, &s, out + i);
+    if (free <= 0) continue;
+    BallFreeRun(c, dt_s, free, &clearance, *s, out + i);
     i += free;
+    s = &out[i - 1];
   }
 }
 
