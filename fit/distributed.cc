@@ -1315,14 +1315,15 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
   }
   combined.unreadable = unreadable;
   combined.keep_going = options.keep_going;
+  const std::vector<TailRow> tail = CrossvalTail(combined, fold_sizes, options.tail_set);
   PrintCrossValidation(options, folds, c.episodes.size(), seconds, values, combined_start,
-                       combined, fold_sizes, out);
+                       combined, tail, out);
   if (staged) {
     CoeffFile record = init;
     record.provenance = {
         {"crossval_folds", folds},
         {"fold_coefficients", fold_coeffs},
-        {"tail", TailJson(CrossvalTail(combined, fold_sizes, options.tail_set))},
+        {"tail", TailJson(tail)},
         {"git_revision", GitRevision()}};
     ReplayOptions o = options.replay;
     o.out_dir = out_dir;

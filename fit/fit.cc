@@ -1052,7 +1052,7 @@ nlohmann::json TailJson(const std::vector<TailRow>& rows) {
 void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
                           double seconds, const std::vector<std::vector<double>>& values,
                           const ReplayReport& combined_start, const ReplayReport& combined,
-                          const std::vector<int>& fold_sizes, std::ostream& out) {
+                          const std::vector<TailRow>& tail, std::ostream& out) {
   out << "cross-validation of " << options.model << ": " << folds << " folds over " << episodes
       << " episodes; every episode replayed with coefficients fitted without it ("
       << Num(seconds) << " s of fitting)\n";
@@ -1076,7 +1076,6 @@ void PrintCrossValidation(const FitOptions& options, int folds, std::size_t epis
   out << "held-out error, seed coefficients vs fitted on the other folds (medians):\n";
   PrintComparison(combined_start, combined, out);
   out << combined.Table();
-  const std::vector<TailRow> tail = CrossvalTail(combined, fold_sizes, options.tail_set);
   if (tail.empty()) return;
   const int set_size = tail.front().spread.set_size;
   out << "tail: the p90 over episodes rests on their worst tenth and moves from set to set.\n"
@@ -1169,14 +1168,15 @@ ReplayReport RunCrossValidation(const FitOptions& requested, int folds, const st
 
   combined.unreadable = unreadable;
   combined.keep_going = options.keep_going;
+  const std::vector<TailRow> tail = CrossvalTail(combined, fold_sizes, options.tail_set);
   PrintCrossValidation(options, folds, all.size(), seconds, values, combined_start, combined,
-                       fold_sizes, out);
+                       tail, out);
   if (!out_dir.empty()) {
     CoeffFile record = init;
     record.provenance = {
         {"crossval_folds", folds},
         {"fold_coefficients", fold_coeffs},
-        {"tail", TailJson(CrossvalTail(combined, fold_sizes, options.tail_set))},
+        {"tail", TailJson(tail)},
         {"git_revision", GitRevision()}};
     ReplayOptions replay = options.replay;
     replay.out_dir = out_dir;

@@ -245,12 +245,12 @@ std::vector<TailRow> CrossvalTail(const ReplayReport& combined, const std::vecto
 nlohmann::json TailJson(const std::vector<TailRow>& rows);
 
 // What `rlfit crossval` prints: the folds' coefficients (mean and spread of `values`, one per
-// fold), the held-out comparison, the combined replay table and the tail table (CrossvalTail;
-// `fold_sizes`: held-out episodes per fold, in the order of `combined`).
+// fold), the held-out comparison, the combined replay table and the tail table (`tail`,
+// CrossvalTail of `combined`; the caller also records it with TailJson).
 void PrintCrossValidation(const FitOptions& options, int folds, std::size_t episodes,
                           double seconds, const std::vector<std::vector<double>>& values,
                           const ReplayReport& combined_start, const ReplayReport& combined,
-                          const std::vector<int>& fold_sizes, std::ostream& out);
+                          const std::vector<TailRow>& tail, std::ostream& out);
 
 // Splits episodes by recording file, so that training and validation never share a file: the
 // episodes of the `every`-th file (file index % every == every - 1; a file's episodes follow
