@@ -45,7 +45,7 @@ Stats Summarize(std::vector<double> values);
 
 // The p90 over episodes rests on the worst tenth, so it moves from one set of episodes to the
 // next: at the ball's last row, where about one episode in ten misses a seam contact by tens of
-// uu or more, the p90 of 86 episodes drawn from 258 held-out ones spans about 13-134 uu (5-95%)
+// uu or more, the p90 of 86 episodes drawn from 258 held-out ones spans about 13-116 uu (5-95%)
 // around 31 (decisions/0106). What a new set of `set_size` episodes like `values` may show:
 // the p90 of `set_size` values drawn with replacement, over `draws` such sets (a fixed seed,
 // the same figures on every run), and the 5th, 50th and 95th percentiles of those p90s.
