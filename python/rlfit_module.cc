@@ -787,6 +787,7 @@ FitOptions FitFrom(const py::dict& d) {
   o.keep_going = Get(d, "keep_going", false);
   o.replay.keep_going = o.keep_going;
   o.quiet = Get(d, "quiet", true);
+  o.tail_set = Get(d, "tail_set", o.tail_set);
   std::string why;
   if (!o.Check(&why)) throw InputError("(options)", 0, 0, why);
   return o;

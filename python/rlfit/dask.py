@@ -97,7 +97,8 @@ _FIT_DEFAULTS = dict(init="", window_s=1.0, stride_s=0.1, hold=(), free=(), loss
 
 
 def _fit_options(client, model, paths, shards, worker_threads, given):
-    unknown = set(given) - set(_FIT_DEFAULTS) - {"holdout_every", "folds", "out", "plots"}
+    unknown = set(given) - set(_FIT_DEFAULTS) - {"holdout_every", "folds", "tail_set", "out",
+                                                 "plots"}
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     o = dict(_FIT_DEFAULTS, **given)
@@ -122,13 +123,14 @@ def fit(model, paths=(), *, client, out=None, plots=None, holdout_every=4, shard
     return _rlfit._dask_fit(o, _map or shard_map(client))
 
 
-def crossval(model, paths=(), *, client, folds=4, out=None, shards=None, worker_threads=1,
-             _map=None, **options):
+def crossval(model, paths=(), *, client, folds=4, tail_set=0, out=None, shards=None,
+             worker_threads=1, _map=None, **options):
     """`rlfit crossval MODEL PATHS` on the cluster: dict summary (the combined held-out
     replay_summary.json content) and text (what rlfit crossval prints); with `out` the same
-    folder. Options as fit's."""
+    folder. `tail_set`: as rlfit crossval --tail-set (the new set's size in the tail table; 0:
+    one fold's). Other options as fit's."""
     o = _fit_options(client, model, paths, shards, worker_threads,
-                     dict(options, out=out, folds=folds))
+                     dict(options, out=out, folds=folds, tail_set=tail_set))
     return _rlfit._dask_crossval(o, _map or shard_map(client))
 
 
@@ -208,6 +210,8 @@ def _parser():
         else:
             f.add_argument("--out", default="", help="output folder (replaced as a whole)")
             f.add_argument("--folds", type=int, default=4)
+            f.add_argument("--tail-set", type=int, default=0,
+                           help="episodes in the new set of the tail table (0: one fold's)")
     return p
 
 
@@ -243,7 +247,8 @@ def main(argv=None):
             r = fit(args.model, args.paths, holdout_every=args.holdout_every,
                     plots=args.plots or None, **common, **fit_options)
         else:
-            r = crossval(args.model, args.paths, folds=args.folds, **common, **fit_options)
+            r = crossval(args.model, args.paths, folds=args.folds, tail_set=args.tail_set,
+                         **common, **fit_options)
         sys.stdout.write(r["text"])
         return 0
     except _rlfit.InputError as e:

@@ -169,10 +169,19 @@ def test_ground_fit_within_1e6_of_rlfit_fit(client, tmp_path):
 def test_crossval_equals_rlfit_crossval(client, tmp_path):
     files = aerial_files(6)
     cli, dist = tmp_path / "cli", tmp_path / "dask"
-    r = run(RLFIT, "crossval", "aerial", *files, "--folds", "3", "--quiet", "--out", str(cli))
+    r = run(RLFIT, "crossval", "aerial", *files, "--folds", "3", "--tail-set", "4", "--quiet",
+            "--out", str(cli))
     assert r.returncode == 0, r.stderr
-    rlfit.dask.crossval("aerial", files, client=client, folds=3, out=dist)
+    rlfit.dask.crossval("aerial", files, client=client, folds=3, tail_set=4, out=dist)
     a, b = summary(cli), summary(dist)
+    ta = a["coefficients"]["provenance"]["tail"]
+    tb = b["coefficients"]["provenance"]["tail"]
+    assert ta and len(ta) == len(tb)
+    for x, y in zip(ta, tb):
+        assert x["new_set_size"] == y["new_set_size"] == 4
+        for k, v in x.items():
+            if isinstance(v, float):
+                assert close(v, y[k], COEFF_RELATIVE), (k, x, y)
     assert sorted(os.listdir(cli)) == sorted(os.listdir(dist))
     assert [e["name"] for e in a["episodes"]] == [e["name"] for e in b["episodes"]]
     fa = a["coefficients"]["provenance"]["fold_coefficients"]
