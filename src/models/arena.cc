@@ -595,6 +595,57 @@ RLFIT_ALWAYS_INLINE Contact CollideListedPairs(const PlanesT& planes, const Exac
   for (int i = 0; i < touched; ++i) AddTouch(touches[i], &sum);
   return sum.Finish();
 }
+
+// CollideListedPairs of a list of one entry, bit for bit: its plane cull (AddLeafTriangle's)
+// and exact test, and the sums of one touch. The culls only spare exact tests (they reject
+// nothing the test accepts: ForNearPlanes), so leaving out the box cull changes nothing, and the
+// sums start from the same zeros. A cell listing one triangle (beside the floor or a flat wall)
+// holds 56% of arena_query's touching queries and 60% of its listed ones without contact; the
+// four-wide culls' set-up, the box cull and the sums' loop cost them ~100 instructions a
+// touching query.
+template <class PlaneT, class ExactT, class VerticesT>
+RLFIT_ALWAYS_INLINE Contact CollideOneListed(const PlaneT& plane, const ExactT& exact,
+                                             const VerticesT& vertices, float margin,
+                                             const Vector3d& center, double radius) {
+  const float s = plane.normal[0] * static_cast<float>(center.x()) +
+                  plane.normal[1] * static_cast<float>(center.y()) +
+                  plane.normal[2] * static_cast<float>(center.z()) - plane.offset;
+  if (std::abs(s) > static_cast<float>(radius) + margin) return Contact{};
+  PairTouch touch;
+  if (!TouchPairs(exact, vertices, PairCentre(center), radius, radius * radius, &touch))
+    return Contact{};
+  PairSum sum;
+  AddTouch(touch, &sum);
+  return sum.Finish();
+}
+
+// CollideListedPairs of a list of two or three entries, bit for bit: each entry's plane cull
+// (AddLeafTriangle's) and exact test, then the sums, without the box cull and the set-up of
+// the four-wide culls (8% of the touching queries and 10% of the listed ones without contact).
+template <class PlanesT, class ExactT, class VerticesT>
+RLFIT_ALWAYS_INLINE Contact CollideFewListed(const PlanesT& planes, const ExactT& exact,
+                                             const VerticesT& vertices, float margin,
+                                             const Vector3d& center, double radius,
+                                             const std::uint32_t* begin,
+                                             const std::uint32_t* end) {
+  const float cx = static_cast<float>(center.x()), cy = static_cast<float>(center.y()),
+              cz = static_cast<float>(center.z());
+  const float r = static_cast<float>(radius) + margin;
+  const PairCentre p(center);
+  PairTouch touches[3];
+  int touched = 0;
+  for (const std::uint32_t* it = begin; it != end; ++it) {
+    const auto& plane = planes[*it];
+    const float s =
+        plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
+    if (std::abs(s) > r) continue;
+    touched +=
+        TouchPairs(exact[*it], vertices[*it], p, radius, radius * radius, &touches[touched]);
+  }
+  PairSum sum;
+  for (int i = 0; i < touched; ++i) AddTouch(touches[i], &sum);
+  return sum.Finish();
+}
 #endif  // __SSE2__
 
 // Largest |x| + |y| + |z| + radius of a query, uu. Beyond it, for a NaN or infinity, or for a
@@ -1331,10 +1382,17 @@ Contact Arena::CollideBvh(const Vector3d& center, double radius) const {
 Contact Arena::CollideCell(const Vector3d& center, double radius, std::int64_t cell) const {
   if (cell < 0) return CollideBvh(center, radius);
 #if defined(__SSE2__)
+  const std::uint32_t* begin = grid_candidates_.data() + grid_cells_[cell];
+  const std::uint32_t* end = grid_candidates_.data() + grid_cells_[cell + 1];
+  if (end - begin == 1)
+    return CollideOneListed(planes_[*begin], exact_leaves_[*begin], leaf_vertices_[*begin],
+                            grid_margin_, center, radius);
+  if (end - begin < 4)
+    return CollideFewListed(planes_, exact_leaves_, leaf_vertices_, grid_margin_, center, radius,
+                            begin, end);
   // CollideList's body, inlined here: one call less.
   return CollideListedPairs(planes_, exact_leaves_, leaf_vertices_, leaf_boxes_, grid_margin_,
-                            center, radius, grid_candidates_.data() + grid_cells_[cell],
-                            grid_candidates_.data() + grid_cells_[cell + 1]);
+                            center, radius, begin, end);
 #else
   return CollideList(center, radius, grid_candidates_.data() + grid_cells_[cell],
                      grid_candidates_.data() + grid_cells_[cell + 1]);
