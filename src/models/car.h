@@ -97,14 +97,16 @@ enum class CarRegime : std::uint8_t { kUnknown = 0, kSurface, kAir, kJump };
 template <typename T>
 struct CarModelState {
   CarState<T> body;
+  // The regime and the three flags before regime_ticks: eight bytes without padding, which a
+  // state's copy moves at once (StepCar's result: bench/perf_guard car_step_floor).
   CarRegime regime = CarRegime::kUnknown;
-  int regime_ticks = 0;  // ticks spent in `regime`, counting the last one
   bool on_floor = false;  // the last tick ran the flat-floor step (StepVehicle)
   bool on_surface = false;  // the last tick ran the surface step (StepSurface)
   // StepSurface reported the car leaving the surface (the ceiling, an overhang, a slow car on
   // its side): the car flies (kAir) while its wheels still touch that surface, and lands
   // anew once they have lost it (or on the flat floor, which no car leaves this way).
   bool left_surface = false;
+  int regime_ticks = 0;  // ticks spent in `regime`, counting the last one
   // The jump state. FromSample: the row's flags (JumpState::FromSample: a recorded jumped flag
   // counts as used, its windows closed); a rollout that starts inside a recorded jump takes
   // the state since its take-off instead (CarJumpStateAt, src/replay/regime.h).
@@ -260,33 +262,45 @@ inline bool InJumpContact(const JumpState& j, const JumpTiming& t) {
 // surface on landing.
 // Deterministic: a function of the state's values, the tick's inputs (jump, stick) and the
 // arena only; dt_s is the tick's length (the jump's timers).
+// ChooseCarStep's answer written to the caller's contact and jump states, the regime returned:
+// StepCar writes the state after the tick's PlanJumpTick straight into its next state instead
+// of copying it out of a CarStepChoice (JumpState: 56 bytes). On the take-off's contact ticks
+// (the first rule) *jump_after is left as it was.
+template <typename T>
+CarRegime ChooseCarStepInto(const CarModelState<T>& s, const Controls& u, const Arena& arena,
+                            double dt_s, const JumpTiming& timing, WheelContact* contact,
+                            JumpState* jump, JumpState* jump_after) {
+  const Eigen::Vector3d x(ValueOf(s.body.x(0)), ValueOf(s.body.x(1)), ValueOf(s.body.x(2)));
+  const Eigen::Vector3d up(ValueOf(s.body.theta(0, 2)), ValueOf(s.body.theta(1, 2)),
+                           ValueOf(s.body.theta(2, 2)));
+  *contact = FindWheelContact(arena, x, up);
+  if (InJumpContact(s.jump, timing)) {
+    *jump = s.jump;
+    return CarRegime::kJump;  // the take-off's contact ticks
+  }
+  CarRegime regime = contact->hit ? CarRegime::kSurface : CarRegime::kAir;
+  if (s.left_surface && contact->hit && !contact->flat_floor()) regime = CarRegime::kAir;
+  if (regime == CarRegime::kSurface) {
+    *jump = Landed(s.jump);  // resting on the surface, no jump used
+  } else {
+    *jump = s.jump;
+    jump->in_contact = false;
+  }
+  *jump_after = *jump;
+  const JumpTick tick = PlanJumpTick(jump_after, u, timing, dt_s);
+  const bool jump_acts = tick.jump_impulse || tick.jump_force || tick.double_jump ||
+                         tick.dodge_impulse || tick.dodge_torque;
+  if (jump_acts) regime = CarRegime::kJump;
+  return regime;
+}
+
 template <typename T>
 CarStepChoice ChooseCarStep(const CarModelState<T>& s, const Controls& u, const Arena& arena,
                             double dt_s = 1.0 / game::kTickRateHz,
                             const JumpTiming& timing = JumpTiming()) {
-  const Eigen::Vector3d x(ValueOf(s.body.x(0)), ValueOf(s.body.x(1)), ValueOf(s.body.x(2)));
-  const Eigen::Vector3d up(ValueOf(s.body.theta(0, 2)), ValueOf(s.body.theta(1, 2)),
-                           ValueOf(s.body.theta(2, 2)));
   CarStepChoice choice;
-  choice.contact = FindWheelContact(arena, x, up);
-  choice.jump = s.jump;
-  if (InJumpContact(s.jump, timing)) {
-    choice.regime = CarRegime::kJump;  // the take-off's contact ticks
-    return choice;
-  }
-  choice.regime = choice.contact.hit ? CarRegime::kSurface : CarRegime::kAir;
-  if (s.left_surface && choice.contact.hit && !choice.contact.flat_floor())
-    choice.regime = CarRegime::kAir;
-  if (choice.regime == CarRegime::kSurface) {
-    choice.jump = Landed(s.jump);  // resting on the surface, no jump used
-  } else {
-    choice.jump.in_contact = false;
-  }
-  choice.jump_after = choice.jump;
-  const JumpTick tick = PlanJumpTick(&choice.jump_after, u, timing, dt_s);
-  const bool jump_acts = tick.jump_impulse || tick.jump_force || tick.double_jump ||
-                         tick.dodge_impulse || tick.dodge_torque;
-  if (jump_acts) choice.regime = CarRegime::kJump;
+  choice.regime = ChooseCarStepInto(s, u, arena, dt_s, timing, &choice.contact, &choice.jump,
+                                    &choice.jump_after);
   return choice;
 }
 
@@ -447,14 +461,18 @@ template <typename T>
 CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarModelState<T>& s,
                          const Controls& held, double dt_s, bool rotate_with_new_omega) {
   const Controls u = BoostLimited(held, s.boost, s.unlimited_boost);
-  const CarStepChoice choice = ChooseCarStep(s, u, arena, dt_s, c.jump.timing);
   CarModelState<T> next;
+  // The switch (ChooseCarStep), the jump state after a surface or air tick written into next.
+  WheelContact contact;
+  JumpState jump;
+  const CarRegime regime =
+      ChooseCarStepInto(s, u, arena, dt_s, c.jump.timing, &contact, &jump, &next.jump);
   next.boost = BoostAfterTick(s.boost, u, dt_s, s.unlimited_boost);
   next.unlimited_boost = s.unlimited_boost;
-  if (choice.regime == CarRegime::kJump) {
+  if (regime == CarRegime::kJump) {
     JumpCarState<T> js;
     js.car = s.body;
-    js.jump = choice.jump;
+    js.jump = jump;
     const JumpCarState<T> out = StepJump(c.jump, js, u, dt_s, rotate_with_new_omega);
     next.body = out.car;
     next.jump = out.jump;
@@ -464,9 +482,8 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     MeetMesh(c, arena, s.body, false, false, &next.body);
     return next;
   }
-  next.jump = choice.jump_after;
-  const bool surface = choice.regime == CarRegime::kSurface;
-  const bool on_floor = surface && choice.contact.flat_floor();
+  const bool surface = regime == CarRegime::kSurface;
+  const bool on_floor = surface && contact.flat_floor();
   // Off the floor the wheels are unset and only the level ramps (the floor tick's StepVehicle
   // returns its own wheels, the level ramped the same way).
   if (!on_floor)
@@ -482,7 +499,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       body = s.body;
       from = &body;
     }
-    if (landing) body.theta = AlignToSurface(body.theta, choice.contact.normal);
+    if (landing) body.theta = AlignToSurface(body.theta, contact.normal);
     // From the floor step onto another surface (a ramp, the curve at a wall's foot): the car
     // turns with the surface as StepSurface turns it across a crease at the end of its tick
     // (orientation, velocity, angular velocity by the smallest rotation from its up axis to
@@ -493,9 +510,9 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     if (s.on_floor && !on_floor) {
       const Eigen::Vector3d up0 = ScalarPart(Vec3<T>(body.theta.col(2))).normalized();
       const Eigen::Vector3d v0 = ScalarPart(body.v);
-      if ((v0 - up0 * v0.dot(up0)).dot(choice.contact.normal) <= 0.0) {
+      if ((v0 - up0 * v0.dot(up0)).dot(contact.normal) <= 0.0) {
         Eigen::Vector3d phi;
-        const Mat3<T> q = RotationBetween<T>(up0, choice.contact.normal, &phi);
+        const Mat3<T> q = RotationBetween<T>(up0, contact.normal, &phi);
         body.theta = q * body.theta;
         body.v = q * body.v;
         body.omega = q * body.omega;
@@ -523,13 +540,13 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     if (s.on_floor || s.on_surface) body.v -= body.theta.col(2) * T(c.ground.rest_reported_vz);
     next.body = StepAerial(c.air, body, u, dt_s, rotate_with_new_omega);
     // Still touching the surface it left: keeps flying (ChooseCarStep).
-    next.left_surface = s.left_surface && choice.contact.hit;
+    next.left_surface = s.left_surface && contact.hit;
   }
   const bool flew = next.left_surface && surface;  // the surface let go this tick
   MeetMesh(c, arena, s.body, on_floor, surface && !flew, &next.body);
   next.on_floor = on_floor;
   next.on_surface = surface && !on_floor && !flew;
-  next.regime = flew ? CarRegime::kAir : choice.regime;
+  next.regime = flew ? CarRegime::kAir : regime;
   next.regime_ticks = next.regime == s.regime ? s.regime_ticks + 1 : 1;
   return next;
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "src/common/constants.h"
+#include "src/common/inline.h"
 #include "src/models/car_state.h"
 #include "src/models/model.h"
 
@@ -183,8 +184,10 @@ struct VehicleState {
 // the deadzone) coasts with coast_brake x brake_accel, or brakes fully below stop_speed. The
 // drive follows the game's DriveTorqueCurve (1 at rest, 0.1 at 1400 uu/s, 0 from 1410). The
 // steer angle is the game's steer curve, moved `level` of the way to the handbrake's curve.
+// Always inlined: out of line its call and the copy of its result cost StepCar's floor tick 7
+// instructions (bench/perf_guard car_step_floor).
 template <typename T>
-WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Controls& u,
+RLFIT_ALWAYS_INLINE WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Controls& u,
                               double level) {
   using std::abs;
   WheelSettings<T> w;
@@ -328,9 +331,11 @@ inline void SteerCosSin(const double& angle, double* cs, double* sn) {
 // StepVehicle from the body and the wheels as a caller holds them, the tick's body and wheels
 // written to *next_body and *next_wheels (which must not be `body` or `wheels`): the car model's
 // floor tick (StepCar) keeps both in its own state, and builds, passes and copies no
-// VehicleState (about 80 instructions a tick of car_step_floor).
+// VehicleState (about 80 instructions a tick of car_step_floor). Always inlined (GCC left it
+// out of line): in StepCar its call, spills and the next state's dead stores cost 28
+// instructions a tick.
 template <typename T>
-void StepVehicleInto(const VehicleCoeffs<T>& c, const CarState<T>& body,
+RLFIT_ALWAYS_INLINE void StepVehicleInto(const VehicleCoeffs<T>& c, const CarState<T>& body,
                      const WheelSettings<T>& wheels_in, const Controls& u, double dt_s,
                      CarState<T>* next_body, WheelSettings<T>* next_wheels) {
   using std::abs;
