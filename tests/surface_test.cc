@@ -133,6 +133,11 @@ TEST_CASE("on a wall, coasting lets gravity slide the car sideways; throttle gri
   CHECK(drive.v.z() < 0.0);
   CHECK(drive.v.z() > -60.0);
   CHECK(coast.v.z() < -200.0);
+  // Along the nose the coasting deceleration is scaled by the same grip (RocketSim's
+  // longitudinal friction; wall_driving episode 32 slows by 54 uu/s^2 beyond gravity, 0.1 of
+  // the floor's): in 0.5 s the car keeps more than 1000 - 0.5 x 0.5 coast_accel of its
+  // horizontal speed, where the floor's coasting would leave 1000 - 0.5 coast_accel.
+  CHECK(coast.v.y() > 1000.0 - 0.25 * g.coast_accel);
 }
 
 TEST_CASE("leaving a surface: the ceiling does not hold a car, a wall does") {

@@ -24,13 +24,14 @@ namespace rlfit {
 //                  through (0, coast_wall_grip), (0.707, 0.5), (1, 1): the game's
 //                  WallFrictionCurve (Wheel_Friction_Curves.txt, 0.1 at 0) and RocketSim's
 //                  non-sticky friction factor; it scales the sideways friction rate, the
-//                  yaw-rate response and the braking that holds a car below stop_speed (all
-//                  the tires' grip), so a slow coasting car slides down a wall and off it.
-//                  Coasting deceleration itself is kept: episode 32 slows along its nose by
-//                  ~345 uu/s^2 beyond gravity while coasting across the wall (floor: 530). Measured: a car coasting across
-//                  a wall (wall_driving episode 32, rows 0-48) slides sideways at 490-620 uu/s
-//                  and keeps turning nose-up under gravity; with throttle back (row 54) the
-//                  slide is gone within 6 rows;
+//                  yaw-rate response, the coasting deceleration and the braking that holds a
+//                  car below stop_speed (all the tires' grip, as RocketSim scales both the
+//                  lateral and the longitudinal friction), so a slow coasting car slides down
+//                  a wall and off it. Measured: a car coasting across a wall (wall_driving
+//                  episode 32, rows 0-48) slides sideways at 490-620 uu/s and keeps turning
+//                  nose-up under gravity; with throttle back (row 54) the slide is gone within
+//                  6 rows; its acceleration beyond gravity along the nose is -54 uu/s^2 on
+//                  every row (world frame; the floor's coasting is 530: 0.10 of it);
 //                  surface_follow_rate (1/s): the reported angular velocity of the car turning
 //                  with the surface follows the surface's turn rate with this first-order rate
 //                  (the closest mesh feature turns in jumps of a few degrees where the curves'
@@ -223,8 +224,8 @@ bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vec
 //      state is returned unchanged (the caller hands it to StepAerial);
 //   2. StepGround in the surface's frame B = (e1, e2, n0) (SurfaceFrame), centred on the point
 //      under the car: heading about n0, forward/sideways speeds with the along-surface part of
-//      gravity_scale * g added (StepGround's plane_accel), sideways friction rate and yaw-rate
-//      response times WallGrip while coasting, centre at rest_height above the plane and
+//      gravity_scale * g added (StepGround's plane_accel), sideways friction rate, yaw-rate
+//      response and coasting deceleration times WallGrip while coasting, centre at rest_height above the plane and
 //      the reported normal speed rest_reported_vz (as recorded on walls too: median v.n 8.29
 //      uu/s over 3,716 wall rows, 8.28 on the floor). On the floor (n0 = +z) B is the identity:
 //      this is StepGround itself;
@@ -277,6 +278,7 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
     gs.lateral_friction_rate = g.lateral_friction_rate * grip;
     gs.yaw_rate_response = g.yaw_rate_response * grip;
     gs.brake_accel = g.brake_accel * grip;  // what holds a coasting car below stop_speed
+    gs.coast_accel = g.coast_accel * grip;  // the coasting brake (RocketSim: longFriction)
   }
   const CarState<T> stepped =
       StepGround(gs, local, u, dt_s, rotate_with_new_omega, gravity_local);
