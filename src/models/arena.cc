@@ -226,14 +226,21 @@ RLFIT_ALWAYS_INLINE void AddLeaf(const VerticesT& v, Sum* sum) {
            Vector3d(v.ac[0], v.ac[1], v.ac[2]), v.n);
 }
 
+// The float plane cull of a sphere (centre (cx, cy, cz), radius r grown by the caller's
+// margin): true where it lies farther than r from the triangle's plane (a NaN does not cull).
+template <class PlaneT>
+RLFIT_ALWAYS_INLINE bool PlaneCulls(const PlaneT& plane, float cx, float cy, float cz, float r) {
+  const float s =
+      plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
+  return std::abs(s) > r;
+}
+
 // The leaf test shared by CollideBvh and CollideList: the float plane cull of the sphere
 // (centre c, radius r grown by the caller's margin), then the exact test of the triangle.
 template <class PlaneT, class VerticesT, class Sum>
 inline void AddLeafTriangle(const PlaneT& plane, const VerticesT& vertices, float cx, float cy,
                             float cz, float r, Sum* sum) {
-  const float s =
-      plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
-  if (std::abs(s) > r) return;
+  if (PlaneCulls(plane, cx, cy, cz, r)) return;
   AddLeaf(vertices, sum);
 }
 
@@ -607,10 +614,9 @@ template <class PlaneT, class ExactT, class VerticesT>
 RLFIT_ALWAYS_INLINE Contact CollideOneListed(const PlaneT& plane, const ExactT& exact,
                                              const VerticesT& vertices, float margin,
                                              const Vector3d& center, double radius) {
-  const float s = plane.normal[0] * static_cast<float>(center.x()) +
-                  plane.normal[1] * static_cast<float>(center.y()) +
-                  plane.normal[2] * static_cast<float>(center.z()) - plane.offset;
-  if (std::abs(s) > static_cast<float>(radius) + margin) return Contact{};
+  if (PlaneCulls(plane, static_cast<float>(center.x()), static_cast<float>(center.y()),
+                 static_cast<float>(center.z()), static_cast<float>(radius) + margin))
+    return Contact{};
   PairTouch touch;
   if (!TouchPairs(exact, vertices, PairCentre(center), radius, radius * radius, &touch))
     return Contact{};
@@ -635,10 +641,7 @@ RLFIT_ALWAYS_INLINE Contact CollideFewListed(const PlanesT& planes, const ExactT
   PairTouch touches[3];
   int touched = 0;
   for (const std::uint32_t* it = begin; it != end; ++it) {
-    const auto& plane = planes[*it];
-    const float s =
-        plane.normal[0] * cx + plane.normal[1] * cy + plane.normal[2] * cz - plane.offset;
-    if (std::abs(s) > r) continue;
+    if (PlaneCulls(planes[*it], cx, cy, cz, r)) continue;
     touched +=
         TouchPairs(exact[*it], vertices[*it], p, radius, radius * radius, &touches[touched]);
   }
