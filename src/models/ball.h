@@ -792,7 +792,7 @@ inline int BallFloorFreeTicks(const BallCoeffs<double>& c, const Vec3<double>& v
 // One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
 // drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
 // only until a tick leaves omega unchanged. Takes the tick from clearance->ticks. kFastPath:
-// with the branch for settled_small (a chain of StepBall calls, ball_step 159.0 -> 152.2
+// with the branch for settled_small (a chain of StepBall calls, ball_step 159.0 -> 151.0
 // instructions); BallFreeRun's first tick goes without it (its loop spills more with it: the
 // 6 s prediction 99.4k -> 100.0k).
 template <bool kFastPath = true>
@@ -805,24 +805,14 @@ RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& 
   // Omega settled and small quotients (settled_small, 96% of ball_step's skipped ticks): the
   // operations of BallForcedVelocitySse2<true> and of the position below, so the same values,
   // on the clearance's pairs (memory operands, where the general path below loads and
-  // broadcasts e, q, dt and g_dt again every tick), the rounding's constants loaded once for
-  // x, y and z, and one flag tested instead of two.
+  // broadcasts e, q, dt and g_dt again every tick), and one flag tested instead of two.
   if (kFastPath && clearance->settled_small) {
-    const RoundSse2Constants& k = RoundSse2();
-    const __m128d sign_bit = RoundSse2Load(k.sign);
-    const __m128d below_half = RoundSse2Load(k.below_half);
     const __m128d qq = _mm_load_pd(clearance->q2);
     const __m128d yxy =
         _mm_div_pd(_mm_mul_pd(_mm_loadu_pd(s.v.data()), _mm_load_pd(clearance->e2)), qq);
     const __m128d yz = _mm_div_sd(_mm_set_sd(s.v(2) * clearance->e2[0] + clearance->g_dt), qq);
-    // RoundHalfAwaySmallSse2 of both.
-    const __m128d sxy = _mm_and_pd(yxy, sign_bit), sz = _mm_and_pd(yz, sign_bit);
-    const __m128d rxy = _mm_or_pd(
-        _mm_cvtepi32_pd(_mm_cvttpd_epi32(_mm_add_pd(yxy, _mm_or_pd(below_half, sxy)))), sxy);
-    const __m128d rz = _mm_or_pd(
-        _mm_cvtepi32_pd(_mm_cvttpd_epi32(_mm_add_sd(yz, _mm_or_pd(below_half, sz)))), sz);
-    const __m128d vxy = _mm_mul_pd(rxy, qq);
-    const __m128d vz = _mm_mul_sd(rz, qq);
+    const __m128d vxy = _mm_mul_pd(RoundHalfAwaySmallSse2(yxy), qq);
+    const __m128d vz = _mm_mul_sd(RoundHalfAwaySmallSse2(yz), qq);
     const __m128d dt = _mm_load_pd(clearance->dt2);
     _mm_storeu_pd(next.v.data(), vxy);
     _mm_store_sd(next.v.data() + 2, vz);
