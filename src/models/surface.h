@@ -225,10 +225,10 @@ bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vec
 //   2. StepGround in the surface's frame B = (e1, e2, n0) (SurfaceFrame), centred on the point
 //      under the car: heading about n0, forward/sideways speeds with the along-surface part of
 //      gravity_scale * g added (StepGround's plane_accel), sideways friction rate, yaw-rate
-//      response and coasting deceleration times WallGrip while coasting, centre at rest_height above the plane and
-//      the reported normal speed rest_reported_vz (as recorded on walls too: median v.n 8.29
-//      uu/s over 3,716 wall rows, 8.28 on the floor). On the floor (n0 = +z) B is the identity:
-//      this is StepGround itself;
+//      response and coasting deceleration times WallGrip while coasting, centre at
+//      rest_height above the plane and the reported normal speed rest_reported_vz (as recorded
+//      on walls too: median v.n 8.29 uu/s over 3,716 wall rows, 8.28 on the floor). On the
+//      floor (n0 = +z) B is the identity: this is StepGround itself;
 //   3. the car follows the surface: at the new centre the surface has normal n1 and distance
 //      d1; the centre moves along n1 to rest_height above it, and the orientation and velocity
 //      turn with the surface by the smallest rotation Q taking n0 to n1 (so the car keeps its

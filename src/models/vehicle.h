@@ -187,8 +187,8 @@ struct VehicleState {
 // Always inlined: out of line its call and the copy of its result cost StepCar's floor tick 7
 // instructions (bench/perf_guard car_step_floor).
 template <typename T>
-RLFIT_ALWAYS_INLINE WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f, const Controls& u,
-                              double level) {
+RLFIT_ALWAYS_INLINE WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, const T& v_f,
+                                                  const Controls& u, double level) {
   using std::abs;
   WheelSettings<T> w;
   w.set = true;
