@@ -8,6 +8,9 @@
 //   perf_guard [--only NAME,...]   run the workloads (all by default)
 //   perf_guard --describe          print the build and the workloads as JSON, run nothing
 // Exits 77 (skipped, for ctest) when the datasets are not found.
+// Two programs come from this file: perf_guard, the hot paths (models only), and perf_guard_fit
+// (built with RLFIT_GUARD_FIT), the fit's evaluation, which needs the Ceres fit library. Kept
+// apart so that measuring a model's hot path does not wait for the fit sources to rebuild.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -20,7 +23,9 @@
 #include <valgrind/callgrind.h>
 
 #include "bench/workloads.h"
+#ifdef RLFIT_GUARD_FIT
 #include "bench/workloads_fit.h"
+#endif
 #include "src/io/recording.h"
 
 #ifndef RLFIT_GUARD_BUILD
@@ -39,6 +44,7 @@ struct Workload {
   std::function<double(long)> run;  // n operations (the scene built on first use)
 };
 
+#ifndef RLFIT_GUARD_FIT
 std::vector<Workload> Workloads() {
   return {
       {"arena_query", 100000, "query",
@@ -88,6 +94,11 @@ std::vector<Workload> Workloads() {
        "aerial_step through the reference, the template StepAerial<double> (the SSE2 path's "
        "reference), with the loop",
        [](long n) { return RunAerialStepsReference(GetCarScene(), n); }},
+  };
+}
+#else
+std::vector<Workload> Workloads() {
+  return {
       {"fit_ground_evaluation", 1, "evaluation",
        "residuals and Jacobian of the ground fit's rollout windows over the first 601 rows "
        "of its first training episode (one Levenberg-Marquardt iteration's evaluation on that "
@@ -98,6 +109,7 @@ std::vector<Workload> Workloads() {
        }},
   };
 }
+#endif
 
 std::string JsonString(const std::string& s) {
   std::string out = "\"";

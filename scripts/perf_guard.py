@@ -8,8 +8,12 @@ one machine however loaded it is, so one run is the figure. Each workload runs N
 operations after an uninstrumented set-up, and one operation is (I(2N) - I(N)) / N: the set-up
 and the loop's entry cancel out (bench/README.md, "Instructions").
 
+The workloads come from two programs of one source: perf_guard (the models' hot paths) and
+perf_guard_fit (the fit's evaluation, which links Ceres). A run of all workloads needs both; a
+run with --only needs only the programs holding the named workloads.
+
 Usage: scripts/perf_guard.py [--build DIR] [--only NAME,...] [--write]
-  --build DIR  the build folder holding perf_guard (default: build)
+  --build DIR  the build folder holding perf_guard and perf_guard_fit (default: build)
   --only       run only these workloads
   --write      measure and rewrite bench/perf_baseline.json's figures (keeping its margin), then
                the docs' generated parts (scripts/gen_model_docs.py); commit it with the reason
@@ -32,6 +36,7 @@ import tempfile
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 BASELINE = os.path.join(ROOT, "bench", "perf_baseline.json")
 SKIP = 77
+PROGRAMS = ("perf_guard", "perf_guard_fit")
 
 
 class GuardError(Exception):
@@ -46,7 +51,7 @@ def describe(exe):
 
 
 def measure(exe, only):
-    """{name: {n: instructions}} from one callgrind run of perf_guard."""
+    """{name: {n: instructions}} from one callgrind run of a guard program."""
     with tempfile.TemporaryDirectory(prefix="perf_guard.") as tmp:
         cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
                f"--callgrind-out-file={tmp}/cg.out", exe]
@@ -120,10 +125,7 @@ def main(argv=None):
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     only = [x for x in args.only.split(",") if x]
-    exe = os.path.join(args.build, "perf_guard")
     try:
-        if not os.path.isfile(exe):
-            raise GuardError(f"{exe} not found (build the perf_guard target)")
         if shutil.which("valgrind") is None:
             print("perf_guard: skipped: valgrind not found (scripts/install_deps.sh installs it)",
                   file=sys.stderr)
@@ -131,19 +133,44 @@ def main(argv=None):
         with open(BASELINE, encoding="utf-8") as f:
             baseline = json.load(f)
         margin = float(baseline["margin"])
-        info = describe(exe)
-        build, workloads = info["build"], info["workloads"]
+        # Each program's workloads; a program not built is an error only when it is needed.
+        programs, absent = [], []
+        for name in PROGRAMS:
+            exe = os.path.join(args.build, name)
+            if os.path.isfile(exe):
+                programs.append((exe, describe(exe)))
+            else:
+                absent.append(exe)
+        if not programs:
+            raise GuardError(f"{absent[0]} not found (build the perf_guard target)")
+        builds = {info["build"] for _, info in programs}
+        if len(builds) != 1:
+            raise GuardError(f"the guard programs were built differently: {sorted(builds)}")
+        build = builds.pop()
+        workloads, plan = [], []
+        for exe, info in programs:
+            mine = [w for w in info["workloads"] if not only or w["name"] in only]
+            workloads += mine
+            if mine:
+                plan.append((exe, [w["name"] for w in mine] if only else []))
         if only:
             unknown = set(only) - {w["name"] for w in workloads}
             if unknown:
-                raise GuardError(f"unknown workload(s): {', '.join(sorted(unknown))}")
-            workloads = [w for w in workloads if w["name"] in only]
+                built = ", ".join(os.path.basename(exe) for exe, _ in programs)
+                raise GuardError(f"unknown workload(s): {', '.join(sorted(unknown))} (in {built}"
+                                 + (f"; not built: {', '.join(absent)}" if absent else "") + ")")
+        elif absent:
+            raise GuardError(f"{', '.join(absent)} not found (build the perf_guard_fit target)")
         if not args.write and build != baseline.get("build"):
             print(f"perf_guard: skipped: this build ({build}) is not the baseline's "
                   f"({baseline.get('build')}); its counts differ by construction "
                   "(scripts/perf_guard.py --write records a baseline for it)", file=sys.stderr)
             return SKIP
-        counts, stdout = measure(exe, only)
+        counts, stdout = {}, ""
+        for exe, names in plan:
+            c, out = measure(exe, names)
+            counts.update(c)
+            stdout += out
         measured = per_operation(counts, workloads)
     except (GuardError, OSError, KeyError, ValueError) as e:
         print(f"perf_guard: error: {e}", file=sys.stderr)
