@@ -112,7 +112,11 @@ double CarChains(long steps, const std::vector<CarState<double>>& starts,
   const Controls* u = first;
   while (steps > 0) {
     const long run = std::min(std::min(steps, chain_left), static_cast<long>(last - u));
-    for (const Controls* const end = u + run; u != end; ++u) s = step(s, *u);
+    const Controls* const end = u + run;  // run >= 1; a do-while: GCC 12 then keeps 1.1 fewer
+                                          // moves a step than with a for loop
+    do {
+      s = step(s, *u);
+    } while (++u != end);
     steps -= run;
     chain_left -= run;
     if (u == last) u = first;
