@@ -53,54 +53,21 @@ const CarScene& GetCarScene() {
   return scene;
 }
 
-namespace {
-
-// s.x.sum() and s.theta.sum() element by element, in the order Eigen's SSE2 packets sum them (the
-// checksums unchanged). Eigen's packets read theta[2..5] as pairs across its columns, and GCC then
-// kept those four doubles in memory in every step of a chain (decision 0101).
-inline double PositionSum(const CarState<double>& s) { return (s.x(0) + s.x(1)) + s.x(2); }
-inline double OrientationSum(const CarState<double>& s) {
-  const double* t = s.theta.data();
-  return (((t[0] + t[2]) + (t[4] + t[6])) + ((t[1] + t[3]) + (t[5] + t[7]))) + t[8];
-}
-
-// `steps` chained calls of step(state, controls), restarting every kCarTicksPerChain ticks.
-template <typename Step>
-double Chains(long steps, const std::vector<CarState<double>>& starts,
-              const std::vector<Controls>& inputs, const Step& step) {
-  CarState<double> s = starts[0];
-  double sum = 0.0;
-  int tick = 0, start = 0, input = 0;
-  for (long k = 0; k < steps; ++k) {
-    s = step(s, inputs[input]);
-    input = (input + 1) & (kCarInputs - 1);
-    if (++tick == kCarTicksPerChain) {
-      sum += PositionSum(s) + OrientationSum(s);
-      tick = 0;
-      start = (start + 1) % kCarStarts;
-      s = starts[start];
-    }
-  }
-  return sum + PositionSum(s) + OrientationSum(s);
-}
-
-}  // namespace
-
 double RunAerialSteps(const CarScene& sc, long steps, bool drift) {
   const AerialCoeffs<double>& c = drift ? sc.aerial_drift : sc.aerial;
-  return Chains(steps, sc.air_starts, sc.air_inputs,
-                [&](const CarState<double>& s, const Controls& u) {
-                  return StepAerial(c, s, u, kCarTickS, true);
-                });
+  return CarChains(steps, sc.air_starts, sc.air_inputs,
+                   [&](const CarState<double>& s, const Controls& u) {
+                     return StepAerial(c, s, u, kCarTickS, true);
+                   });
 }
 
 double RunGroundSteps(const CarScene& sc, long steps) {
   // The decay factors once, as the ticks of a replayed row share them (GroundRowDecay).
   const GroundDecay<double> decay = GroundDecayFactors(sc.ground, kCarTickS);
-  return Chains(steps, sc.ground_starts, sc.ground_inputs,
-                [&](const CarState<double>& s, const Controls& u) {
-                  return StepGround(sc.ground, s, u, kCarTickS, decay, true);
-                });
+  return CarChains(steps, sc.ground_starts, sc.ground_inputs,
+                   [&](const CarState<double>& s, const Controls& u) {
+                     return StepGround(sc.ground, s, u, kCarTickS, decay, true);
+                   });
 }
 
 }  // namespace bench

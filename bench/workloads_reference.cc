@@ -25,20 +25,10 @@ double RunBallStepsReference(const BallScene& s, long n) {
 }
 
 double RunAerialStepsReference(const CarScene& sc, long steps) {
-  CarState<double> s = sc.air_starts[0];
-  double sum = 0.0;
-  int tick = 0, start = 0, input = 0;
-  for (long k = 0; k < steps; ++k) {
-    s = StepAerial<double>(sc.aerial, s, sc.air_inputs[input], kCarTickS, true);
-    input = (input + 1) & (kCarInputs - 1);
-    if (++tick == kCarTicksPerChain) {
-      sum += s.x.sum() + s.theta.sum();
-      tick = 0;
-      start = (start + 1) % kCarStarts;
-      s = sc.air_starts[start];
-    }
-  }
-  return sum + s.x.sum() + s.theta.sum();
+  return CarChains(steps, sc.air_starts, sc.air_inputs,
+                   [&](const CarState<double>& s, const Controls& u) {
+                     return StepAerial<double>(sc.aerial, s, u, kCarTickS, true);
+                   });
 }
 
 }  // namespace bench
