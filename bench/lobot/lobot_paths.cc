@@ -2,6 +2,8 @@
 // Pitch, compiled from its own source folder, driven over the starts and inputs it is given.
 #include "bench/lobot/lobot_paths.h"
 
+#include <algorithm>
+
 #include "Ball.h"
 #include "Car.h"
 #include "pitch.h"
@@ -44,25 +46,34 @@ double CarSteps(const std::vector<CarStart>& starts, const std::vector<CarInput>
                 int chain, float dt, long n, bool ground) {
   Car car;
   Load(car, starts[0], ground);
-  const std::size_t n_inputs = inputs.size();
+  // The loop of this project's side (CarChains, bench/workloads.h): runs that neither end a
+  // chain nor wrap the inputs, one pointer a step, so both sides pay the same loop.
+  const CarInput* const first = inputs.data();
+  const CarInput* const last = first + inputs.size();
+  const CarInput* u = first;
   double sum = 0.0;
-  std::size_t input = 0, start = 0;
-  for (long k = 0, tick = 0; k < n; ++k) {
-    const CarInput& u = inputs[input];
-    Input in;
-    in.steer = u.steer;
-    in.roll = u.roll;
-    in.pitch = u.pitch;
-    in.yaw = u.yaw;
-    in.throttle = u.throttle;
-    in.jump = false;
-    in.boost = u.boost;
-    in.slide = false;
-    car.step(in, dt);
-    if (++input == n_inputs) input = 0;
-    if (++tick == chain) {
+  std::size_t start = 0;
+  long chain_left = chain;
+  while (n > 0) {
+    const long run = std::min(std::min(n, chain_left), static_cast<long>(last - u));
+    for (const CarInput* const end = u + run; u != end; ++u) {
+      Input in;
+      in.steer = u->steer;
+      in.roll = u->roll;
+      in.pitch = u->pitch;
+      in.yaw = u->yaw;
+      in.throttle = u->throttle;
+      in.jump = false;
+      in.boost = u->boost;
+      in.slide = false;
+      car.step(in, dt);
+    }
+    n -= run;
+    chain_left -= run;
+    if (u == last) u = first;
+    if (chain_left == 0) {
       sum += Sum(car);
-      tick = 0;
+      chain_left = chain;
       if (++start == starts.size()) start = 0;
       Load(car, starts[start], ground);
     }
