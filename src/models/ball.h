@@ -703,10 +703,10 @@ struct BallClearance {
   bool small_quotients = false;
   bool omega_settled = false;  // the last tick was free flight and did not cap omega
   // small_quotients and omega_settled at the lookup tick that counted the ticks (BallFreeStep):
-  // the skipped ticks' one test for their fast path (BallSkippedTick).
+  // the skipped ticks' one test for their fast path (BallSettledSmallTick).
   bool settled_small = false;
   // Where small_quotients: the skipped ticks' operands, each pair as 16 bytes that SSE2 reads
-  // as a memory operand (BallSkippedTick), set with dt_s: {e, e} (e = drag_factor), {q, q}
+  // as a memory operand (BallSettledSmallTick), set with dt_s: {e, e} (e = drag_factor), {q, q}
   // (velocity_quantum), {dt_s, dt_s} and gravity's change of a tick, gravity_z dt_s.
   alignas(16) double e2[2] = {1.0, 1.0};
   alignas(16) double q2[2] = {0.0, 0.0};
@@ -789,41 +789,48 @@ inline int BallFloorFreeTicks(const BallCoeffs<double>& c, const Vec3<double>& v
   return ticks;
 }
 
+#if defined(__SSE2__)
+// A skipped tick with omega settled and small quotients (BallClearance::settled_small, 96% of
+// ball_step's skipped ticks; the caller has taken the tick from clearance->ticks): the
+// operations of BallForcedVelocitySse2<true> and of BallSkippedTick's position, so the same
+// values, on the clearance's pairs (memory operands, where the general path loads and
+// broadcasts e, q, dt and g_dt again every tick). Reads and writes each vector of the state in
+// one shape, its first two components as 16 bytes and the third as 8 (as Eigen's copies of a
+// Vec3), so that a caller's state can live in registers (see StepBall with a BallClearance).
+RLFIT_ALWAYS_INLINE BallState<double> BallSettledSmallTick(const BallState<double>& s,
+                                                           const BallClearance& clearance) {
+  BallState<double> next;
+  const __m128d qq = _mm_load_pd(clearance.q2);
+  const __m128d yxy =
+      _mm_div_pd(_mm_mul_pd(_mm_loadu_pd(s.v.data()), _mm_load_pd(clearance.e2)), qq);
+  const __m128d yz = _mm_div_sd(_mm_set_sd(s.v(2) * clearance.e2[0] + clearance.g_dt), qq);
+  const __m128d vxy = _mm_mul_pd(RoundHalfAwaySmallSse2(yxy), qq);
+  const __m128d vz = _mm_mul_sd(RoundHalfAwaySmallSse2(yz), qq);
+  const __m128d dt = _mm_load_pd(clearance.dt2);
+  _mm_storeu_pd(next.v.data(), vxy);
+  _mm_store_sd(next.v.data() + 2, vz);
+  next.omega = s.omega;
+  // As BallSkippedTick (no + 0.0).
+  _mm_storeu_pd(next.x.data(), _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(vxy, dt)));
+  _mm_store_sd(next.x.data() + 2, _mm_add_sd(_mm_load_sd(s.x.data() + 2), _mm_mul_sd(vz, dt)));
+  return next;
+}
+#endif
+
 // One tick that `clearance` counted free (see BallClearance): StepBall's free flight with the
 // drag factor of the tick that counted it, no speed cap (below it, counted), omega's cap test
 // only until a tick leaves omega unchanged. Takes the tick from clearance->ticks. kFastPath:
-// with the branch for settled_small (a chain of StepBall calls, ball_step 159.0 -> 151.0
-// instructions); BallFreeRun's first tick goes without it (its loop spills more with it: the
-// 6 s prediction 99.4k -> 100.0k).
+// with the branch for settled_small (BallSettledSmallTick); BallFreeRun's first tick goes
+// without it (its loop spills more with it: the 6 s prediction 99.4k -> 100.0k).
 template <bool kFastPath = true>
 RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& c,
                                                       const BallState<double>& s, double dt_s,
                                                       BallClearance* clearance) {
   --clearance->ticks;
-  BallState<double> next;
 #if defined(__SSE2__)
-  // Omega settled and small quotients (settled_small, 96% of ball_step's skipped ticks): the
-  // operations of BallForcedVelocitySse2<true> and of the position below, so the same values,
-  // on the clearance's pairs (memory operands, where the general path below loads and
-  // broadcasts e, q, dt and g_dt again every tick), and one flag tested instead of two.
-  if (kFastPath && clearance->settled_small) {
-    const __m128d qq = _mm_load_pd(clearance->q2);
-    const __m128d yxy =
-        _mm_div_pd(_mm_mul_pd(_mm_loadu_pd(s.v.data()), _mm_load_pd(clearance->e2)), qq);
-    const __m128d yz = _mm_div_sd(_mm_set_sd(s.v(2) * clearance->e2[0] + clearance->g_dt), qq);
-    const __m128d vxy = _mm_mul_pd(RoundHalfAwaySmallSse2(yxy), qq);
-    const __m128d vz = _mm_mul_sd(RoundHalfAwaySmallSse2(yz), qq);
-    const __m128d dt = _mm_load_pd(clearance->dt2);
-    _mm_storeu_pd(next.v.data(), vxy);
-    _mm_store_sd(next.v.data() + 2, vz);
-    next.omega = s.omega;
-    // As below (no + 0.0).
-    _mm_storeu_pd(next.x.data(), _mm_add_pd(_mm_loadu_pd(s.x.data()), _mm_mul_pd(vxy, dt)));
-    _mm_store_sd(next.x.data() + 2,
-                 _mm_add_sd(_mm_load_sd(s.x.data() + 2), _mm_mul_sd(vz, dt)));
-    return next;
-  }
+  if (kFastPath && clearance->settled_small) return BallSettledSmallTick(s, *clearance);
 #endif
+  BallState<double> next;
   // Below the speed cap (counted): ClampNorm leaves v as it is.
 #if defined(__SSE2__)
   if (clearance->small_quotients)  // BallForcedVelocity's values (see small_quotients)
@@ -862,20 +869,13 @@ RLFIT_ALWAYS_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
   return next;
 }
 
-// StepBall for double in a prediction: the same state as StepBall(c, s, dt_s, arena), bit for
-// bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
-// free (see BallClearance), and without omega's cap test while free flight leaves omega as it
-// is. Over the flat floor the contact is the floor's without a lookup (Arena::FloorHeight); a
-// centre in an empty grid cell or a free octant counts the ticks to come by the distance bound
-// (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
-// Arena or a view answering FloorHeight, GridFreeClearance and Collide as it does (see
-// StepBallContact).
+// A tick of StepBall with a BallClearance that the clearance does not skip: the drag factor
+// when dt_s changes, the floor's table, the grid's clearance or the lookup (see StepBall below).
 template <class Mesh>
-RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
-                                               const BallState<double>& s, double dt_s,
-                                               const Mesh& arena, BallClearance* clearance) {
-  if (clearance->ticks > 0 && clearance->dt_s == dt_s)
-    return BallSkippedTick(c, s, dt_s, clearance);
+RLFIT_ALWAYS_INLINE BallState<double> BallLookupTick(const BallCoeffs<double>& c,
+                                                     const BallState<double>& s, double dt_s,
+                                                     const Mesh& arena,
+                                                     BallClearance* clearance) {
   // The drag factor of the chain's ticks (its coefficients are fixed), taken again only when
   // dt_s changes (a NaN dt_s never equals itself: every tick): the value of every tick's.
   if (!(dt_s == clearance->dt_s)) {
@@ -941,6 +941,52 @@ RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
   }
   return BallFreeStep(c, s, dt_s, v0, v1, v2,
                       BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius), clearance);
+}
+
+// StepBall for double in a prediction: the same state as StepBall(c, s, dt_s, arena), bit for
+// bit, without the arena lookup and the speed cap's test in the ticks `clearance` counts as
+// free (see BallClearance), and without omega's cap test while free flight leaves omega as it
+// is. Over the flat floor the contact is the floor's without a lookup (Arena::FloorHeight); a
+// centre in an empty grid cell or a free octant counts the ticks to come by the distance bound
+// (Arena::GridFreeClearance) less the contact radius and margin. `arena` is the
+// Arena or a view answering FloorHeight, GridFreeClearance and Collide as it does (see
+// StepBallContact).
+//
+// The caller's state is read and written in one shape (each vector's first two components as
+// 16 bytes, the third as 8, as Eigen's copies of a Vec3) and never has its address taken: the
+// skipped tick's reads and writes (BallSettledSmallTick) and otherwise copies, whose addresses
+// the other paths take. GCC can then keep a chain's state in registers (scalar replacement)
+// instead of copying it through memory every tick.
+template <class Mesh>
+RLFIT_ALWAYS_INLINE BallState<double> StepBall(const BallCoeffs<double>& c,
+                                               const BallState<double>& s, double dt_s,
+                                               const Mesh& arena, BallClearance* clearance) {
+  if (clearance->ticks > 0 && clearance->dt_s == dt_s) {
+#if defined(__SSE2__)
+    if (clearance->settled_small) {
+      --clearance->ticks;
+      return BallSettledSmallTick(s, *clearance);
+    }
+#endif
+    const BallState<double> s0 = s;
+    const BallState<double> next = BallSkippedTick<false>(c, s0, dt_s, clearance);
+    return next;
+  }
+  const BallState<double> s0 = s;
+  const BallState<double> next = BallLookupTick(c, s0, dt_s, arena, clearance);
+  return next;
+}
+
+// StepBall with a BallClearance on a state read in place (the lookup's calls take its address,
+// no copies): the same states. PredictBall's ticks, whose states live in its output anyway
+// (through StepBall's copies the 6 s prediction took 101.2k instructions, not 99.4k).
+template <class Mesh>
+RLFIT_ALWAYS_INLINE BallState<double> BallChainTick(const BallCoeffs<double>& c,
+                                                    const BallState<double>& s, double dt_s,
+                                                    const Mesh& arena, BallClearance* clearance) {
+  if (clearance->ticks > 0 && clearance->dt_s == dt_s)
+    return BallSkippedTick(c, s, dt_s, clearance);
+  return BallLookupTick(c, s, dt_s, arena, clearance);
 }
 
 #if defined(__SSE2__)
@@ -1066,11 +1112,11 @@ template <class Mesh>
 void PredictBall(const BallCoeffs<double>& c, const BallState<double>& start, double dt_s,
                  int ticks, const Mesh& arena, BallState<double>* out) {
   // Each tick from the last one written (no running copy of the state: ~18 instructions a
-  // lookup tick fewer).
+  // lookup tick fewer), read in place (BallChainTick).
   BallClearance clearance;
   const BallState<double>* s = &start;
   for (int i = 0; i < ticks;) {
-    out[i] = StepBall(c, *s, dt_s, arena, &clearance);
+    out[i] = BallChainTick(c, *s, dt_s, arena, &clearance);
     s = &out[i++];
     const int free = std::min(clearance.ticks, ticks - i);
     if (free <= 0) continue;
