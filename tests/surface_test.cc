@@ -11,6 +11,7 @@
 namespace rlfit {
 namespace {
 
+using testing::FloorCurveWall;
 using testing::FloorRampWall;
 using testing::FloorWall;
 using testing::OnFloor;
@@ -90,23 +91,61 @@ TEST_CASE("a car drives from the floor up a ramp onto a wall, and the wall's gra
   CHECK(s.x.x() < 0.0);
 }
 
-TEST_CASE("crossing the ramp's creases costs speed with curve_friction, only across them") {
-  const Arena arena = FloorRampWall();
+TEST_CASE("crossing a curve costs speed with curve_friction, more on a tight one, only across") {
   const GroundCoeffs<double> g = Ground();
   SurfaceCoeffs<double> c = Surface();
-  auto run = [&](double friction, double yaw) {
+  // Coasting at 1200 uu/s from the floor up a quarter circle onto the wall; the speed when the
+  // car is 300 uu up the wall (gravity takes the same from both).
+  auto speed_up_wall = [&](const Arena& arena, double friction) {
     c.curve_friction = friction;
-    CarState<double> s = OnFloor(-300.0, 0.0, yaw, 1200.0);
-    for (int i = 0; i < 48; ++i) s = StepSurface(g, c, s, Inputs(0.0), kDt, true, arena);
-    return s;
+    CarState<double> s = OnFloor(-200.0, 0.0, 0.0, 1200.0);
+    for (int i = 0; i < 240 && s.x.z() < 300.0; ++i)
+      s = StepSurface(g, c, s, Inputs(0.0), kDt, true, arena);
+    REQUIRE(s.x.z() >= 300.0);
+    REQUIRE(s.theta.col(2).dot(Eigen::Vector3d(-1, 0, 0)) > 0.99);  // on the wall
+    return s.v.norm();
   };
-  // Coasting across the floor-ramp crease (45 degrees): friction 0.5 takes about
-  // 1 - exp(-0.5 pi / 4) = 32% of the speed across it, and nothing from a car driving along it.
-  const CarState<double> free = run(0.0, 0.0), rough = run(0.5, 0.0);
-  REQUIRE(free.x.z() > 100.0);  // both are on the ramp
-  REQUIRE(rough.x.z() > 50.0);
-  CHECK(rough.v.norm() < 0.8 * free.v.norm());
-  CHECK(run(0.5, M_PI / 2).v.norm() == doctest::Approx(run(0.0, M_PI / 2).v.norm()));
+  const Arena tight = FloorCurveWall(160.0f), wide = FloorCurveWall(256.0f);
+  const double lost_tight = 1.0 - speed_up_wall(tight, 0.4) / speed_up_wall(tight, 0.0);
+  const double lost_wide = 1.0 - speed_up_wall(wide, 0.4) / speed_up_wall(wide, 0.0);
+  // At the reference radius (160) friction 0.4 per radian takes well over a third of the speed
+  // across the quarter turn; at 256 uu the friction is (160 / 256)^2 of that. The old friction
+  // per radian turned took the same from both.
+  CHECK(lost_tight > 0.35);
+  CHECK(lost_wide > 0.05);
+  CHECK(lost_wide < 0.6 * lost_tight);
+  // A car driving along the curve (across nothing) loses nothing to it.
+  auto along = [&](double friction) {
+    c.curve_friction = friction;
+    // In the middle of the curve's third facet, heading along it (+y), throttle held.
+    const double a = 2.5 * M_PI / 16.0;
+    const Eigen::Vector3d n(-std::sin(a), 0.0, std::cos(a)), f(0.0, 1.0, 0.0);
+    CarState<double> s;
+    s.theta.col(0) = f;
+    s.theta.col(1) = n.cross(f);
+    s.theta.col(2) = n;
+    s.x = Eigen::Vector3d(160.0 * std::sin(a), 0.0, 160.0 * (1.0 - std::cos(a))) +
+          n * game::kCarRestHeight;
+    s.v = f * 1200.0;
+    s.omega.setZero();
+    for (int i = 0; i < 24; ++i) s = StepSurface(g, c, s, Inputs(1.0), kDt, true, tight);
+    return s.v.norm();
+  };
+  CHECK(along(0.4) == doctest::Approx(along(0.0)));
+}
+
+TEST_CASE("CurveCurvature reads the facets' radius") {
+  const Arena tight = FloorCurveWall(160.0f);
+  // Between the 4th and 5th facets (45 degrees up), 17 uu inside the curve.
+  const double a = M_PI / 4.0;
+  const Eigen::Vector3d x(160.0 * std::sin(a) - 17.0 * std::sin(a), 0.0,
+                          160.0 * (1.0 - std::cos(a)) + 17.0 * std::cos(a));
+  const Eigen::Vector3d n1(-std::sin(a + M_PI / 32), 0.0, std::cos(a + M_PI / 32));
+  const Eigen::Vector3d phi(0.0, -M_PI / 16, 0.0);
+  // The closest triangle may be the facet before the edge, whose width across this turn is
+  // cos(11.25 degrees) = 0.98 of its own.
+  CHECK(1.0 / CurveCurvature(tight, x, 40.0, n1, phi) == doctest::Approx(160.0).epsilon(0.025));
+  CHECK(CurveCurvature(tight, x, 40.0, n1, Eigen::Vector3d::Zero()) == 0.0);
 }
 
 TEST_CASE("on a wall, coasting lets gravity slide the car sideways; throttle grips") {

@@ -3,6 +3,7 @@
 // (normal -x), each two triangles spanning |y| <= kHalfWidthUu; and a driving episode on it.
 #pragma once
 
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,23 @@ inline Arena FloorWall() {
   std::vector<Triangle> t;
   AddQuad(&t, {-5000.0f, -w, 0.0f}, {top, -w, 0.0f}, {top, w, 0.0f}, {-5000.0f, w, 0.0f});
   AddQuad(&t, {top, -w, 0.0f}, {top, -w, 4000.0f}, {top, w, 4000.0f}, {top, w, 0.0f});
+  return Arena(t);
+}
+
+// The floor z = 0 (x <= 0) rising through a quarter circle of `radius_uu` (8 flat facets of
+// 11.25 degrees, as the arena's floor-to-wall curves: radius 160 on the back walls, 256 on the
+// side walls) to the wall x = radius_uu (normal -x).
+inline Arena FloorCurveWall(float radius_uu) {
+  const float w = kHalfWidthUu, r = radius_uu;
+  std::vector<Triangle> t;
+  AddQuad(&t, {-5000.0f, -w, 0.0f}, {0.0f, -w, 0.0f}, {0.0f, w, 0.0f}, {-5000.0f, w, 0.0f});
+  for (int k = 0; k < 8; ++k) {
+    const double a0 = k * M_PI / 16.0, a1 = (k + 1) * M_PI / 16.0;
+    const float x0 = r * std::sin(a0), z0 = r * (1.0 - std::cos(a0));
+    const float x1 = r * std::sin(a1), z1 = r * (1.0 - std::cos(a1));
+    AddQuad(&t, {x0, -w, z0}, {x1, -w, z1}, {x1, w, z1}, {x0, w, z0});
+  }
+  AddQuad(&t, {r, -w, r}, {r, -w, 4000.0f}, {r, w, 4000.0f}, {r, w, r});
   return Arena(t);
 }
 

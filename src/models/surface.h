@@ -4,6 +4,7 @@
 // force, decides whether the car stays on the surface), and the car carried across the curves.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/common/constants.h"
@@ -37,13 +38,20 @@ namespace rlfit {
 //                  (the closest mesh feature turns in jumps of a few degrees where the curves'
 //                  facets meet; the recorded angular velocity turns smoothly);
 //                  curve_friction (1): crossing a curve costs speed like a rope around a
-//                  capstan: each tick the surface turns by an angle a under the car, the
-//                  velocity along the surface loses curve_friction * a * |v . d| (d the
+//                  capstan whose friction grows with the curve's tightness: each tick the
+//                  surface turns by an angle a under the car, the velocity along the surface
+//                  loses curve_friction * (curve_reference_radius * k)^2 * a * |v . d| (d the
 //                  direction in which the surface turns, so only the speed across the curve
-//                  counts), i.e. a deceleration of curve_friction times the centripetal
-//                  acceleration, as a friction proportional to the normal force would. Measured:
-//                  episode 02 enters a floor-to-wall curve at 1273 uu/s forward and leaves it at
-//                  736 within 0.25 s (gravity explains ~70 uu/s); episode 25 1674 -> 1340]
+//                  counts; k the curvature of the car's path, CurveCurvature times
+//                  (|v . d| / |v|)^2), i.e. a deceleration of a friction coefficient
+//                  curve_friction (r_ref / r)^2 times the centripetal acceleration v^2 / r.
+//                  Measured (decision 0115): per radian, ln(speed in / speed out) beyond gravity
+//                  over the 29 floor-wall crossings of wall_driving is 0.34 (150 / r)^2 (r the
+//                  centre's path radius, rms 0.059; a constant leaves 0.119, one growing with
+//                  the load v^2 / r 0.112: the loss follows the radius): 0.28-0.50 on the
+//                  back walls' curves (r 137-161), 0.0-0.16 on the side walls' (r 246-617);
+//                  episode 02 enters a back wall's curve at 1273 uu/s and leaves it at 736
+//                  within 0.25 s (gravity explains ~70 uu/s)]
 // Not fitted (the recordings never leave a surface, see the members below).
 template <typename T>
 struct SurfaceCoeffs {
@@ -80,6 +88,10 @@ struct SurfaceCoeffs {
   // uu/s on freestyling row 1132: a 0.9 uu hop); a ledge's edge turns 26-30 degrees in the
   // first tick at 1000 uu/s (away 430-550 uu/s: ~95-160 uu).
   double hop_reach = 10.0;
+  // The curve radius at which curve_friction is the friction per radian, uu: the back walls'
+  // floor-to-wall curves (facets 31.4 uu wide turning 11.25 degrees: 160 uu; the side walls'
+  // 50 uu wide, 256 uu; meshes/pitch.dat).
+  double curve_reference_radius = 160.0;
 
   static SurfaceCoeffs FromBlocks(const T* surface) {
     SurfaceCoeffs c;
@@ -174,6 +186,28 @@ T WallGrip(const SurfaceCoeffs<T>& c, double nz) {
   return T(kMidGrip + (1.0 - kMidGrip) * (nz - kMidNz) / (1.0 - kMidNz));
 }
 
+// The curvature across the turn of the surface under a car whose centre is at x, 1/uu: the
+// turn phi (rad, rotation vector from the previous tick's surface normal to n1) over the width,
+// across the turn, of the facet now under the car (the closest triangle within reach, a
+// triangle of the facet's strip spanning it): 2 sin(|phi| / 2) / w, the curvature of the circle
+// whose chords are the facets. The arena's curves are strips of flat facets meeting at
+// 11.25 degrees, 31.4 uu wide on the back walls' floor-to-wall curves (radius 160 uu), 50 uu on
+// the side walls' (256 uu). A sharp crease between two wide faces reads as a wide curve. 0 where
+// no triangle is found or phi is 0.
+inline double CurveCurvature(const Arena& arena, const Eigen::Vector3d& x, double reach,
+                             const Eigen::Vector3d& n1, const Eigen::Vector3d& phi) {
+  const double angle = phi.norm();
+  if (!(angle > 0.0)) return 0.0;
+  TriangleContact contacts[Arena::kMaxContacts];
+  if (arena.CollideEach(x, reach, contacts) < 1 || contacts[0].entry < 0) return 0.0;
+  const Triangle t = arena.LeafTriangle(contacts[0].entry);
+  const Eigen::Vector3d across = n1.cross(phi / angle);  // in the surface, across the turn
+  double width = 0.0;
+  for (int i = 0; i < 3; ++i)
+    width = std::max(width, std::abs((t.p[i] - t.p[(i + 1) % 3]).cast<double>().dot(across)));
+  return width > 0.0 ? 2.0 * std::sin(0.5 * angle) / width : 0.0;
+}
+
 // Acceleration holding the car on a surface of normal n, uu/s^2 (>= 0): the sticky force
 // (see SurfaceCoeffs), with full stick while the throttle is held or the car rolls faster
 // than sticky_full_speed.
@@ -235,8 +269,9 @@ bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vec
 //      attitude and speed relative to the surface across a curve); the angular velocity about
 //      the axes in the surface, w_perp (the recorded one includes the turn with the surface),
 //      relaxes toward Q's rotation vector / dt by the factor exp(-follow_rate dt); the
-//      velocity along the surface loses curve_friction |phi| |v . d| along itself, d the
-//      direction from n0 to n1 (see SurfaceCoeffs::curve_friction).
+//      velocity along the surface loses curve_friction (curve_reference_radius k)^2 |phi|
+//      |v . d| along itself, d the direction from n0 to n1, k the path's curvature
+//      CurveCurvature (|v . d| / |v|)^2 (see SurfaceCoeffs::curve_friction).
 // *on_surface (if given) is false when no surface lies within drive_reach of the new centre,
 // the car's up axis is more than acos(wheels_min_cos) from its normal, the car does not stay
 // on it (StaysOnSurface), or the surface falls away under it faster than the car's hold can
@@ -302,7 +337,7 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
       next.theta = q * next.theta;
       next.v = q * next.v;
       next.omega = q * next.omega;
-      // Friction of the curve: the speed across it pays curve_friction per radian turned.
+      // Friction of the curve: the speed across it pays curve_friction (r_ref k)^2 per radian.
       const Vec3<T> n1t = n1.cast<T>();
       const Vec3<T> along = next.v - n1t * next.v.dot(n1t);
       const T speed2 = along.squaredNorm();
@@ -310,7 +345,13 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
         const Eigen::Vector3d d = (n1 - n0).normalized();
         const T across = abs(along.dot(d.cast<T>()));
         if (moved.dot(d) > 0.0) away_speed = ScalarPart(across) * std::sin(phi.norm());
-        const T loss = c.curve_friction * T(phi.norm()) * across / sqrt(speed2);
+        // The path's curvature: the surface's across the turn times cos^2 of the angle
+        // between the velocity and the turn's direction (a cylinder's normal curvature).
+        const T tightness = T(c.curve_reference_radius *
+                              CurveCurvature(arena, ScalarPart(next.x), c.surface_reach, n1, phi)) *
+                            across * across / speed2;
+        const T loss =
+            c.curve_friction * tightness * tightness * T(phi.norm()) * across / sqrt(speed2);
         next.v -= along * (loss < T(1) ? loss : T(1));
       }
     }
