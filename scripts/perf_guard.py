@@ -141,8 +141,12 @@ def main(argv=None):
                 programs.append((exe, describe(exe)))
             else:
                 absent.append(exe)
+        def not_built(paths):
+            targets = " and ".join(os.path.basename(p) for p in paths)
+            plural = "s" if len(paths) > 1 else ""
+            return f"{', '.join(paths)} not found (build the {targets} target{plural})"
         if not programs:
-            raise GuardError(f"{absent[0]} not found (build the perf_guard target)")
+            raise GuardError(not_built(absent))
         builds = {info["build"] for _, info in programs}
         if len(builds) != 1:
             raise GuardError(f"the guard programs were built differently: {sorted(builds)}")
@@ -160,7 +164,7 @@ def main(argv=None):
                 raise GuardError(f"unknown workload(s): {', '.join(sorted(unknown))} (in {built}"
                                  + (f"; not built: {', '.join(absent)}" if absent else "") + ")")
         elif absent:
-            raise GuardError(f"{', '.join(absent)} not found (build the perf_guard_fit target)")
+            raise GuardError(not_built(absent))
         if not args.write and build != baseline.get("build"):
             print(f"perf_guard: skipped: this build ({build}) is not the baseline's "
                   f"({baseline.get('build')}); its counts differ by construction "
