@@ -6,7 +6,7 @@
 Each protocol runs once per arm into OUT/PROTOCOL/{base,candidate}/ (a folder that already
 holds replay_summary.json is reused, so an interrupted comparison resumes). The figures are
 the open-loop |dx| medians and p90s over episodes (per-episode medians) at 2 s, 5 s and the
-last row. A figure is LOST when the candidate is worse in at least n-1 of the n protocols, or
+last row; for episodes shorter than 5 s (the car sets, 4.9 s) at 1 s, 2 s and the last row. A figure is LOST when the candidate is worse in at least n-1 of the n protocols, or
 its mean change over them is worse than the base's own standard deviation over them; WON by
 the mirror conditions. Keep: no figure lost and at least one won.
 
@@ -15,6 +15,7 @@ the mirror conditions. Keep: no figure lost and at least one won.
       --candidate-env RLFIT_SEAM25=3,1 --out DIR          (a scratch switch)
   scripts/crossval_protocols.py --base build/rlfit --candidate build/rlfit \
       --candidate-args="--hold recovery --init /tmp/start.json" --out DIR    (other options)
+  scripts/crossval_protocols.py --model wall --folder car_control/wall_driving ...  (a car model)
 --base-args / --candidate-args are split like a shell line and follow each run's protocol
 arguments; an option a protocol sets itself (the init protocol's --init) is refused there.
 Exit status: 0 keep, 1 not kept, 2 a run failed or bad arguments.
@@ -38,12 +39,15 @@ PROTOCOLS = {
     "folds8": ["--folds", "8"],
     "stride0.07": ["--folds", "4", "--stride", "0.07"],
     "stride0.13": ["--folds", "4", "--stride", "0.13"],
-    "init": ["--folds", "4", "--init", "results/ball/coeffs.json"],
+    "init": ["--folds", "4", "--init", "results/MODEL/coeffs.json"],
     "shuffled": ["--folds", "4", "SHUFFLED"],
 }
 QUICK = ["folds3", "folds4", "folds5", "shuffled"]
 FIGURES = [(2.0, "median"), (2.0, "p90"), (5.0, "median"), (5.0, "p90"), ("last", "median"),
            ("last", "p90")]
+# Episodes without a 5 s horizon (the car sets' 301 rows, 4.9 s) are judged at 1 s instead.
+SHORT_FIGURES = [(1.0, "median"), (1.0, "p90"), (2.0, "median"), (2.0, "p90"), ("last", "median"),
+                 ("last", "p90")]
 SHUFFLE_SEED = 27
 
 
@@ -68,7 +72,7 @@ def figures(run_dir):
         h = "last" if e["horizon_s"] is None else e["horizon_s"]
         per.setdefault(h, []).append(e["median"])
     out = {}
-    for h, stat in FIGURES:
+    for h, stat in (FIGURES if 5.0 in per else SHORT_FIGURES):
         if h not in per:
             raise ValueError(f"{path}: no open-loop |dx| per episode at horizon {h}")
         out[(h, stat)] = quantile(per[h], 0.5 if stat == "median" else 0.9)
@@ -79,7 +83,7 @@ def judge(base, cand):
     """Per figure: (mean change, base sd, better, worse, verdict) from per-protocol figures."""
     n = len(base)
     out = {}
-    for key in FIGURES:
+    for key in base[0]:
         xs = [b[key] for b in base]
         d = [c[key] - b[key] for b, c in zip(base, cand)]
         sd = statistics.stdev(xs) if n > 1 else 0.0
@@ -140,6 +144,9 @@ def main(argv=None):
                     help="'all', 'quick' (" + ",".join(QUICK) + ") or a comma-separated list")
     ap.add_argument("--data", default=os.environ.get("RLFIT_DATA", ""),
                     help="datasets root (for the shuffled protocol; default $RLFIT_DATA)")
+    ap.add_argument("--folder", default="",
+                    help="the model's recordings under --data, for the shuffled protocol "
+                         "(default ball_trajectories for the ball; needed for the others)")
     ap.add_argument("--cwd", default=os.getcwd(), help="where the runs start (results/ is read from it)")
     a = ap.parse_args(argv)
     names = (list(PROTOCOLS) if a.protocols == "all" else QUICK if a.protocols == "quick"
@@ -160,12 +167,14 @@ def main(argv=None):
     base, cand = [], []
     try:
         for name in names:
-            args = list(PROTOCOLS[name])
+            args = [x.replace("MODEL", a.model) for x in PROTOCOLS[name]]
             if "SHUFFLED" in args:
-                if not a.data:
-                    raise RuntimeError("protocol shuffled needs --data or $RLFIT_DATA")
+                folder = a.folder or ("ball_trajectories" if a.model == "ball" else "")
+                if not a.data or not folder:
+                    raise RuntimeError("protocol shuffled needs --data or $RLFIT_DATA, and "
+                                       "--folder for a model other than the ball")
                 args.remove("SHUFFLED")
-                args += recordings(a.data, a.model + "_trajectories" if a.model == "ball" else a.model)
+                args += recordings(a.data, folder)
             for arm, binary, env, into in (("base", a.base, a.base_env, base),
                                            ("candidate", a.candidate, a.candidate_env, cand)):
                 d = os.path.abspath(os.path.join(a.out, name, arm))
@@ -174,9 +183,10 @@ def main(argv=None):
     except (RuntimeError, ValueError, OSError) as e:
         print(f"crossval_protocols: {e}", file=sys.stderr)
         return 2
-    print("protocol      " + "".join(f"{str(h) + ' ' + s:>16}" for h, s in FIGURES))
+    keys = list(base[0])
+    print("protocol      " + "".join(f"{str(h) + ' ' + s:>16}" for h, s in keys))
     for name, b, c in zip(names, base, cand):
-        print(f"{name:<14}" + "".join(f"{b[k]:>8.3f}{c[k] - b[k]:>+8.3f}" for k in FIGURES))
+        print(f"{name:<14}" + "".join(f"{b[k]:>8.3f}{c[k] - b[k]:>+8.3f}" for k in keys))
     verdicts = judge(base, cand)
     print(f"\nover {len(names)} protocols: figure, mean change (candidate - base), base sd, "
           "better / worse, verdict")

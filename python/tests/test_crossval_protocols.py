@@ -55,6 +55,17 @@ def test_figures_name_a_missing_horizon(tmp_path):
         cp.figures(str(tmp_path))
 
 
+def test_episodes_shorter_than_5_s_are_judged_at_1_s(tmp_path):
+    # The car sets' episodes (301 rows, 4.9 s) have no 5 s horizon.
+    write_summary(tmp_path, {1.0: [1.0, 3.0], 2.0: [2.0, 4.0], "last": [5.0, 7.0]})
+    f = cp.figures(str(tmp_path))
+    assert list(f) == cp.SHORT_FIGURES
+    assert f[(1.0, "median")] == pytest.approx(2.0, abs=TOL)
+    assert f[(1.0, "p90")] == pytest.approx(2.8, abs=TOL)
+    v = cp.judge([f, f], [f, f])
+    assert list(v) == cp.SHORT_FIGURES
+
+
 def flat(value):
     return {k: value for k in cp.FIGURES}
 
@@ -190,3 +201,18 @@ def test_extra_args_a_protocol_sets_are_refused(fake, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "protocol init sets --init itself: not in --candidate-args" in err
     assert not log.exists()  # refused before any run
+
+
+def test_a_car_model_needs_its_folder_for_the_shuffled_protocol(fake, tmp_path, capsys):
+    rlfit, data, log = fake
+    argv = ["--base", str(rlfit), "--candidate", str(rlfit), "--out", str(tmp_path / "out"),
+            "--model", "wall", "--protocols", "folds4,shuffled", "--data", str(data)]
+    assert cp.main(argv) == 2
+    assert "--folder for a model other than the ball" in capsys.readouterr().err
+    # With it, the shuffled runs name that folder's recordings; init reads the model's results.
+    argv += ["--folder", "ball_trajectories", "--protocols", "shuffled,init"]
+    cp.main(argv)
+    runs = log.read_text().splitlines()
+    assert "crossval wall --quiet --out --folds 4 --init results/wall/coeffs.json" in runs
+    shuffled = [r for r in runs if "--init" not in r and r.startswith("crossval wall")]
+    assert shuffled and all(r == "crossval wall --quiet --out --folds 4" for r in shuffled)
