@@ -41,13 +41,13 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->check(rlfit::Between(rlfit::kMinTickRateHz, rlfit::kMaxTickRateHz));
   cmd->add_option("--input-delay", o->integration.input_delay_s,
                   "seconds between a recorded input and the time it acts from (default: the "
-                  "model's, 0.0151 for every model)")
+                  "model's, 0.01635 for aerial, 0.0151 for the others)")
       ->check(rlfit::Between(0.0, rlfit::kMaxInputDelayS))
       ->each([o](const std::string&) { o->model_timing = false; });
   cmd->add_option("--tick-phase", o->integration.tick_phase,
                   "where the physics ticks fall on the recording's clock, in ticks: tick i at "
-                  "clock row (i + phase) / ticks per clock row (default: the model's, 0 for "
-                  "every model); with only one of --input-delay and --tick-phase given, the "
+                  "clock row (i + phase) / ticks per clock row (default: the model's, 0.15 for "
+                  "aerial, 0 for the others); with only one of --input-delay and --tick-phase given, the "
                   "other is 0.0151 / 0")
       ->check(rlfit::Between(0.0, 0.999999))
       ->each([o](const std::string&) { o->model_timing = false; });

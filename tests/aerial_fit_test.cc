@@ -97,6 +97,8 @@ TEST_CASE("synthetic round trip: perturbed coefficients are recovered") {
   const ModelInfo& model = FindModel("aerial");
   CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
   truth.values = {-38.3, -12.5, 9.1, -4.8, -2.9, -1.9, 990.0, 66.0, 0.02, -0.01, 0.005};
+  // Simulated with the input timing the fit assumes (the model's, FitterInfo::timing).
+  truth.integration = FindFitter("aerial").timing;
   std::vector<Episode> episodes;
   for (unsigned seed : {1u, 2u, 3u}) episodes.push_back(Tumbling(truth, seed));
 
@@ -141,7 +143,8 @@ TEST_CASE("a coefficient held by name stays bit-identical while the rest of its 
   // coefficients start 10% off and must come back (noise-free: kRecoveryRelative as in the
   // round trip above), T_r and T_y through the block's SubsetManifold.
   const ModelInfo& model = FindModel("aerial");
-  const CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
+  CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
+  truth.integration = FindFitter("aerial").timing;  // the timing the fit assumes
   std::vector<Episode> episodes;
   for (unsigned seed : {3u, 4u}) episodes.push_back(Tumbling(truth, seed, 120));
   CoeffFile start = truth;
@@ -292,6 +295,7 @@ TEST_CASE("the fit keeps every coefficient within its bounds and writes a file r
   const ModelInfo& model = FindModel("aerial");
   CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
   truth.values[AerialCoeffs<double>::kDr] = 1.0;
+  truth.integration = FindFitter("aerial").timing;  // the timing the fit assumes
   std::vector<Episode> episodes;
   for (unsigned seed : {1u, 2u}) episodes.push_back(Tumbling(truth, seed, 120));
   FitOptions options;

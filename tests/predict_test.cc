@@ -168,7 +168,7 @@ TEST_CASE("a car in the air with no input follows the aerial step row by row, bi
 // A still car in the air with no input has no torque and no angular velocity: its orientation
 // matrix is not touched, so the Euler angles come back as given up to the rounding of
 // EulerToMatrix then MatrixToEuler (~1e-16 rad). The recordings' drift turned the committed
-// aerial fit's car by 0.036 rad in yaw over 2 s (yaw 1.5708 -> 1.5344).
+// aerial fit's car by 0.036 rad in yaw over 2 s (yaw 1.5708 -> 1.5348).
 constexpr double kStillCarTurnRad = 1e-12;
 // Smallest turn the drift makes over the same 2 s with --recording-drift (in yaw 0.036 rad with
 // the committed aerial fit, 0.0021 with the car's): shows the check above would see it.
