@@ -81,7 +81,7 @@ TEST_CASE("the car's layout: aerial, ground, surface, the jump's own, then the v
   CHECK(car.names[CarCoeffs<double>::kVehicleOffset] == "vehicle.throttle_accel");
   // The surface set defaults to the wall model's fit (results/wall/coeffs.json), the jump
   // block to the jump model's (results/jump/coeffs.json), double jump and dodge to the game's.
-  CHECK(car.defaults[CarCoeffs<double>::kWallOffset] == doctest::Approx(1.0409).epsilon(1e-4));
+  CHECK(car.defaults[CarCoeffs<double>::kWallOffset] == doctest::Approx(1.0347).epsilon(1e-4));
   CHECK(car.defaults[CarCoeffs<double>::kJumpOffset] == doctest::Approx(294.31).epsilon(1e-4));
   CHECK(car.blocks.back().offset + car.blocks.back().size == car.size());
   const CarCoeffs<double> c = Defaults();

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tests/surface_test_util.h"
@@ -132,6 +133,29 @@ TEST_CASE("crossing a curve costs speed with curve_friction, more on a tight one
     return s.v.norm();
   };
   CHECK(along(0.4) == doctest::Approx(along(0.0)));
+}
+
+TEST_CASE("crossing a tight curve fast, the angular speed stays at the game's cap") {
+  const GroundCoeffs<double> g = Ground();
+  const SurfaceCoeffs<double> c = Surface();
+  const Arena tight = FloorCurveWall(160.0f);
+  // 1400 uu/s up the 160 uu curve, throttle held, steering: the surface turns at ~10 rad/s
+  // under the car (the recordings' back walls). Each tick ends at |omega| <= 5.5; where the
+  // cap bites the yaw about the normal is cut too, so it falls below its floor value.
+  CarState<double> s = OnFloor(-100.0, 0.0, 0.0, 1400.0);
+  double largest = 0.0, smallest_yaw = 1e9, floor_yaw = 0.0;
+  for (int i = 0; i < 60 && s.x.z() < 300.0; ++i) {
+    s = StepSurface(g, c, s, Inputs(1.0, 0.5), kDt, true, tight);
+    largest = std::max(largest, s.omega.norm());
+    const double yaw = s.omega.dot(s.theta.col(2));
+    if (s.x.z() < game::kCarRestHeight + 0.5) floor_yaw = yaw;
+    else if (s.x.z() < 150.0) smallest_yaw = std::min(smallest_yaw, yaw);
+  }
+  REQUIRE(s.x.z() >= 150.0);
+  CHECK(largest <= game::kCarMaxOmega + 1e-12);
+  CHECK(largest > game::kCarMaxOmega - 1e-6);  // the cap was reached
+  REQUIRE(floor_yaw > 0.5);
+  CHECK(smallest_yaw < 0.8 * floor_yaw);
 }
 
 TEST_CASE("CurveCurvature reads the facets' radius") {

@@ -92,6 +92,13 @@ struct SurfaceCoeffs {
   // floor-to-wall curves (facets 31.4 uu wide turning 11.25 degrees: 160 uu; the side walls'
   // 50 uu wide, 256 uu; meshes/pitch.dat).
   double curve_reference_radius = 160.0;
+  // The car's largest angular speed, rad/s: the game caps |omega| at the end of every tick
+  // (parameters/car.md MaxAngularSpeed 5.5; RocketSim Car::_FinishPhysicsTick,
+  // CAR_MAX_ANG_SPEED). On the curves the car turns with the surface at v / r (~9.8 rad/s at
+  // 1400 uu/s on the back walls' 143 uu path radius) on top of its yaw: wall_driving's recorded
+  // |omega| piles up at the cap (178 of 7,525 rows within 5.45-5.50, none above), and where it
+  // does the yaw about the up axis is 0.3-0.6 of steer kappa v_f (1.00 on the floor and walls).
+  double max_omega = game::kCarMaxOmega;
 
   static SurfaceCoeffs FromBlocks(const T* surface) {
     SurfaceCoeffs c;
@@ -271,7 +278,9 @@ bool IsOnSurface(const SurfaceCoeffs<T>& c, const Arena& arena, const Eigen::Vec
 //      relaxes toward Q's rotation vector / dt by the factor exp(-follow_rate dt); the
 //      velocity along the surface loses curve_friction (curve_reference_radius k)^2 |phi|
 //      |v . d| along itself, d the direction from n0 to n1, k the path's curvature
-//      CurveCurvature (|v . d| / |v|)^2 (see SurfaceCoeffs::curve_friction).
+//      CurveCurvature (|v . d| / |v|)^2 (see SurfaceCoeffs::curve_friction);
+//   4. |omega| is capped at max_omega after the tick, as the game does (the next tick's yaw
+//      starts from the capped rate; see SurfaceCoeffs::max_omega).
 // *on_surface (if given) is false when no surface lies within drive_reach of the new centre,
 // the car's up axis is more than acos(wheels_min_cos) from its normal, the car does not stay
 // on it (StaysOnSurface), or the surface falls away under it faster than the car's hold can
@@ -361,6 +370,11 @@ CarState<T> StepSurface(const GroundCoeffs<T>& g, const SurfaceCoeffs<T>& c, con
       const Vec3<T> target = (phi / dt_s).cast<T>();
       next.omega += target + (w_perp - target) * exp(-c.follow_rate * T(dt_s));
     }
+    // The cap on the angular speed, after the tick as in the game: the tick turned the car at
+    // its uncapped rate, the next one starts from the capped yaw (so the yaw builds up again
+    // through yaw_rate_response each tick and settles below steer kappa v_f while the surface
+    // turns fast).
+    next.omega = ClampNorm<T>(next.omega, c.max_omega);
     const double v_forward = ScalarPart(next.v).dot(ScalarPart(Vec3<T>(next.theta.col(0))));
     stays = stays && StaysOnSurface(c, n1, u.throttle, v_forward) &&
             HoldsOverCrest(c, n1, u.throttle, v_forward, away_speed) &&
