@@ -15,9 +15,24 @@
 #include "src/io/files.h"
 #include "src/io/recording.h"
 #include "src/replay/predictor.h"
+#include "src/replay/registry.h"
 #include "src/report/plots.h"
 
 namespace {
+
+// The default of one input-timing setting for the help text, read from the fitters
+// (FitterInfo::timing): "0.01635 for aerial, 0.0151 for the others".
+std::string TimingDefaultText(double rlfit::Integration::*setting) {
+  const rlfit::Integration plain;
+  std::string text;
+  for (const rlfit::ModelDescriptor& d : rlfit::Registry()) {
+    if (!d.has_fit) continue;
+    const double v = rlfit::FindFitter(d.replay.name).timing.*setting;
+    if (v != plain.*setting) text += rlfit::MessageNumber(v) + " for " + d.replay.name + ", ";
+  }
+  return text + rlfit::MessageNumber(plain.*setting) +
+         (text.empty() ? " for every model" : " for the others");
+}
 
 // Options shared by `fit` and `crossval`, bound straight into FitOptions.
 void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
@@ -41,14 +56,16 @@ void AddFitOptions(CLI::App* cmd, rlfit::FitOptions* o) {
       ->check(rlfit::Between(rlfit::kMinTickRateHz, rlfit::kMaxTickRateHz));
   cmd->add_option("--input-delay", o->integration.input_delay_s,
                   "seconds between a recorded input and the time it acts from (default: the "
-                  "model's, 0.01635 for aerial, 0.0151 for the others)")
+                  "model's, " + TimingDefaultText(&rlfit::Integration::input_delay_s) + ")")
       ->check(rlfit::Between(0.0, rlfit::kMaxInputDelayS))
       ->each([o](const std::string&) { o->model_timing = false; });
   cmd->add_option("--tick-phase", o->integration.tick_phase,
                   "where the physics ticks fall on the recording's clock, in ticks: tick i at "
-                  "clock row (i + phase) / ticks per clock row (default: the model's, 0.15 for "
-                  "aerial, 0 for the others); with only one of --input-delay and --tick-phase given, the "
-                  "other is 0.0151 / 0")
+                  "clock row (i + phase) / ticks per clock row (default: the model's, " +
+                      TimingDefaultText(&rlfit::Integration::tick_phase) +
+                      "); with only one of --input-delay and --tick-phase given, the other is " +
+                      rlfit::MessageNumber(rlfit::Integration{}.input_delay_s) + " / " +
+                      rlfit::MessageNumber(rlfit::Integration{}.tick_phase))
       ->check(rlfit::Between(0.0, 0.999999))
       ->each([o](const std::string&) { o->model_timing = false; });
   cmd->add_option("--tick-aligned", o->integration.tick_aligned_inputs,
