@@ -53,6 +53,14 @@ Episode Tumbling(const CoeffFile& coeffs, unsigned seed, int rows = 240) {
   return Resimulate(ep, *FindModel("aerial").make_predictor(coeffs, ""), 0);
 }
 
+// The seed coefficients with the input timing the aerial fit assumes (FitterInfo::timing): the
+// truth a synthetic round trip simulates, so that the fit can recover it exactly.
+CoeffFile SeedAtFitTiming() {
+  CoeffFile truth = DefaultCoeffs("aerial", *FindModel("aerial").layout);
+  truth.integration = FindFitter("aerial").timing;
+  return truth;
+}
+
 TEST_CASE("CarRowResiduals: hand-computed residuals of one row (the aerial, jump, car rows)") {
   // Recorded: at rest at the origin, identity orientation. Predicted: omega, v, x off by one
   // scale on each axis in turn, turned by a = 0.01 rad about z: E = Rz(a), whose axial part
@@ -95,10 +103,8 @@ TEST_CASE("GradientChecker: autodiff of the rollout residual matches finite diff
 TEST_CASE("synthetic round trip: perturbed coefficients are recovered") {
   // Episodes simulated with known coefficients, with the recordings' timing and inputs.
   const ModelInfo& model = FindModel("aerial");
-  CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
+  CoeffFile truth = SeedAtFitTiming();
   truth.values = {-38.3, -12.5, 9.1, -4.8, -2.9, -1.9, 990.0, 66.0, 0.02, -0.01, 0.005};
-  // Simulated with the input timing the fit assumes (the model's, FitterInfo::timing).
-  truth.integration = FindFitter("aerial").timing;
   std::vector<Episode> episodes;
   for (unsigned seed : {1u, 2u, 3u}) episodes.push_back(Tumbling(truth, seed));
 
@@ -143,8 +149,7 @@ TEST_CASE("a coefficient held by name stays bit-identical while the rest of its 
   // coefficients start 10% off and must come back (noise-free: kRecoveryRelative as in the
   // round trip above), T_r and T_y through the block's SubsetManifold.
   const ModelInfo& model = FindModel("aerial");
-  CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
-  truth.integration = FindFitter("aerial").timing;  // the timing the fit assumes
+  const CoeffFile truth = SeedAtFitTiming();
   std::vector<Episode> episodes;
   for (unsigned seed : {3u, 4u}) episodes.push_back(Tumbling(truth, seed, 120));
   CoeffFile start = truth;
@@ -293,9 +298,8 @@ TEST_CASE("the fit keeps every coefficient within its bounds and writes a file r
   // Data from a car whose roll damping pumps energy (D_r = +1 1/s, outside [-50, 0]): the
   // unconstrained optimum lies outside the bounds, so the fit must stop on the bound.
   const ModelInfo& model = FindModel("aerial");
-  CoeffFile truth = DefaultCoeffs("aerial", *model.layout);
+  CoeffFile truth = SeedAtFitTiming();
   truth.values[AerialCoeffs<double>::kDr] = 1.0;
-  truth.integration = FindFitter("aerial").timing;  // the timing the fit assumes
   std::vector<Episode> episodes;
   for (unsigned seed : {1u, 2u}) episodes.push_back(Tumbling(truth, seed, 120));
   FitOptions options;
