@@ -6,9 +6,10 @@
 Each protocol runs once per arm into OUT/PROTOCOL/{base,candidate}/ (a folder that already
 holds replay_summary.json is reused, so an interrupted comparison resumes). The figures are
 the open-loop |dx| medians and p90s over episodes (per-episode medians) at 2 s, 5 s and the
-last row; for episodes shorter than 5 s (the car sets, 4.9 s) at 1 s, 2 s and the last row. A figure is LOST when the candidate is worse in at least n-1 of the n protocols, or
-its mean change over them is worse than the base's own standard deviation over them; WON by
-the mirror conditions. Keep: no figure lost and at least one won.
+last row; for episodes shorter than 5 s (the car sets, 4.9 s) at 1 s, 2 s and the last row. A
+figure is LOST when the candidate is worse in at least n-1 of the n protocols, or its mean
+change over them is worse than the base's own standard deviation over them; WON by the mirror
+conditions. Keep: no figure lost and at least one won.
 
   scripts/crossval_protocols.py --base main/build/rlfit --candidate wt/build/rlfit --out DIR
   scripts/crossval_protocols.py --base build/rlfit --candidate build/rlfit \
