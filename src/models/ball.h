@@ -315,32 +315,23 @@ RLFIT_NOINLINE BallState<T> StepBallContact(const BallCoeffs<T>& c, const BallSt
   return FinishBallStep(c, s, dt, v, omega, push);
 }
 
-// StepBallContact for double (the double paths' contact ticks: StepBall for double and with a
-// BallClearance, PredictBall), spelled out in scalars: every operation of the template's, on
-// the same values in the same order (Eigen sums a 3-vector's dot product and squared norm as
-// (a0 b0 + a1 b1) + a2 b2, its cross product term by term; fast_paths_test.cc holds them to the
-// template bit for bit), without Eigen's temporaries: a floor contact tick 300 -> ~170
-// instructions (issue 38). The template stays the reference (StepBall<T>, the fits' Jets).
-template <class Mesh = Arena>
-RLFIT_NOINLINE BallState<double> StepBallContactScalars(
-    const BallCoeffs<double>& c, const BallState<double>& s, double dt, const Mesh& arena,
-    const Vec3<double>& v_in, bool* touched, const Contact* known) {
+// StepBallContactScalars' response to a contact of normal (n0, n1, n2) and penetration
+// `penetration` (hit), or to none (!hit: the caps and the position alone): every operation of
+// StepBallContact's template, on the same values in the same order (Eigen sums a 3-vector's dot
+// product and squared norm as (a0 b0 + a1 b1) + a2 b2, its cross product term by term;
+// fast_paths_test.cc holds them to the template bit for bit), without Eigen's temporaries.
+// Inline, so that a caller knowing the normal (the floor's (0, 0, 1): BallLookupTick) has the
+// compiler fold what is exact to fold (x * 1.0, x - 0.0), the same values without the call.
+RLFIT_ALWAYS_INLINE BallState<double> BallContactResponse(const BallCoeffs<double>& c,
+                                                          const BallState<double>& s, double dt,
+                                                          const Vec3<double>& v_in, bool hit,
+                                                          double penetration, double n0,
+                                                          double n1, double n2) {
   const double r0 = c.contact_radius;
   double v0 = v_in(0), v1 = v_in(1), v2 = v_in(2);
   double w0 = s.omega(0), w1 = s.omega(1), w2 = s.omega(2);
   double p0 = 0.0, p1 = 0.0, p2 = 0.0;  // the push
-  const Contact contact = known != nullptr ? *known : arena.Collide(s.x, r0);
-  if (contact.hit) {
-    if (touched != nullptr) *touched = true;
-    double penetration = contact.penetration;
-    // One triangle (most floor and flat-wall ticks): BallContactNormal's answer is the
-    // contact's own normal and depth (ManifoldContactNormal answers false, the feature is the
-    // triangle), here without its call: a floor contact tick ~50 instructions fewer (the
-    // spills around the call, its frame).
-    const Eigen::Vector3d n = contact.triangles <= 1
-                                  ? contact.normal
-                                  : BallContactNormal(arena, s.x, r0, contact, &penetration);
-    const double n0 = n(0), n1 = n(1), n2 = n(2);
+  if (hit) {
     // depth = p + (R - r0) - n . (x - x0), with x0 = x: the template's terms as they are.
     const double d0 = s.x(0) - s.x(0), d1 = s.x(1) - s.x(1), d2 = s.x(2) - s.x(2);
     const double depth =
@@ -405,6 +396,29 @@ RLFIT_NOINLINE BallState<double> StepBallContactScalars(
   next.omega = Vec3<double>(w0, w1, w2);
   next.x = Vec3<double>((s.x(0) + v0 * dt) + p0, (s.x(1) + v1 * dt) + p1, (s.x(2) + v2 * dt) + p2);
   return next;
+}
+
+// StepBallContact for double (the double paths' contact ticks: StepBall for double and with a
+// BallClearance, PredictBall), spelled out in scalars (BallContactResponse): a floor contact
+// tick 300 -> ~170 instructions (issue 38). The template stays the reference (StepBall<T>, the
+// fits' Jets).
+template <class Mesh = Arena>
+RLFIT_NOINLINE BallState<double> StepBallContactScalars(
+    const BallCoeffs<double>& c, const BallState<double>& s, double dt, const Mesh& arena,
+    const Vec3<double>& v_in, bool* touched, const Contact* known) {
+  const double r0 = c.contact_radius;
+  const Contact contact = known != nullptr ? *known : arena.Collide(s.x, r0);
+  if (!contact.hit) return BallContactResponse(c, s, dt, v_in, false, 0.0, 0.0, 0.0, 0.0);
+  if (touched != nullptr) *touched = true;
+  double penetration = contact.penetration;
+  // One triangle (most floor and flat-wall ticks): BallContactNormal's answer is the
+  // contact's own normal and depth (ManifoldContactNormal answers false, the feature is the
+  // triangle), here without its call: a floor contact tick ~50 instructions fewer (the
+  // spills around the call, its frame).
+  const Eigen::Vector3d n = contact.triangles <= 1
+                                ? contact.normal
+                                : BallContactNormal(arena, s.x, r0, contact, &penetration);
+  return BallContactResponse(c, s, dt, v_in, true, penetration, n(0), n(1), n(2));
 }
 
 // One physics step of dt_s seconds, in the order of the game's engine (Bullet):
@@ -902,15 +916,14 @@ RLFIT_ALWAYS_INLINE BallState<double> BallLookupTick(const BallCoeffs<double>& c
       clearance->ticks = 0;
       clearance->omega_settled = false;
       clearance->settled_small = false;
-      Contact floor;
-      floor.hit = true;
-      floor.penetration = radius - floor_z;
-      // Normal (0, 0, 1), the default. One triangle, also at a seam between floor triangles,
-      // where Collide counts two: there every contact of the manifold has the normal (0, 0, 1)
-      // exactly (a face contact's, or adjusted at the flat seam it lies on) and the deepest is
-      // the floor's, so ManifoldContactNormal's answer is this contact's (tested).
-      floor.triangles = 1;
-      return StepBallContactScalars(c, s, dt_s, arena, v, &clearance->touched, &floor);
+      // Collide's contact there: normal (0, 0, 1), penetration radius - floor_z, one triangle,
+      // also at a seam between floor triangles, where Collide counts two: there every contact
+      // of the manifold has the normal (0, 0, 1) exactly (a face contact's, or adjusted at the
+      // flat seam it lies on) and the deepest is the floor's, so ManifoldContactNormal's answer
+      // is this contact's (tested). StepBallContactScalars' response to it, inline (most
+      // contact ticks of a prediction: rolling and bouncing on the floor).
+      clearance->touched = true;
+      return BallContactResponse(c, s, dt_s, v, true, radius - floor_z, 0.0, 0.0, 1.0);
     }
     return BallFreeStep(
         c, s, dt_s, v0, v1, v2,
