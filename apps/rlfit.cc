@@ -20,14 +20,14 @@
 
 namespace {
 
-// The default of one input-timing setting for the help text, read from the fitters
-// (FitterInfo::timing): "0.01635 for aerial, 0.0151 for the others".
+// The default of one input-timing setting for the help text, read from the fitted models'
+// descriptors (ModelDescriptor::timing): "0.01635 for aerial, 0.0151 for the others".
 std::string TimingDefaultText(double rlfit::Integration::*setting) {
   const rlfit::Integration plain;
   std::string text;
   for (const rlfit::ModelDescriptor& d : rlfit::Registry()) {
     if (!d.has_fit) continue;
-    const double v = rlfit::FindFitter(d.replay.name).timing.*setting;
+    const double v = d.timing.*setting;
     if (v != plain.*setting) text += rlfit::MessageNumber(v) + " for " + d.replay.name + ", ";
   }
   return text + rlfit::MessageNumber(plain.*setting) +

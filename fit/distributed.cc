@@ -682,7 +682,7 @@ AddResidualsFn RemoteResiduals(const Corpus& c, const std::vector<int>& train,
                                         std::vector<int>* block_episodes) {
     const CoeffLayout& layout = *model.layout;
     const std::vector<double> start(params, params + layout.size());
-    CoeffFile start_file = DefaultCoeffs(model.name, layout);
+    CoeffFile start_file = SeedCoeffs(model);
     start_file.values = start;
     start_file.integration = options.integration;
     // Per shard, its training episodes (local indices) and their place in `train`.

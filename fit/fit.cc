@@ -55,17 +55,6 @@ SolverOptions DefaultLoss(const char* loss, double loss_scale) {
   return options;
 }
 
-// The aerial model's input timing: the game's ticks 0.15 tick later on the recording's clock,
-// with 0.01635 s (the same switch ticks as 0.0151 s at phase 0, each 1.25 ms later). Decisions
-// 0107 (measured) and 0124 (switched: judged on restarts, where the acting inputs are recorded;
-// from row 0 the 2 s p90 and last-row median lose, the input before row 0 being unknowable).
-Integration AerialTiming() {
-  Integration timing;
-  timing.input_delay_s = 0.01635;
-  timing.tick_phase = 0.15;
-  return timing;
-}
-
 }  // namespace
 
 // The fit layer's half of the registry (fit/fitters.h): each fitter under its model's
@@ -76,8 +65,7 @@ const std::vector<FitterInfo>& Fitters() {
   static const std::vector<FitterInfo> fitters = [] {
     std::vector<FitterInfo> all = {
         // Huber at 3 sigmas: the car fits have few gross outliers.
-        {"aerial", AddAerialResiduals, DefaultLoss("huber", 3.0), {1.0}, nullptr, {},
-         AerialTiming()},
+        {"aerial", AddAerialResiduals, DefaultLoss("huber", 3.0)},
         {"ground", AddGroundResiduals, DefaultLoss("huber", 3.0)},
         {"vehicle", AddVehicleResiduals, DefaultLoss("huber", 3.0)},
         {"jump", AddJumpResiduals, DefaultLoss("huber", 3.0)},
@@ -472,8 +460,9 @@ FitOptions WithModelDefaults(const FitOptions& options) {
   if (out.solver.loss.empty()) out.solver.loss = d.loss;
   if (out.solver.loss_scale == 0.0) out.solver.loss_scale = d.loss_scale;
   if (out.model_timing) {
-    out.integration.input_delay_s = fitter.timing.input_delay_s;
-    out.integration.tick_phase = fitter.timing.tick_phase;
+    const Integration& timing = FindDescriptor(options.model).timing;
+    out.integration.input_delay_s = timing.input_delay_s;
+    out.integration.tick_phase = timing.tick_phase;
   }
   const std::vector<FitSelection::HeldValue>& by_default = fitter.held_by_default;
   auto named = [](const std::vector<std::string>& names, const std::string& name) {
@@ -900,7 +889,7 @@ FitResult FitEpisodes(const std::vector<Episode>& train, const std::vector<Episo
 
 CoeffFile StartingCoeffs(const FitOptions& options, const ModelInfo& model) {
   return WithHeldValues(options.init_coeffs.empty()
-                            ? DefaultCoeffs(model.name, *model.layout)
+                            ? SeedCoeffs(model)
                             : ReadCoeffFile(options.init_coeffs, model.name, *model.layout),
                         options.selection, *model.layout);
 }

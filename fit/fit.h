@@ -82,8 +82,9 @@ struct FitOptions {
   int holdout_every = 4;
   Integration integration;            // row -> physics ticks, input delay
   // The input timing (integration.input_delay_s and tick_phase) is the model's
-  // (FitterInfo::timing, set by WithModelDefaults) unless this is false: --input-delay or
-  // --tick-phase given, both then as given (the other at Integration's default).
+  // (ModelDescriptor::timing, src/replay/registry.h; set by WithModelDefaults) unless this is
+  // false: --input-delay or --tick-phase given, both then as given (the other at Integration's
+  // default).
   bool model_timing = true;
   FitSelection selection;
   SolverOptions solver;
@@ -131,8 +132,6 @@ struct FitterInfo {
   // ball's drag, contact_radius and recovery, see fit.cc). Whatever the start (the seed or
   // --init), the fit holds them at this value; freed, it fits them from the start's value.
   std::vector<FitSelection::HeldValue> held_by_default = {};
-  // The model's input timing (its input_delay_s and tick_phase are used; FitOptions::model_timing).
-  Integration timing = {};
 };
 const FitterInfo& FindFitter(const std::string& model);
 

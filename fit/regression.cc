@@ -22,6 +22,7 @@
 #include "src/common/resources.h"
 #include "src/io/files.h"
 #include "src/io/recording.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/predictor.h"
 
 namespace rlfit {
@@ -337,7 +338,7 @@ std::vector<std::string> RunRegressionCheck(const RegressionOptions& options, st
         if (SplitOf(ep, committed[m].provenance, options.data_root) == "train")
           train.push_back(ep);
       if (train.empty()) SplitEpisodes(all, fit.holdout_every, &train, &heldout);
-      CoeffFile start_coeffs = DefaultCoeffs(model.name, *model.layout);
+      CoeffFile start_coeffs = SeedCoeffs(model);
       if (options.warm_refit) {
         start_coeffs = committed[m];
         fit.init_coeffs = ModelDir(options, model.name) + "/coeffs.json";

@@ -9,6 +9,7 @@
 #include "src/common/error.h"
 #include "src/io/files.h"
 #include "src/models/ball.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/synth.h"
 #include "tests/fit_test_util.h"
 #include "tests/test_util.h"
@@ -53,13 +54,9 @@ Episode Tumbling(const CoeffFile& coeffs, unsigned seed, int rows = 240) {
   return Resimulate(ep, *FindModel("aerial").make_predictor(coeffs, ""), 0);
 }
 
-// The seed coefficients with the input timing the aerial fit assumes (FitterInfo::timing): the
-// truth a synthetic round trip simulates, so that the fit can recover it exactly.
-CoeffFile SeedAtFitTiming() {
-  CoeffFile truth = DefaultCoeffs("aerial", *FindModel("aerial").layout);
-  truth.integration = FindFitter("aerial").timing;
-  return truth;
-}
+// The seed coefficients at the aerial model's input timing (SeedCoeffs: the timing the fit
+// assumes): the truth a synthetic round trip simulates, so that the fit can recover it exactly.
+CoeffFile SeedAtFitTiming() { return SeedCoeffs(FindModel("aerial")); }
 
 TEST_CASE("CarRowResiduals: hand-computed residuals of one row (the aerial, jump, car rows)") {
   // Recorded: at rest at the origin, identity orientation. Predicted: omega, v, x off by one

@@ -1,6 +1,6 @@
 // Tests of the fit layer's fitters against the model registry: every model that declares a
 // fit has one fitter under its name, every fitter belongs to such a model, and the tools' help
-// on the fits' defaults names every one.
+// on the fits' defaults names every one; the fits assume the timing the seed coefficients carry.
 #include <filesystem>
 #include <set>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "fit/fitters.h"
 #include "src/common/error.h"
+#include "src/replay/coeff_choice.h"
 #include "src/replay/registry.h"
 #include "tests/fit_test_util.h"  // doctest's CHECK, not glog's
 
@@ -73,6 +74,30 @@ TEST_CASE("fitters: the help on the default loss names every fitted model once")
     CHECK(in_scale == 1);
     CHECK(loss.find(f.defaults.loss + " (") != std::string::npos);
   }
+}
+
+TEST_CASE("fitters: a fit assumes its model's timing, the one `--coeffs seed` runs at") {
+  for (const ModelDescriptor& d : Registry()) {
+    if (!d.has_fit) continue;
+    INFO(d.replay.name);
+    FitOptions options;
+    options.model = d.replay.name;
+    options.integration.input_delay_s = 0.02;  // replaced: no timing option was given
+    options.integration.tick_phase = 0.5;
+    const FitOptions with = WithModelDefaults(options);
+    const CoeffFile seed = LoadCoefficients(d.replay, kSeedCoeffs);
+    CHECK(with.integration.input_delay_s == d.timing.input_delay_s);
+    CHECK(with.integration.tick_phase == d.timing.tick_phase);
+    CHECK(seed.integration.input_delay_s == d.timing.input_delay_s);
+    CHECK(seed.integration.tick_phase == d.timing.tick_phase);
+    options.model_timing = false;  // --input-delay or --tick-phase given: kept as given
+    CHECK(WithModelDefaults(options).integration.input_delay_s == 0.02);
+    CHECK(WithModelDefaults(options).integration.tick_phase == 0.5);
+  }
+  // The aerial's own timing (decision 0124); the car, fitted at phase 0, has Integration's.
+  CHECK(FindDescriptor("aerial").timing.tick_phase == 0.15);
+  CHECK(FindDescriptor("aerial").timing.input_delay_s == 0.01635);
+  CHECK(FindDescriptor("car").timing.tick_phase == Integration{}.tick_phase);
 }
 
 }  // namespace

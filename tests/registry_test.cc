@@ -145,7 +145,18 @@ TEST_CASE("registry: every model has its page, and results/ holds exactly the mo
     const std::string results = kSource + "/results/" + d.replay.name;
     CHECK(fs::is_regular_file(results + "/coeffs.json") == d.has_results);
     CHECK(fs::is_regular_file(results + "/baseline.json") == d.has_results);
-    if (d.has_results) with_results.insert(d.replay.name);
+    if (d.has_results) {
+      with_results.insert(d.replay.name);
+      // The folder's manifest (src/io/files.h, StagedDir), committed with the three files
+      // `rlfit baseline` writes: a fresh clone's folder is then an rlfit output whose files are
+      // known, and a later baseline leaves no untracked file (decision 0128).
+      std::ifstream manifest(results + "/.rlfit-files");
+      CHECK(manifest.good());
+      std::set<std::string> listed;
+      for (std::string line; std::getline(manifest, line);)
+        if (!line.empty() && line[0] != '#') listed.insert(line);
+      CHECK(listed == std::set<std::string>{"baseline.json", "coeffs.json", "summary.txt"});
+    }
   }
   std::set<std::string> folders;
   for (const auto& entry : fs::directory_iterator(kSource + "/results"))

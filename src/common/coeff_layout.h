@@ -77,7 +77,8 @@ inline constexpr double kMaxTicksPerClockRow = 16.0;
 struct Integration {
   double tick_rate_hz = game::kTickRateHz;  // physics steps per second, Hz
   // The input recorded at time t acts from t + input_delay_s on (then from the next tick, see
-  // below). Measured on the aerial episodes by sweeping this delay (README "Input timing").
+  // below). Measured on the aerial episodes by sweeping this delay (README "Input timing"). The
+  // default is every model's timing but the aerial's (0.01635 with tick_phase 0.15, below).
   double input_delay_s = 0.0151;
   // When the episode's place on the recording clock is known (Episode::clock_origin_rows),
   // an input takes effect at the first physics tick at or after its row's time + delay; the
@@ -87,10 +88,14 @@ struct Integration {
   bool tick_aligned_inputs = true;
   double ticks_per_clock_row = 120.0 / 61.0;
   // Where the ticks fall on the recording's clock, in ticks: tick i at clock row
-  // (i + tick_phase) / ticks_per_clock_row. 0 (the default) puts a tick at clock row 0. Measured
-  // on the aerial episodes (decision 0107): 0.15, with input_delay_s 0.01635 (the same switch
-  // ticks as 0.0151 at phase 0, each 0.15 tick later): one-row angular velocity residual rms
-  // 0.0047 -> 0.0025 rad/s; the refitted air torque and damping land on the game's values.
+  // (i + tick_phase) / ticks_per_clock_row. The default, 0, puts a tick at clock row 0: the
+  // timing of every model but the aerial. The aerial model's timing is 0.15 with input_delay_s
+  // 0.01635 (the same switch ticks as 0.0151 at phase 0, each 0.15 tick later; its
+  // ModelDescriptor::timing, src/replay/models.cc, which its seed coefficients, its fit and
+  // results/aerial carry): measured in decision 0107 (one-row angular velocity residual rms
+  // 0.0047 -> 0.0025 rad/s; the refitted air torque and damping land on the game's values),
+  // switched in decision 0124 (crossval windowed |dx| at 1 s median 1.12 -> 0.56 uu, folds 4).
+  // A coefficients file carries its own (written only when not 0).
   double tick_phase = 0.0;
   // Orientation update of a step: true rotates by the step's new angular velocity
   // (semi-implicit, as the game's engine does); false by the average of old and new (note 000).

@@ -80,7 +80,8 @@ CoeffFile ParseCoeffFile(const std::string& name, const std::string& text,
 CoeffFile ReadCoeffFile(const std::string& path, const std::string& model,
                         const CoeffLayout& layout);
 
-// The seed note's coefficients for a model, with default integration settings.
+// The seed note's coefficients for a model, with Integration's default settings (the model's
+// own input timing is the replay layer's: SeedCoeffs, src/replay/coeff_choice.h).
 CoeffFile DefaultCoeffs(const std::string& model, const CoeffLayout& layout);
 
 nlohmann::json CoeffFileToJson(const CoeffFile& file, const CoeffLayout& layout);

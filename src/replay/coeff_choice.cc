@@ -5,6 +5,7 @@
 #include "src/common/error.h"
 #include "src/common/number_text.h"
 #include "src/common/resources.h"
+#include "src/replay/registry.h"
 
 namespace rlfit {
 
@@ -12,8 +13,16 @@ std::string CommittedCoeffsPath(const std::string& model) {
   return ResourcePath("results/" + model + "/coeffs.json");
 }
 
+CoeffFile SeedCoeffs(const ModelInfo& model) {
+  CoeffFile file = DefaultCoeffs(model.name, *model.layout);
+  const Integration& timing = FindDescriptor(model.name).timing;
+  file.integration.input_delay_s = timing.input_delay_s;
+  file.integration.tick_phase = timing.tick_phase;
+  return file;
+}
+
 CoeffFile LoadCoefficients(const ModelInfo& model, const std::string& spec) {
-  if (spec == kSeedCoeffs) return DefaultCoeffs(model.name, *model.layout);
+  if (spec == kSeedCoeffs) return SeedCoeffs(model);
   const std::string path = spec.empty() ? CommittedCoeffsPath(model.name) : spec;
   return ReadCoeffFile(path, model.name, *model.layout);
 }

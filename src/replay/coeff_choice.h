@@ -18,7 +18,12 @@ inline constexpr const char* kSeedCoeffs = "seed";
 // results/<model>/coeffs.json among the shipped resources.
 std::string CommittedCoeffsPath(const std::string& model);
 
-// spec "" = CommittedCoeffsPath(model.name), "seed" = DefaultCoeffs, else a file path.
+// The seed notes' coefficients of `model` (DefaultCoeffs) at the model's input timing
+// (ModelDescriptor::timing, src/replay/registry.h): what `--coeffs seed` runs and a fit starts
+// from unless given --init.
+CoeffFile SeedCoeffs(const ModelInfo& model);
+
+// spec "" = CommittedCoeffsPath(model.name), "seed" = SeedCoeffs, else a file path.
 // InputError when the file is missing or invalid.
 CoeffFile LoadCoefficients(const ModelInfo& model, const std::string& spec);
 

@@ -48,6 +48,19 @@ std::unique_ptr<Predictor> MakeRowPredictor(Coeffs coeffs, const Integration& in
                                                                 std::move(advance));
 }
 
+// The aerial model's input timing (ModelDescriptor::timing): the game's ticks 0.15 tick later on
+// the recording's clock, with 0.01635 s (the same switch ticks as 0.0151 s at phase 0, each
+// 1.25 ms later). Decisions 0107 (measured: one-row |dω| rms 0.0047 -> 0.0025 rad/s, the refitted
+// torque and damping on the game's values) and 0124 (switched: judged on restarts, where the
+// acting inputs are recorded; from row 0 the 2 s p90 and last-row median lose, the input before
+// row 0 being unknowable).
+Integration AerialTiming() {
+  Integration timing;
+  timing.input_delay_s = 0.01635;
+  timing.tick_phase = 0.15;
+  return timing;
+}
+
 std::unique_ptr<Predictor> MakeAerial(const CoeffFile& file, const std::string&) {
   const auto coeffs = AerialCoeffs<double>::FromArray(file.values.data());
   return MakeRowPredictor<AerialCoeffs<double>, CarState<double>>(
@@ -308,15 +321,15 @@ std::string BallSituationAt(const Episode& ep, int row, const std::string& data_
 // their keys. A descriptor: its replay side (ModelInfo: name, description, recordings' kind,
 // whether orientation is scored, coefficient layout, default horizons, predictor, situation,
 // checks, row labels), its row classifier and mesh, whether `rlfit` fits it, what its
-// coefficients file carries, its page, whether results/ holds its fit, the starts it accepts and
-// its place in the lists.
+// coefficients file carries, its page, whether results/ holds its fit, the starts it accepts,
+// its place in the lists and its input timing (Integration's defaults unless given).
 const std::vector<ModelDescriptor>& Registry() {
   static const std::vector<ModelDescriptor> registry = [] {
     std::vector<ModelDescriptor> all = {
         {{"aerial", "car in the air (notes 000/001)", EpisodeKind::kCar, true, &AerialLayout(),
           {0.5, 1.0, 2.0}, MakeAerial, nullptr, nullptr, nullptr},
          AerialRows, ArenaUse::kPitchOrFloor, true, CoeffFileExtras::kNone,
-         "docs/models/aerial.md", true, StartNeeds::kClearOfMesh, 10},
+         "docs/models/aerial.md", true, StartNeeds::kClearOfMesh, 10, AerialTiming()},
         {{"ball", "ball: gravity, drag, bounces on the arena mesh (notes 003/004)",
           EpisodeKind::kBall, false, &BallLayout(), {0.5, 1.0, 2.0, 5.0}, MakeBall,
           BallSituationAt, nullptr, nullptr},

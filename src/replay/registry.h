@@ -63,6 +63,13 @@ struct ModelDescriptor {
   // the models in this order. Today's keys: aerial 10, ball 20, ground 30, vehicle 40, jump 50,
   // wall 60, powerslide 70, car 80; a new model picks a free key where it should be listed.
   int order;
+  // The model's input timing: its input_delay_s and tick_phase (the other settings are
+  // Integration's defaults). The seed notes' coefficients carry it (SeedCoeffs,
+  // src/replay/coeff_choice.h: `--coeffs seed` of replay and predict, the Python binding) and
+  // the fit assumes it unless told otherwise (WithModelDefaults, fit/fit.h); a fitted file
+  // carries the timing it was fitted with. Integration's defaults (0.0151 s, phase 0) for every
+  // model but the aerial (0.01635 s, phase 0.15: decision 0124).
+  Integration timing = {};
 };
 
 // Every model, in the order the tools list them (ModelDescriptor::order).
