@@ -396,8 +396,8 @@ EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& i
 // The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
 // or empty when the recording holds it (ChooseHandbrakeSource: the recorded input acts): the
 // powerslide model's inferred switch, InferHandbrake with the committed powerslide fit
-// (results/powerslide/coeffs.json, read once) and its integration, as `rlsim replay powerslide`
-// infers it. InputError when that file is missing or invalid.
+// (results/powerslide/coeffs.json, read once) and its integration, at the vehicle's settings
+// (switch penalty 40, v_scale 5 uu/s; decision 0129). InputError when that file is bad.
 std::vector<double> VehicleActingHandbrake(const Episode& ep);
 
 // Which handbrake drives a rollout.
