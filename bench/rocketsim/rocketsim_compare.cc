@@ -186,8 +186,7 @@ void ParkBall(RocketSim::Arena* arena, const RocketSim::Vec& car) {
 
 class RocketSimCar : public rlfit::Predictor {
  public:
-  RocketSimCar(Options options, Handbrake handbrake, const rlfit::Integration& integ)
-      : options_(options), handbrake_(handbrake), integ_(integ) {}
+  RocketSimCar(Options options, Handbrake handbrake) : options_(options), handbrake_(handbrake) {}
 
   std::vector<PredictedState> Rollout(const Episode& ep, int start, int end) const override {
     RocketSim::Arena* arena = ArenaForThread(true);
@@ -195,8 +194,7 @@ class RocketSimCar : public rlfit::Predictor {
 
     std::vector<double> inferred;
     if (handbrake_ == Handbrake::kInferred)
-      inferred = rlfit::InferHandbrake(rlfit::CommittedGroundCoeffs(), committed_slide(), ep,
-                                       integ_);
+      inferred = rlfit::VehicleActingHandbrake(ep);  // the vehicle's switch (decision 0129)
     const double delay_s = options_.delay_ticks * kTickS;
     auto controls_at = [&](double t_s) {
       const int j = ActingRow(ep, t_s, delay_s);
@@ -210,7 +208,7 @@ class RocketSimCar : public rlfit::Predictor {
       c.jump = in.jump;
       c.boost = in.boost;
       c.handbrake = handbrake_ == Handbrake::kHeld       ? true
-                    : handbrake_ == Handbrake::kInferred ? inferred[j] > 0.5
+                    : handbrake_ == Handbrake::kInferred && !inferred.empty() ? inferred[j] > 0.5
                                                          : in.handbrake;
       return c;
     };
@@ -255,16 +253,8 @@ class RocketSimCar : public rlfit::Predictor {
   }
 
  private:
-  static const rlfit::PowerslideCoeffs<double>& committed_slide() {
-    static const rlfit::PowerslideCoeffs<double> c = [] {
-      const rlfit::CoeffFile f = rlfit::LoadCoefficients(rlfit::FindModel("powerslide"), "");
-      return rlfit::PowerslideCoeffs<double>::FromArray(f.values.data());
-    }();
-    return c;
-  }
   Options options_;
   Handbrake handbrake_;
-  rlfit::Integration integ_;
 };
 
 class RocketSimBall : public rlfit::Predictor {
@@ -504,7 +494,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"ground", "wall", "powerslide", "aerial", "ball"}));
   app.add_option("--powerslide-handbrake", handbrake,
                  "the powerslide set's handbrake: held all episode, or the project's inferred "
-                 "switch (InferHandbrake, committed coefficients)")
+                 "switch (the vehicle's: VehicleActingHandbrake)")
       ->check(CLI::IsMember({"held", "inferred"}));
   app.add_option("--json", json_out, "also write the figures as JSON here");
   app.add_flag("--quiet", quiet, "no RocketSim log");
@@ -547,12 +537,11 @@ int main(int argc, char** argv) {
       std::ostringstream warnings;
       rlfit::SelectCovered(model.name, &episodes, &regimes, false, "rocketsim_compare", warnings,
                            &skipped);
-      const rlfit::CoeffFile committed = rlfit::LoadCoefficients(model, "");
       std::unique_ptr<rlfit::Predictor> predictor;
       if (name == "ball")
         predictor = std::make_unique<RocketSimBall>();
       else
-        predictor = std::make_unique<RocketSimCar>(options, set.handbrake, committed.integration);
+        predictor = std::make_unique<RocketSimCar>(options, set.handbrake);
       rlfit::ReplayOptions ropt;
       ropt.model = model.name;
       ropt.data_root = root;
