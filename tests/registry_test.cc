@@ -13,6 +13,7 @@
 #include "apps/cli_common.h"
 #include "src/common/error.h"
 #include "src/io/coeff_file.h"
+#include "src/io/files.h"
 #include "src/replay/registry.h"
 #include "tests/surface_test_util.h"
 
@@ -147,14 +148,11 @@ TEST_CASE("registry: every model has its page, and results/ holds exactly the mo
     CHECK(fs::is_regular_file(results + "/baseline.json") == d.has_results);
     if (d.has_results) {
       with_results.insert(d.replay.name);
-      // The folder's manifest (src/io/files.h, StagedDir), committed with the three files
+      // The folder's manifest (ReadOutputFolderListing, src/io/files.h), committed with the three files
       // `rlfit baseline` writes: a fresh clone's folder is then an rlfit output whose files are
       // known, and a later baseline leaves no untracked file (decision 0128).
-      std::ifstream manifest(results + "/.rlfit-files");
-      CHECK(manifest.good());
       std::set<std::string> listed;
-      for (std::string line; std::getline(manifest, line);)
-        if (!line.empty() && line[0] != '#') listed.insert(line);
+      CHECK(ReadOutputFolderListing(results, &listed));
       CHECK(listed == std::set<std::string>{"baseline.json", "coeffs.json", "summary.txt"});
     }
   }

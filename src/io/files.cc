@@ -356,11 +356,8 @@ std::vector<std::string> ManifestLinesOf(const fs::path& dir) {
 // the user put there), as a path relative to `dir`; "" when there is none or the folder has no
 // manifest (written before rlfit kept one: nothing tells its files apart).
 std::string ForeignEntryIn(const fs::path& dir) {
-  std::ifstream in(dir / kManifestName, std::ios::binary);
-  if (!in) return "";
   std::set<std::string> listed;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line[0] != '#') listed.insert(line);
+  if (!ReadOutputFolderListing(dir.string(), &listed)) return "";
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string relative = it->path().lexically_relative(dir).string();
@@ -705,6 +702,15 @@ RlfitFileKind RlfitOutputFileKind(const std::string& path) {
 
 bool IsRlfitOutputFile(const std::string& path) {
   return RlfitOutputFileKind(path) != RlfitFileKind::kNone;
+}
+
+bool ReadOutputFolderListing(const std::string& dir, std::set<std::string>* listed) {
+  std::ifstream in(fs::path(dir) / kManifestName, std::ios::binary);
+  if (!in) return false;
+  listed->clear();
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') listed->insert(line);
+  return true;
 }
 
 bool IsRlfitOutputFolder(const std::string& dir) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,12 @@ RlfitFileKind RlfitOutputFileKind(const std::string& path);
 
 // A file rlfit wrote: RlfitOutputFileKind is not kNone.
 bool IsRlfitOutputFile(const std::string& path);
+
+// The entries an output folder's manifest (.rlfit-files, written by StagedDir::Commit) lists:
+// paths relative to `dir`, '/'-separated, with backslash and newline escaped as "\\\\" and "\\n".
+// False when `dir` has no readable manifest (not an rlfit output, or one written before rlfit
+// kept it).
+bool ReadOutputFolderListing(const std::string& dir, std::set<std::string>* listed);
 
 // A folder rlfit wrote: it holds replay_summary.json (rlsim replay, rlfit crossval),
 // baseline.json (rlfit baseline), or coefficients.json and index.html (rlfit fit --plots).

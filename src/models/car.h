@@ -412,19 +412,15 @@ bool CarBodyContact(const Arena& arena, const Eigen::Vector3d& before, CarState<
 // The end of every tick of StepCar: the body contact (CarBodyContact) from the tick's starting
 // centre, except on the flat floor (the floor step holds the centre at rest height on the
 // floor's plane, and the floor meets every wall through a curve, which is a surface tick: the
-// floor tick stays as cheap as before); then, after a surface step (`surface_step`), the
-// game's angular speed cap (RocketSim Car.cpp clamps the angular velocity to
-// CAR_MAX_ANG_SPEED = 5.5 rad/s after every tick; the surface step's turn with a curve alone
-// reached 55 rad/s in the property test). The air and jump steps end in StepAerial, which caps
-// it already.
+// floor tick stays as cheap as before). The game's angular speed cap (RocketSim Car.cpp clamps
+// the angular velocity to CAR_MAX_ANG_SPEED = 5.5 rad/s after every tick) is each regime
+// step's own last operation (StepVehicle, StepSurface, StepAerial), and the body contact does
+// not touch the angular velocity.
 template <typename T>
-void MeetMesh(const CarCoeffs<T>& c, const Arena& arena, const CarState<T>& before,
-              bool on_floor, bool surface_step, CarState<T>* after) {
-  if (!on_floor) {
-    const Eigen::Vector3d x0(ValueOf(before.x(0)), ValueOf(before.x(1)), ValueOf(before.x(2)));
-    CarBodyContact(arena, x0, after);
-  }
-  if (surface_step) after->omega = ClampNorm<T>(after->omega, c.air.max_omega);
+void MeetMesh(const Arena& arena, const CarState<T>& before, bool on_floor, CarState<T>* after) {
+  if (on_floor) return;
+  const Eigen::Vector3d x0(ValueOf(before.x(0)), ValueOf(before.x(1)), ValueOf(before.x(2)));
+  CarBodyContact(arena, x0, after);
 }
 
 // One physics tick of the car: ChooseCarStep, then that regime's step.
@@ -448,7 +444,7 @@ void MeetMesh(const CarCoeffs<T>& c, const Arena& arena, const CarState<T>& befo
 //   Boost: held boost acts only while s.boost > 0 (BoostLimited), and the amount drains at
 //     game::kBoostUsedPerSecond while it acts (BoostAfterTick), unless s.unlimited_boost.
 //   The body: every tick ends in MeetMesh (the body contact with the mesh off the flat floor,
-//     CarBodyContact; the angular speed cap after a surface step).
+//     CarBodyContact).
 //   The jump state: StepJump's on a kJump tick, the choice's jump_after otherwise. The wheels:
 //     StepVehicle's on a floor tick; unset after any other tick, with the handbrake level
 //     moved one tick toward the input (NextVehicleHandbrake, the game's ramp, as StepVehicle
@@ -479,7 +475,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     next.regime = CarRegime::kJump;
     next.regime_ticks = s.regime == CarRegime::kJump ? s.regime_ticks + 1 : 1;
     next.wheels.handbrake = NextVehicleHandbrake(c.vehicle, s.wheels.handbrake, u.handbrake, dt_s);
-    MeetMesh(c, arena, s.body, false, false, &next.body);
+    MeetMesh(arena, s.body, false, &next.body);
     return next;
   }
   const bool surface = regime == CarRegime::kSurface;
@@ -543,7 +539,7 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
     next.left_surface = s.left_surface && contact.hit;
   }
   const bool flew = next.left_surface && surface;  // the surface let go this tick
-  MeetMesh(c, arena, s.body, on_floor, surface && !flew, &next.body);
+  MeetMesh(arena, s.body, on_floor, &next.body);
   next.on_floor = on_floor;
   next.on_surface = surface && !on_floor && !flew;
   next.regime = flew ? CarRegime::kAir : regime;
