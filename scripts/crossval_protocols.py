@@ -70,6 +70,8 @@ def figures(run_dir):
     for e in d["errors"]:
         if e["quantity"] != "dx" or e["mode"] != "open_loop" or e["episode"] is None:
             continue
+        if e["median"] is None:  # no covered row at that horizon (a part shorter than it)
+            continue
         h = "last" if e["horizon_s"] is None else e["horizon_s"]
         per.setdefault(h, []).append(e["median"])
     out = {}

@@ -54,6 +54,28 @@ TEST_CASE("vehicle: coasting straight brakes at 0.15 x 3500 uu/s^2, capped per w
   CHECK(s.body.x(0) == doctest::Approx(1000.0 * kTick).epsilon(kHandTolerance));
 }
 
+TEST_CASE("vehicle: the start's roll and pitch rates are kept in the car's frame (0131)") {
+  Controls u;
+  u.throttle = 1.0;
+  u.steer = 1.0;
+  // Facing +x, the rates the ground set reports: -0.0094 rad/s about the nose, -0.0047 about
+  // the left axis.
+  VehicleState<double> s = Resting(0.0, 1000.0);
+  s.body.omega = Eigen::Vector3d(-0.0094, -0.0047, 0.0);
+  for (int i = 0; i < 60; ++i) s = StepVehicle(GameValues(), s, u, kTick);
+  const Eigen::Vector3d nose = s.body.theta.col(0).normalized();
+  const Eigen::Vector3d left = Eigen::Vector3d::UnitZ().cross(nose).normalized();
+  // The car has turned (half a second at full steer), the rates with it.
+  CHECK(nose.x() < 0.9);
+  CHECK(s.body.omega.dot(nose) == doctest::Approx(-0.0094).epsilon(kHandTolerance));
+  CHECK(s.body.omega.dot(left) == doctest::Approx(-0.0047).epsilon(kHandTolerance));
+  // A start turning faster than kVehicleReportedTiltRateMax about a level axis is not kept.
+  VehicleState<double> landing = Resting(0.0, 1000.0);
+  landing.body.omega = Eigen::Vector3d(-0.0757, 0.0, 0.0);
+  landing = StepVehicle(GameValues(), landing, u, kTick);
+  CHECK(landing.body.omega.head<2>().norm() == 0.0);
+}
+
 TEST_CASE("vehicle: steering acts one tick late and turns the car the steered way") {
   Controls u;
   u.throttle = 1.0;

@@ -515,7 +515,8 @@ CarModelState<T> StepCar(const CarCoeffs<T>& c, const Arena& arena, const CarMod
       }
     }
     if (on_floor) {
-      StepVehicleInto(c.vehicle, *from, s.wheels, u, dt_s, &next.body, &next.wheels);
+      StepVehicleInto(c.vehicle, *from, s.wheels, u, dt_s, &next.body, &next.wheels,
+                      /*keep_reported_tilt_rate=*/false);
     } else {
       bool stays = true;
       next.body = StepSurface(c.ground, c.wall, body, u, dt_s, rotate_with_new_omega, arena,

@@ -34,6 +34,14 @@ inline constexpr double kVehicleHandbrakeLatFactor = 0.1;
 inline constexpr double kVehicleHandbrakeLongRatios[2] = {0.0, 1.0};
 inline constexpr double kVehicleHandbrakeLongFactors[2] = {0.5, 0.9};
 
+// The largest roll and pitch rate, rad/s, that StepVehicle keeps from a rollout's start as
+// reported rather than turning (step 5). The rates the recordings report on the flat floor, roll
+// and pitch staying constant, are at most 0.047 rad/s over the covered rows of
+// car_control/ground_driving_no_handbrake and 0.026 over ground_driving_handbrake; one start
+// above it (0.076, the row after a landing, driving.txt) is turning and falls to the reported
+// value within two rows (decision 0131).
+inline constexpr double kVehicleReportedTiltRateMax = 0.05;  // rad/s
+
 // Coefficients of the vehicle step (per unit mass: impulses are velocity changes). Flat layout
 // (JSON names in brackets):
 //   block drive    [throttle_accel uu/s^2: the four wheels' drive at rest and full throttle
@@ -241,7 +249,16 @@ RLFIT_ALWAYS_INLINE WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, con
 //   4. heading turns by w dt, |v| <= max_speed, |w| <= the car's 5.5 rad/s; the position moves
 //      with the velocity from before the tick (the recorded position trails the recorded
 //      velocity by one tick, see StepGround), the car stays on the plane (z = rest_height,
-//      roll and pitch kept, the reported vz = rest_reported_vz as StepGround).
+//      roll and pitch kept, the reported vz = rest_reported_vz as StepGround);
+//   5. with keep_reported_tilt_rate, the angular velocity's horizontal part (the roll and pitch
+//      rates) is the start's, kept in the car's frame and so turned with the heading, when it
+//      is at most kVehicleReportedTiltRateMax; else 0. The recordings report such rates on the
+//      flat floor while roll and pitch stay constant (a reporting convention, as
+//      rest_reported_vz): about 0.0094 rad/s about the nose and 0.0047 about the left axis in
+//      most of car_control/ground_driving_no_handbrake, other values in other sessions,
+//      constant within a recording (decision 0131). Without keep_reported_tilt_rate (the car
+//      model's floor tick, whose take-off would carry them into the jump and aerial steps)
+//      the horizontal part is 0.
 // |x| of a wheel's slip or roll speed. For double fabs (one instruction); it differs from the
 // generic form only for x = -0, where the generic one keeps -0: both are read only through
 // "> slide_min_speed" (> 0) and, past it, beside a nonzero |slip|, where the sign of a zero
@@ -333,11 +350,12 @@ inline void SteerCosSin(const double& angle, double* cs, double* sn) {
 // floor tick (StepCar) keeps both in its own state, and builds, passes and copies no
 // VehicleState (about 80 instructions a tick of car_step_floor). Always inlined (GCC left it
 // out of line): in StepCar its call, spills and the next state's dead stores cost 28
-// instructions a tick.
+// instructions a tick. keep_reported_tilt_rate: step 5 (StepVehicle: on; StepCar: off).
 template <typename T>
 RLFIT_ALWAYS_INLINE void StepVehicleInto(const VehicleCoeffs<T>& c, const CarState<T>& body,
                      const WheelSettings<T>& wheels_in, const Controls& u, double dt_s,
-                     CarState<T>* next_body, WheelSettings<T>* next_wheels) {
+                     CarState<T>* next_body, WheelSettings<T>* next_wheels,
+                     bool keep_reported_tilt_rate) {
   using std::abs;
   using std::sqrt;
   const T dt(dt_s);
@@ -372,6 +390,17 @@ RLFIT_ALWAYS_INLINE void StepVehicleInto(const VehicleCoeffs<T>& c, const CarSta
       DecideWheels(c, nv_f, u, NextVehicleHandbrake(c, wheels.handbrake, u.handbrake, dt_s));
   next_body->omega = Vec3<T>(T(0), T(0), nw);
   next_body->theta = RotateAboutZ<T>(nw * dt, theta);
+  if (keep_reported_tilt_rate) {
+    // Step 5: the start's roll and pitch rates in the car's frame (nose, left), written in the
+    // turned frame.
+    const T o_f = body.omega(0) * fx + body.omega(1) * fy;
+    const T o_l = -body.omega(0) * fy + body.omega(1) * fx;
+    if (o_f * o_f + o_l * o_l <= T(kVehicleReportedTiltRateMax * kVehicleReportedTiltRateMax)) {
+      const T nfx = next_body->theta(0, 0) / n, nfy = next_body->theta(1, 0) / n;
+      next_body->omega(0) = o_f * nfx - o_l * nfy;
+      next_body->omega(1) = o_f * nfy + o_l * nfx;
+    }
+  }
   Vec3<T> v_plane(nv_f * fx - nv_l * fy, nv_f * fy + nv_l * fx, T(0));
   v_plane = ClampNorm<T>(v_plane, c.max_speed);
   next_body->x = body.x + Vec3<T>(vx, vy, T(0)) * dt;
@@ -384,7 +413,8 @@ template <typename T>
 VehicleState<T> StepVehicle(const VehicleCoeffs<T>& c, const VehicleState<T>& s,
                             const Controls& u, double dt_s) {
   VehicleState<T> next;
-  StepVehicleInto(c, s.body, s.wheels, u, dt_s, &next.body, &next.wheels);
+  StepVehicleInto(c, s.body, s.wheels, u, dt_s, &next.body, &next.wheels,
+                  /*keep_reported_tilt_rate=*/true);
   return next;
 }
 
