@@ -655,10 +655,13 @@ RLFIT_ALWAYS_INLINE BallState<T> StepBall(const BallCoeffs<T>& c, const BallStat
 // StepBall's free flight for double from the velocity after step 1 (v0, v1, v2): the caps and
 // the new position, spelled out in scalars (GCC keeps Eigen's small-vector calls out of line in
 // a long loop), the same operations in the same order as FinishBallStep with no push, so the
-// same values bit for bit.
+// same values bit for bit. omega_passed: s.omega is known to pass the cap's test unchanged
+// (the tick before left it as its cap's test found it, BallClearance::omega_settled), so the
+// test is not taken again: the same omega.
 RLFIT_ALWAYS_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c,
                                                      const BallState<double>& s, double dt_s,
-                                                     double v0, double v1, double v2) {
+                                                     double v0, double v1, double v2,
+                                                     bool omega_passed = false) {
   BallState<double> next;
   // ClampNorm (Eigen's squaredNorm: the first two squares summed first).
   const double vv = (v0 * v0 + v1 * v1) + v2 * v2;
@@ -669,12 +672,16 @@ RLFIT_ALWAYS_INLINE BallState<double> BallFreeFlight(const BallCoeffs<double>& c
     next.v = Vec3<double>(v0, v1, v2);
   }
   const Vec3<double>& w = s.omega;
-  const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
-  if (ww > c.max_omega * c.max_omega) {
-    const double w_scale = c.max_omega / std::sqrt(ww);
-    next.omega = Vec3<double>(w(0) * w_scale, w(1) * w_scale, w(2) * w_scale);
-  } else {
+  if (omega_passed) {
     next.omega = w;
+  } else {
+    const double ww = (w(0) * w(0) + w(1) * w(1)) + w(2) * w(2);
+    if (ww > c.max_omega * c.max_omega) {
+      const double w_scale = c.max_omega / std::sqrt(ww);
+      next.omega = Vec3<double>(w(0) * w_scale, w(1) * w_scale, w(2) * w_scale);
+    } else {
+      next.omega = w;
+    }
   }
   // + 0.0: the template adds its zero push, which turns a position of -0 into +0.
   for (int i = 0; i < 3; ++i) next.x(i) = (s.x(i) + next.v(i) * dt_s) + 0.0;
@@ -871,14 +878,15 @@ RLFIT_ALWAYS_INLINE BallState<double> BallSkippedTick(const BallCoeffs<double>& 
 
 // A tick of free flight found by a lookup (StepBall with a clearance): BallFreeFlight from the
 // velocity after step 1 (v0, v1, v2), and `ticks` coming ticks counted free
-// (BallFreeTicks, BallFloorFreeTicks).
+// (BallFreeTicks, BallFloorFreeTicks). omega_passed: as BallFreeFlight's (the clearance's
+// omega_settled at the tick's start), which then stays settled.
 RLFIT_ALWAYS_INLINE BallState<double> BallFreeStep(const BallCoeffs<double>& c,
                                                    const BallState<double>& s, double dt_s,
                                                    double v0, double v1, double v2, int ticks,
-                                                   BallClearance* clearance) {
+                                                   BallClearance* clearance, bool omega_passed) {
   clearance->ticks = ticks;  // clearance->dt_s and drag_factor are this tick's (StepBall)
-  const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2);
-  clearance->omega_settled = next.omega == s.omega;
+  const BallState<double> next = BallFreeFlight(c, s, dt_s, v0, v1, v2, omega_passed);
+  clearance->omega_settled = omega_passed || next.omega == s.omega;
   clearance->settled_small = clearance->omega_settled && clearance->small_quotients;
   return next;
 }
@@ -906,6 +914,9 @@ RLFIT_ALWAYS_INLINE BallState<double> BallLookupTick(const BallCoeffs<double>& c
   const double e = clearance->drag_factor;
   const Vec3<double> v = BallForcedVelocity(s.v, e, c.gravity_z * dt_s, c.velocity_quantum);
   const double v0 = v(0), v1 = v(1), v2 = v(2);
+  // s.omega passed the cap's test unchanged (the chain's last tick was free flight that kept
+  // it): BallFreeFlight need not test it again (decision 0133).
+  const bool omega_passed = clearance->omega_settled;
   const double radius = c.contact_radius;
   // Over the flat floor: the floor's contact (Collide's answer bit for bit, Arena::FloorHeight)
   // without the grid, or the free ticks from its distance bound.
@@ -927,7 +938,8 @@ RLFIT_ALWAYS_INLINE BallState<double> BallLookupTick(const BallCoeffs<double>& c
     }
     return BallFreeStep(
         c, s, dt_s, v0, v1, v2,
-        BallFloorFreeTicks(c, s.v, dt_s, e, floor_z - radius, others_uu - radius), clearance);
+        BallFloorFreeTicks(c, s.v, dt_s, e, floor_z - radius, others_uu - radius), clearance,
+        omega_passed);
   }
   const double free_uu = arena.GridFreeClearance(s.x, radius);
   if (free_uu < 0.0) {
@@ -945,15 +957,17 @@ RLFIT_ALWAYS_INLINE BallState<double> BallLookupTick(const BallCoeffs<double>& c
     else
       contact = arena.Collide(s.x, radius);
     if (!contact.hit) {
-      if (!(listed_free_uu > radius)) return BallFreeFlight(c, s, dt_s, v0, v1, v2);
+      if (!(listed_free_uu > radius))
+        return BallFreeFlight(c, s, dt_s, v0, v1, v2, omega_passed);
       return BallFreeStep(c, s, dt_s, v0, v1, v2,
                           BallFreeTicks(c, s.v.squaredNorm(), dt_s, listed_free_uu - radius),
-                          clearance);
+                          clearance, omega_passed);
     }
     return StepBallContactScalars(c, s, dt_s, arena, v, &clearance->touched, &contact);
   }
   return BallFreeStep(c, s, dt_s, v0, v1, v2,
-                      BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius), clearance);
+                      BallFreeTicks(c, s.v.squaredNorm(), dt_s, free_uu - radius), clearance,
+                      omega_passed);
 }
 
 // StepBall for double in a prediction: the same state as StepBall(c, s, dt_s, arena), bit for
@@ -1047,6 +1061,7 @@ inline bool BallFreeRunMultiples(const BallState<double>& start, double e, doubl
   __m128d xz = _mm_set_sd(start.x(2));
   __m128d far_xy = _mm_setzero_pd(), far_z = _mm_setzero_pd(), near_z = _mm_set_sd(1.0);
   __m128d v01 = vxy, v2 = vz;
+#pragma GCC unroll 2  // two ticks a pass: the loop's count and branch once (decision 0133)
   for (int k = 0; k < ticks; ++k) {
     const __m128d yxy = _mm_mul_pd(nxy, ee);
     const __m128d rxy = _mm_sub_pd(_mm_add_pd(yxy, magic), magic);
