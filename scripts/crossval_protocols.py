@@ -148,8 +148,10 @@ def main(argv=None):
     ap.add_argument("--data", default=os.environ.get("RLFIT_DATA", ""),
                     help="datasets root (for the shuffled protocol; default $RLFIT_DATA)")
     ap.add_argument("--folder", default="",
-                    help="the model's recordings under --data, for the shuffled protocol "
-                         "(default ball_trajectories for the ball; needed for the others)")
+                    help="the model's recordings under --data, read by every protocol (without "
+                         "it the others read the model's default recordings; the shuffled "
+                         "protocol then reads ball_trajectories for the ball and needs it for "
+                         "the others)")
     ap.add_argument("--cwd", default=os.getcwd(), help="where the runs start (results/ is read from it)")
     a = ap.parse_args(argv)
     names = (list(PROTOCOLS) if a.protocols == "all" else QUICK if a.protocols == "quick"
@@ -178,6 +180,10 @@ def main(argv=None):
                                        "--folder for a model other than the ball")
                 args.remove("SHUFFLED")
                 args += recordings(a.data, folder)
+            elif a.folder:
+                if not a.data:
+                    raise RuntimeError("--folder needs --data or $RLFIT_DATA")
+                args.append(os.path.join(a.data, a.folder))
             for arm, binary, env, into in (("base", a.base, a.base_env, base),
                                            ("candidate", a.candidate, a.candidate_env, cand)):
                 d = os.path.abspath(os.path.join(a.out, name, arm))
