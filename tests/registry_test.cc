@@ -148,9 +148,9 @@ TEST_CASE("registry: every model has its page, and results/ holds exactly the mo
     CHECK(fs::is_regular_file(results + "/baseline.json") == d.has_results);
     if (d.has_results) {
       with_results.insert(d.replay.name);
-      // The folder's manifest (ReadOutputFolderListing, src/io/files.h), committed with the three files
-      // `rlfit baseline` writes: a fresh clone's folder is then an rlfit output whose files are
-      // known, and a later baseline leaves no untracked file (decision 0128).
+      // The folder's manifest (ReadOutputFolderListing, src/io/files.h), committed with the
+      // three files `rlfit baseline` writes: a fresh clone's folder is then an rlfit output
+      // whose files are known, and a later baseline leaves no untracked file (decision 0128).
       std::set<std::string> listed;
       CHECK(ReadOutputFolderListing(results, &listed));
       CHECK(listed == std::set<std::string>{"baseline.json", "coeffs.json", "summary.txt"});
