@@ -336,21 +336,29 @@ bool HoldsTempFile(const std::string& dir) {
   return false;
 }
 
+// A failed check in KillWriter's polls and retries (see there).
+void Must(bool ok, const char* what) {
+  if (!ok) FAIL(what);
+}
+
 // Forks a child that writes a large file through WriteFileAtomic (into a StagedDir when
 // `staged`), kills it with `sig` once its temporary file exists, and returns what is left in
 // `dir`. A child that finishes its write before the poll sees the temporary (a fast disk, a
 // parent descheduled for the few milliseconds the write takes: CI of stop 22) is not a
 // failure of the code under test: its output is removed and another child tried, up to 20.
+// The checks of the polls and the retries fail through Must, not REQUIRE: how many polls and
+// attempts run depends on the machine's timing, and a REQUIRE in them made the test binary's
+// assertion count vary from run to run, hiding a change in what the suite checks.
 std::set<std::string> KillWriter(const std::string& dir, bool staged, int sig) {
   const std::set<std::string> before = Entries(dir);
   auto remove_output = [&] {  // what a finished write left
-    REQUIRE(!HoldsTempFile(dir));
+    Must(!HoldsTempFile(dir), "a finished write left a temporary");
     for (const std::string& name : Entries(dir))
       if (before.count(name) == 0) fs::remove_all(fs::path(dir) / name);
   };
   for (int attempt = 0; attempt < 20; ++attempt) {
     const pid_t child = ::fork();
-    REQUIRE(child >= 0);
+    Must(child >= 0, "fork failed");
     if (child == 0) {
       try {
         InstallCleanupHandlers();
@@ -377,20 +385,19 @@ std::set<std::string> KillWriter(const std::string& dir, bool staged, int sig) {
       seen = HoldsTempFile(dir);
       if (seen) break;
       const pid_t done = ::waitpid(child, &status, WNOHANG);
-      REQUIRE(done >= 0);
+      Must(done >= 0, "waitpid failed");
       ended = done == child;
       if (!ended) ::usleep(1000);
     }
     if (ended) {
       // The write finished (or failed) unseen: it must have left only its output.
-      REQUIRE(WIFEXITED(status));
-      REQUIRE(WEXITSTATUS(status) == 0);
+      Must(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the unseen write failed");
       remove_output();
       continue;
     }
-    REQUIRE(seen);
+    Must(seen, "no temporary seen in 120 s");
     ::kill(child, sig);
-    REQUIRE(::waitpid(child, &status, 0) == child);
+    Must(::waitpid(child, &status, 0) == child, "waitpid on the killed writer failed");
     // The write may have ended between the poll and the kill (CI of stop 22: the temporary was
     // seen, then renamed into place): the child exited, or was killed after its rename. Then
     // this attempt tested nothing: try again.
