@@ -1,5 +1,6 @@
-// Tests of the shared number formatter: the text of every double reads back to the same bits,
-// -0 reads "0", non-finite values are refused, and message numbers match printf's %g.
+// Tests of the shared number formatter and reader: the text of every double reads back to the
+// same bits, -0 reads "0", non-finite values are refused, message numbers match printf's %g, and
+// a cell reads as a decimal number or says why not.
 #include <cfloat>
 #include <charconv>
 #include <cmath>
@@ -139,6 +140,29 @@ TEST_CASE("number text: message numbers print as printf's %g") {
   CHECK(MessageNumber(0.001) == "0.001");
   CHECK(MessageNumber(600) == "600");
   CHECK(MessageNumber(std::nan("")) == "nan");
+}
+
+TEST_CASE("ReadNumberText reads decimal numbers and says why other text is not one") {
+  double v = -1.0;
+  CHECK(ReadNumberText("4.0394", &v).empty());
+  CHECK(v == 4.0394);
+  CHECK(ReadNumberText("+12", &v).empty());
+  CHECK(v == 12.0);
+  CHECK(ReadNumberText("-9.*^-6", &v).empty());  // Mathematica's exponent (.txt exports)
+  CHECK(v == -9e-6);
+  CHECK(ReadNumberText("1e-400", &v).empty());  // underflow reads as 0
+  CHECK(v == 0.0);
+  CHECK(ReadNumberText("abc", &v) == "'abc' is not a number");
+  CHECK(ReadNumberText("1.5x", &v) == "'1.5x' is not a number");
+  // C's hexadecimal floats, which strtod reads (0x10 as 16), are not a recording's numbers.
+  CHECK(ReadNumberText("0x10", &v) == "'0x10' is not a number");
+  CHECK(ReadNumberText("-0X1p3", &v) == "'-0X1p3' is not a number");
+  CHECK(ReadNumberText("nan", &v) == "'nan' is not a finite number");
+  CHECK(ReadNumberText("-Infinity", &v) == "'-Infinity' is not a finite number");
+  CHECK(ReadNumberText("1e400", &v) == "'1e400' is not a finite number");
+  // Quoted at most 40 bytes, other bytes than printable ASCII as '?'.
+  CHECK(ReadNumberText("\xEF\xBB\xBF" "5", &v) == "'???5' is not a number");
+  CHECK(QuoteText(std::string(50, '7').append("z").c_str()) == "'" + std::string(40, '7') + "...'");
 }
 
 }  // namespace

@@ -329,6 +329,14 @@ TEST_CASE("folders expand to every .csv and .txt recording; other files are name
   none.Write("notes.md", "hello");
   CHECK_THROWS_WITH_AS(ExpandRecordingPaths({none.path()}),
                        doctest::Contains("folder holds no recordings"), InputError);
+  // A .csv with no rows is a recording cut to nothing: listed, so that reading it fails.
+  TempDir cut;
+  cut.Write("a.csv", CarFile(40));
+  const std::string empty = cut.Write("b.csv", "");
+  CHECK(ExpandRecordingPaths({cut.path()}) ==
+        std::vector<std::string>{cut.path() + "/a.csv", empty});
+  CHECK_THROWS_WITH_AS(ReadRecordings({cut.path()}), doctest::Contains("empty file (no rows)"),
+                       InputError);
 }
 
 TEST_CASE("a recording given twice is read once, however it is named") {
@@ -749,6 +757,40 @@ TEST_CASE("a 61 Hz car gap of dropped frames cuts the recording") {
   CHECK(episodes[1].rows.front().source_row == 43);
   CHECK(episodes[0].notes[0].find("cut at row 43: the car covers 2") == 0);
   for (const Episode& ep : episodes) CHECK(std::isnan(ep.clock_origin_rows));
+}
+
+TEST_CASE("a 120 Hz car gap of dropped frames cuts the recording") {
+  // A car flying at 120 Hz with rows 41-50 dropped: 11 ticks in one step, beyond the 4 a step
+  // is stepped through (was refused as a position jump).
+  std::string s;
+  for (int k = 0; k < 100; ++k) {
+    if (k >= 40 && k < 50) continue;
+    const double t = k / 120.0;
+    s += std::to_string(500.0 * t) + ", 0, " + std::to_string(1000.0 - 325.0 * t * t) +
+         ", 500, 0, " + std::to_string(-650.0 * t) +
+         ", 0, 0, 0, 0., 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0\n";
+  }
+  const auto episodes = Parse("fall.csv", s);
+  REQUIRE(episodes.size() == 2);
+  CHECK(episodes[0].rows.back().source_row == 40);
+  CHECK(episodes[1].rows.front().source_row == 41);
+  CHECK_MESSAGE(episodes[0].notes[0].find("cut at row 41: the car covers 11") == 0,
+                episodes[0].notes[0]);
+  for (int t : episodes[0].step_ticks) CHECK(t == 1);
+}
+
+TEST_CASE("a timed recording is cut at a pause of its game clock, with a note") {
+  std::string s;
+  const double dt = 1.0 / 60.96;
+  for (int k = 0; k < 80; ++k)
+    s += std::to_string(10.0 + k * dt + (k >= 40 ? 1.0 : 0.0)) + ", " + CarRow(k) + "\n";
+  const auto episodes = Parse("timed.txt", s);
+  REQUIRE(episodes.size() == 2);
+  CHECK(episodes[1].rows.front().source_row == 41);
+  REQUIRE(episodes[0].notes.size() == 1);
+  CHECK_MESSAGE(episodes[0].notes[0].find("cut at row 41: the game clock jumps by 1.01") == 0,
+                episodes[0].notes[0]);
+  CHECK(episodes[1].notes == episodes[0].notes);
 }
 
 // A named-column car file: the canonical rows of CarFile, columns in the order `names` (a

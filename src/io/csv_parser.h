@@ -10,3 +10,26 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+namespace rlfit {
+
+// The comma-separated cells on 1-based line `line` of `size` bytes of text (0 past its end): a
+// too_few_columns error's place, the first missing cell being the next column.
+inline int CellsOnLine(const char* data, std::size_t size, long long line) {
+  const char* p = data;
+  const char* end = data + size;
+  for (long long l = 1; l < line && p < end; ++l) {
+    const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    p = newline == nullptr ? end : static_cast<const char*>(newline) + 1;
+  }
+  if (p >= end) return 0;
+  const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+  const char* line_end = newline == nullptr ? end : static_cast<const char*>(newline);
+  return 1 + static_cast<int>(std::count(p, line_end, ','));
+}
+
+}  // namespace rlfit

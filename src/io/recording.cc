@@ -29,6 +29,7 @@
 
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/resources.h"
 #include "src/common/rotation.h"
 #include "src/io/plausible.h"
@@ -53,45 +54,13 @@ std::string Fmt(double value) {
   return text;
 }
 
-// A cell as it can be quoted in a one-line message: at most 40 bytes, bytes that are not
-// printable ASCII shown as '?'.
-std::string Quote(const char* text) {
-  constexpr std::size_t kMaxQuoted = 40;
-  std::string out;
-  for (const char* p = text; *p != '\0'; ++p) {
-    if (out.size() == kMaxQuoted) return "'" + out + "...'";
-    out += (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-  }
-  return "'" + out + "'";
-}
-
-// Converts one cell; accepts Mathematica exponents ("-9.*^-6") as written by the .txt files.
-// Underflow to zero (1e-400) is accepted; overflow, inf and NaN are not.
+// Converts one cell (ReadNumberText: decimal, Mathematica exponents as the .txt files write
+// them; underflow to zero accepted; hex, overflow, inf and NaN not).
 double ParseNumber(const std::string& name, int row, int column, const char* text) {
   if (*text == '\0') throw InputError(name, row, column, "empty cell, expected a number");
-  // Fast path: std::from_chars (exact, locale-free) when it reads the whole cell to a finite
-  // double, which strtod reads to the same double (both round correctly). Anything else
-  // (Mathematica exponents, a sign '+', hex, inf, NaN, out of range, trailing bytes) takes
-  // strtod below, so what is accepted and every message stay as they were.
-  double fast = 0.0;
-  const char* cell_end = text + std::strlen(text);
-  if (const auto [ptr, ec] = std::from_chars(text, cell_end, fast);
-      ec == std::errc() && ptr == cell_end && std::isfinite(fast))
-    return fast;
-  std::string rewritten;
-  const char* cell = text;
-  if (const char* mathematica = std::strstr(text, "*^"); mathematica != nullptr) {
-    rewritten.assign(text, mathematica);
-    rewritten += 'e';
-    rewritten += mathematica + 2;
-    cell = rewritten.c_str();
-  }
-  char* end = nullptr;
-  const double value = std::strtod(cell, &end);
-  if (end == cell || *end != '\0')
-    throw InputError(name, row, column, Quote(text) + " is not a number");
-  if (!std::isfinite(value))
-    throw InputError(name, row, column, Quote(text) + " is not a finite number");
+  double value = 0.0;
+  if (std::string why = ReadNumberText(text, &value); !why.empty())
+    throw InputError(name, row, column, why);
   return value;
 }
 
@@ -190,8 +159,10 @@ void ForEachRow(const std::string& name, const char* data, std::size_t size, OnR
       on_row(line, values);
     }
   } catch (const io::error::too_few_columns& e) {
-    throw InputError(name, LineNumber(name, e.file_line), 0,
-                     "too few columns, expected " + std::to_string(N) + " like the first row");
+    const int have = CellsOnLine(data, size, e.file_line);
+    throw InputError(name, LineNumber(name, e.file_line), have + 1,
+                     "too few columns (" + std::to_string(have) + "), expected " +
+                         std::to_string(N) + " like the first row");
   } catch (const io::error::too_many_columns& e) {
     throw InputError(name, LineNumber(name, e.file_line), static_cast<int>(N + 1),
                      "too many columns, expected " + std::to_string(N) + " like the first row");
@@ -320,7 +291,8 @@ bool IsTxt(const std::string& name) { return fs::path(name).extension() == ".txt
 // "empty episode (1 rows)", and why when rows repeating the state before them (repeated frames,
 // merged into it) are what left too few: 300 identical rows are one state, not 300 rows.
 std::string EmptyEpisodeText(std::size_t rows, std::size_t merged) {
-  if (merged == 0) return "empty episode (" + std::to_string(rows) + " rows)";
+  if (merged == 0)
+    return "empty episode (" + std::to_string(rows) + (rows == 1 ? " row)" : " rows)");
   return "empty episode: " + std::to_string(rows) + " distinct row" + (rows == 1 ? "" : "s") +
          " and " + std::to_string(merged) +
          " that repeat the state before them exactly (merged as repeated frames); a replay "
@@ -336,6 +308,9 @@ struct Track {
   // Steps k (rows[k] to rows[k+1]) across a gap of dropped frames, with the reason: the track
   // is cut there whatever the format.
   std::vector<std::pair<int, std::string>> gaps;
+  // Timed recordings: steps k whose game clock breaks (a restart or a pause of the game), with
+  // what the clock did; the track is cut there too (EmitSegments' split_at_breaks).
+  std::vector<std::pair<int, std::string>> clock_breaks;
 
   void Reserve(std::size_t most) {
     rows.reserve(most);
@@ -427,14 +402,22 @@ void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const 
                        "position jumps " + Fmt(miss_uu) +
                            " uu from the velocity prediction: not a continuous episode");
     }
+    const auto clock = std::find_if(track.clock_breaks.begin(), track.clock_breaks.end(),
+                                    [k](const auto& c) { return c.first == k; });
+    notes.push_back("cut at row " + std::to_string(b.source_row) + ": " +
+                    (clock != track.clock_breaks.end()
+                         ? clock->second
+                         : "the car lands " + Fmt(miss_uu) +
+                               " uu off its velocity's path: a teleport (a reset of the game)") +
+                    " (the parts are replayed apart)");
     ranges.push_back({begin, k + 1});
     after_gap.push_back(gap_before);
     begin = k + 1;
-    gap_before = false;
+    gap_before = true;
   }
   ranges.push_back({begin, n});
   after_gap.push_back(gap_before);
-  const bool any_gap = !track.gaps.empty();
+  const bool any_gap = ranges.size() > 1;  // a gap of dropped frames or a break
   const bool split = split_at_breaks || any_gap;
 
   // The file's last kept row (repeats merged into it after it are not counted).
@@ -446,7 +429,7 @@ void EmitSegments(const std::string& name, EpisodeKind kind, Track track, const 
     if (e - b < options.min_segment_rows && gap_side)
       notes.push_back(RowSpan(track.rows[b].source_row, track.rows[e - 1].source_row) +
                       " left out: a part of " + std::to_string(e - b) +
-                      " rows beside a cut (at least " +
+                      (e - b == 1 ? " row" : " rows") + " beside a cut (at least " +
                       std::to_string(options.min_segment_rows) + " kept)");
   }
 
@@ -585,6 +568,12 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
       if (step > 0.0 && step <= options.max_step_s) {
         track.dt_s[k] = step;
         track.ticks[k] = std::max(1, static_cast<int>(std::lround(step * game::kTickRateHz)));
+      } else {
+        track.clock_breaks.push_back(
+            {k, step < 0.0 ? "the game clock goes back from " + Fmt(game_time[k]) + " s to " +
+                                 Fmt(game_time[k + 1]) + " s: a restart of the game"
+                           : "the game clock jumps by " + Fmt(step) + " s (more than " +
+                                 Fmt(options.max_step_s) + " s): a pause of the game"});
       }
     }
   } else {
@@ -608,7 +597,8 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
       period = tick;
       for (int k = 0; k + 1 < n; ++k) {
         const double e = EstimateStepFromMotion(rows[k], rows[k + 1]);
-        const double ticks = e > 0.0 ? std::clamp(std::round(e / tick), 1.0, 4.0) : 1.0;
+        const double ticks =
+            e > 0.0 ? std::clamp(std::round(e / tick), 1.0, double{kMaxTicksPerStep120}) : 1.0;
         track.ticks[k] = static_cast<int>(ticks);
         track.dt_s[k] = ticks * tick;
       }
@@ -617,8 +607,8 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
                        "cannot infer the row timing: median step from motion is " +
                            Fmt(median) + " s, neither 1/61 s nor 1/120 s");
     }
-    // Continuity: rows out of order, gaps of dropped frames (61 Hz only: 120 Hz rows are
-    // ticks, stepped through above), and jumps.
+    // Continuity: rows out of order, gaps of dropped frames (at 120 Hz beyond the 1 to 4
+    // ticks a step is stepped through above), and jumps.
     for (int k = 0; k + 1 < n; ++k) {
       const Sample& a = rows[k];
       const Sample& b = rows[k + 1];
@@ -634,8 +624,10 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
                                " uu/s) since the row before, under " +
                                Fmt(kMaxOutOfOrderRows) +
                                " (an earlier or later row, or a reversed file)");
-        if (period == row61 && along >= kMinGapRows &&
-            (dx - along * period * v_avg).norm() <= kMaxCarRowJumpUu) {
+        // At 61 Hz a step of kMinGapRows rows or more; at 120 Hz more ticks than a step is
+        // stepped through (kMaxTicksPerStep120).
+        const double gap_rows = period == row61 ? kMinGapRows : kMaxTicksPerStep120 + 0.5;
+        if (along >= gap_rows && (dx - along * period * v_avg).norm() <= kMaxCarRowJumpUu) {
           track.gaps.push_back(
               {k, "the car covers " + Fmt(along) + " rows of its velocity in one step: frames "
                   "dropped (the parts are replayed apart)"});
@@ -689,8 +681,10 @@ std::vector<Episode> ParseBallRows(const std::string& name, std::size_t rows_hin
         }
         // A stale time stamp: the time of this row is unknown, so is its place on the clock.
         track.gaps.push_back(
-            {k, "the time stamp " + Fmt(t_s) + " s repeats with a new state: frames dropped "
-                "(the parts are replayed apart)"});
+            {k, (step_s == 0.0 ? "the time stamp " + Fmt(t_s) + " s repeats with a new state"
+                               : "the time stamp " + Fmt(t_s) + " s is " + Fmt(-step_s) +
+                                     " s before the row before's, with a new state") +
+                    ": frames dropped or out of step (the parts are replayed apart)"});
         track.dt_s.push_back(0.0);
         track.ticks.push_back(0);
       } else if (periods < kMinGapRows) {
@@ -698,9 +692,11 @@ std::vector<Episode> ParseBallRows(const std::string& name, std::size_t rows_hin
         track.dt_s.push_back(row_s);
         track.ticks.push_back(static_cast<int>(std::lround(row_s * game::kTickRateHz)));
       } else {
+        // periods is infinite for a step beyond the double's range (1e308 s after -1e308 s).
         track.gaps.push_back(
-            {k, "time jumps by " + Fmt(step_s) + " s (" + Fmt(periods) +
-                    " rows of 1/60.96 s): frames dropped (the parts are replayed apart)"});
+            {k, "time jumps by " + Fmt(step_s) + " s" +
+                    (std::isfinite(periods) ? " (" + Fmt(periods) + " rows of 1/60.96 s)" : "") +
+                    ": frames dropped (the parts are replayed apart)"});
         track.dt_s.push_back(0.0);
         track.ticks.push_back(0);
       }
@@ -721,8 +717,8 @@ std::vector<Episode> ParseBallRows(const std::string& name, std::size_t rows_hin
                      layout.time_column,
                      "time steps are not whole rows of 1/60.96 s (" +
                          std::to_string(track.gaps.size()) + " of " + std::to_string(steps) +
-                         " steps are gaps of 1.5 rows or more): the ball model reads "
-                         "recordings of ~61 rows a second");
+                         " steps are gaps of 1.5 rows or more or keep their time stamp): the "
+                         "ball model reads recordings of ~61 rows a second");
   }
   if (!off_rows.empty()) {
     std::vector<std::pair<double, int>> sorted = off_rows;
@@ -1080,6 +1076,13 @@ std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& o
   return episodes;
 }
 
+std::string LoadRowText(const std::string& path) {
+  std::string data = LoadFile(path);
+  RefuseNonText(path, data.data(), data.size());
+  CheckLastRowEnded(path, data.data(), data.size());
+  return data;
+}
+
 std::string NotARecordingReason(const std::string& path) {
   std::string data;
   try {
@@ -1088,7 +1091,9 @@ std::string NotARecordingReason(const std::string& path) {
     return e.message();
   }
   const FirstLine first = FindFirstLine(path, data.data(), data.size());
-  if (first.line == 0) return "empty file (no rows)";
+  // A .csv or .txt with no rows at all is taken for a recording cut to nothing (an interrupted
+  // copy), so that reading it fails on it rather than a folder passing it over.
+  if (first.line == 0) return "";
   if (recording_rows::IsHeaderLine(first.begin, first.end)) {
     // A header: a recording's names x, y and z among its cells.
     std::string line(first.begin, first.end);

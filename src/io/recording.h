@@ -76,17 +76,19 @@ std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& o
 //   Episode::merged_source_rows.
 // - Positions must lie within twice the arena's extent, speeds within twice the game's caps.
 // - Ball rows: a step of under kMinGapRows periods of ~1/61 s by the time column is one row; a
-//   longer step (dropped frames), or a time stamp that repeats with a new state, cuts the
-//   recording there (Episode::notes says where and why; parts shorter than min_segment_rows
-//   are left out); time going back is "rows out of order"; a position jump off the velocity
-//   prediction is an error at the x column.
-// - Untimed car rows (25 columns, or named without `t`): at 61 Hz a step along which a moving
-//   car covers kMinGapRows rows or more of its velocity is a gap of dropped frames and cuts the
-//   recording; under kMaxOutOfOrderRows is "rows out of order"; a position off the velocity
-//   prediction by more than kMaxCarRowJumpUu is an error. At 120 Hz a step spans 1 to 4 ticks.
+//   longer step (dropped frames), or a time stamp that repeats (or goes back by under half a
+//   row) with a new state, cuts the recording there (Episode::notes says where and why; parts
+//   shorter than min_segment_rows are left out); time going back further is "rows out of
+//   order"; a position jump off the velocity prediction is an error at the x column.
+// - Untimed car rows (25 columns, or named without `t`): a step along which a moving car covers
+//   kMinGapRows rows or more of its velocity (at 120 Hz: more than kMaxTicksPerStep120 ticks)
+//   is a gap of dropped frames and cuts the recording; under kMaxOutOfOrderRows is "rows out of
+//   order"; a position off the velocity prediction by more than kMaxCarRowJumpUu is an error.
+//   At 120 Hz a step spans 1 to 4 ticks.
 // - Timed car rows: a zero time step with a new state is "time does not increase"; a step back
 //   with the car within max_teleport_uu of where it was is "rows out of order"; a step back
-//   beyond it (restart), beyond max_step_s (pause), or a teleport starts a new segment.
+//   beyond it (restart), beyond max_step_s (pause), or a teleport starts a new segment, with a
+//   note saying where and why.
 std::vector<Episode> ParseRecording(const std::string& name, const char* data, std::size_t size,
                                     const ReadOptions& options = {});
 
@@ -104,6 +106,9 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
 // after it is unknown: each part is replayed from its own recorded state (NOTES "Dropped
 // frames"). 120 Hz rows are physics ticks, and a step of 2-4 of them is stepped through.
 inline constexpr double kMinGapRows = 1.5;
+// Most ticks a 120 Hz car step is stepped through; a moving car covering more than 4.5 ticks of
+// its velocity in one step is a gap of dropped frames, cut as at 61 Hz.
+inline constexpr int kMaxTicksPerStep120 = 4;
 
 // A car step covering less than this many rows along its velocity while moving is "rows out of
 // order" (a swapped pair covers -1 row, a reversed file -1 on every step, a row repeated later
@@ -127,9 +132,17 @@ inline constexpr double kMaxCarRowJumpUu = 25.0;
 // 0.003 row (p90 0.012; the 2^-12 s time quantum is 0.015 row); a quarter row is far from both.
 inline constexpr double kMaxBallMedianOffRows = 0.25;
 
+// The text of a file the tools read as rows of numbers (a recording; predict's --states and
+// --controls CSVs), with the recording reader's checks of the file itself: a regular file
+// (opened without blocking), text (no NUL or control bytes, not UTF-16 or compressed), lines
+// ended by LF or CRLF, and a last row ended by a newline (a file cut short may end inside a
+// number: "...,0.5" read as "...,0."). InputError naming the file, row and column otherwise.
+std::string LoadRowText(const std::string& path);
+
 // Why the file at `path` is not a recording ("" when its first non-blank line reads as one: a
-// header naming x, y and z, or 13, 25 or 26 numbers): "empty file", "9 columns", ... Reads only
-// the start of the file; errors reading it are reasons too.
+// header naming x, y and z, or 13, 25 or 26 numbers; also "" when it has no rows at all, a
+// recording cut to nothing, which reading then refuses): "its first line is neither ...", ...
+// Reads only the start of the file; errors reading it are reasons too.
 std::string NotARecordingReason(const std::string& path);
 
 // Reads every recording in `paths` (see ExpandRecordingPaths), in that order.

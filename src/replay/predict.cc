@@ -46,16 +46,8 @@ constexpr double kRowTimeSlackS = 1e-9;
 
 // Converts one value (a CSV cell or an item of an option's list); "" on success, else why.
 std::string ParseDouble(const char* text, double* value) {
-  const std::string cell = text == nullptr ? "" : text;
-  if (cell.empty()) return "empty value, expected a number";
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtod(cell.c_str(), &end);
-  if (end == cell.c_str() || *end != '\0') return "'" + cell + "' is not a number";
-  // ERANGE also flags an underflow (a denormal, 1e-400 read as 0), which the recording reader
-  // accepts; an overflow is infinite.
-  if (!std::isfinite(*value)) return "'" + cell + "' is not a finite number";
-  return "";
+  if (text == nullptr || *text == '\0') return "empty value, expected a number";
+  return ReadNumberText(text, value);
 }
 
 double CellNumber(const std::string& path, int row, int column, const char* text) {
@@ -101,8 +93,9 @@ std::string ParseValueList(const std::string& option, const std::string& text, i
 // What is implausible about a state: part 0 position, 1 velocity, 2 angular velocity, 3 Euler
 // angles; message "" if nothing.
 struct StateProblem {
-  int part = -1;
+  int part = -1;  // 0 position, 1 velocity, 2 angular velocity, 3 Euler angles
   std::string message;
+  int component = 0;  // the value of the part the message names (0 when it names the whole)
 };
 
 // A number in a message: 6 significant digits, as %g.
@@ -116,12 +109,14 @@ StateProblem FindStateProblem(const InitialState& s, bool car,
   const double max_omega = plausible::MaxOmegaRadS(car);
   const Eigen::Vector3d* parts[] = {&s.x, &s.v, &s.omega, &s.euler};
   for (int p = 0; p < 4; ++p)
-    if (!parts[p]->allFinite()) return {p, "value is not finite"};
+    for (int i = 0; i < 3; ++i)
+      if (!std::isfinite((*parts[p])(i))) return {p, "value is not finite", i};
   for (int i = 0; i < 3; ++i)
     if (std::abs(s.x(i)) > plausible::MaxAbsPositionUu(i))
       return {0, std::string("position ") + "xyz"[i] + " = " + Num(s.x(i)) +
                      " uu is outside the arena (|" + "xyz"[i] +
-                     "| <= " + Num(plausible::MaxAbsPositionUu(i)) + " accepted)"};
+                     "| <= " + Num(plausible::MaxAbsPositionUu(i)) + " accepted)",
+              i};
   // stableNorm: (1e300, 0, 0) is 1e300 uu/s, not inf.
   if (s.v.stableNorm() > max_speed)
     return {1, "speed " + Num(s.v.stableNorm()) + " uu/s is implausible (limit " +
@@ -129,9 +124,10 @@ StateProblem FindStateProblem(const InitialState& s, bool car,
   if (s.omega.stableNorm() > max_omega)
     return {2, "angular speed " + Num(s.omega.stableNorm()) + " rad/s is implausible (limit " +
                    Num(max_omega) + ")"};
-  if (s.euler.cwiseAbs().maxCoeff() > kMaxAngleRad)
+  if (Eigen::Index i = 0; s.euler.cwiseAbs().maxCoeff(&i) > kMaxAngleRad)
     return {3, "Euler angle " + Num(s.euler.cwiseAbs().maxCoeff()) +
-                   " is not in radians (|angle| <= 2 pi)"};
+                   " is not in radians (|angle| <= 2 pi)",
+            static_cast<int>(i)};
   if (!car && !s.euler.isZero()) return {3, "the ball model has no orientation"};
   if (box != nullptr) {
     int axis = -1;
@@ -190,13 +186,13 @@ template <unsigned N>
 using Reader = io::CSVReader<N, io::trim_chars<' ', '\t', '\r'>, io::no_quote_escape<','>,
                              io::throw_on_overflow, io::no_comment>;
 
-// The header's names in file order (only to give an error its column number; the reader
-// itself matches names to cells).
-std::vector<std::string> HeaderNames(const std::string& path) {
-  io::LineReader lines(path);
-  const char* line = lines.next_line();
-  if (line == nullptr) return {};
-  return SplitTrimmed(line, " \t\r");
+// The header's names in file order, from the file's text (only to give an error its column
+// number; the reader itself matches names to cells).
+std::vector<std::string> HeaderNames(const std::string& text) {
+  const std::size_t begin = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  const std::size_t end = text.find('\n', begin);
+  if (begin >= text.size()) return {};
+  return SplitTrimmed(text.substr(begin, end == std::string::npos ? end : end - begin), " \t\r");
 }
 
 int ColumnOf(const std::vector<std::string>& header, const std::string& name) {
@@ -210,13 +206,13 @@ int ColumnOf(const std::vector<std::string>& header, const std::string& name) {
 template <unsigned N, typename HeaderFn, typename RowFn, std::size_t... I>
 void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& names,
                   std::index_sequence<I...>, const HeaderFn& on_header, const RowFn& row) {
-  RequireReadableFile(path);
+  const std::string text = LoadRowText(path);
   std::string expected;
   for (const char* n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
   std::vector<std::string> header;
   try {
-    header = HeaderNames(path);
-    Reader<N> reader(path);
+    header = HeaderNames(text);
+    Reader<N> reader(path, text.data(), text.data() + text.size());
     reader.read_header(io::ignore_missing_column, names[I]...);
     on_header(header);
     std::array<char*, N> cells{};
@@ -234,9 +230,10 @@ void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& nam
   } catch (const io::error::duplicated_column_in_header& e) {
     throw InputError(path, 1, 0, "column '" + std::string(e.column_name) + "' appears twice");
   } catch (const io::error::too_few_columns& e) {
-    throw InputError(
-        path, e.file_line, 0,
-        "too few columns, expected " + std::to_string(header.size()) + " like the header");
+    const int have = CellsOnLine(text.data(), text.size(), e.file_line);
+    throw InputError(path, e.file_line, have + 1,
+                     "too few columns (" + std::to_string(have) + "), expected " +
+                         std::to_string(header.size()) + " like the header");
   } catch (const io::error::too_many_columns& e) {
     throw InputError(
         path, e.file_line, static_cast<int>(header.size()) + 1,
@@ -283,8 +280,8 @@ std::vector<InitialState> ReadStatesCsv(const std::string& path, bool car,
         s.euler = {v[9], v[10], v[11]};
         const StateProblem p = FindStateProblem(s, car, box, rule);
         if (!p.message.empty()) {
-          static constexpr const char* kFirst[] = {"x", "vx", "wx", "pitch"};
-          throw InputError(path, line, ColumnOf(header, kFirst[p.part]), p.message);
+          throw InputError(path, line, ColumnOf(header, kNames[3 * p.part + p.component]),
+                           p.message);
         }
         states.push_back(s);
       });
@@ -428,8 +425,16 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
       return where + " is outside the arena mesh" + needs;
     return "";
   }
-  if (needs_of_model == StartNeeds::kAny) return "";
   const std::string& name = model.name;
+  if (needs_of_model == StartNeeds::kAny) {
+    // Under the floor, beyond a wall or above the ceiling no surface holds the car: it fell or
+    // flew for ever (z -133405 uu after 60 s from z = -100).
+    if (!root.empty() && BehindMesh(PitchArena(root), state.x))
+      return where + " is outside the arena mesh: the " + name +
+             " model needs a car inside the arena (under the floor or behind a wall nothing "
+             "holds it)";
+    return "";
+  }
   // The one-row episode a prediction starts from, classified as a replay classifies a row.
   Episode ep = PredictionEpisode(EpisodeKind::kCar, state, {}, 1.0 / game::kTickRateHz, 1);
   ep.rows.resize(1);

@@ -112,7 +112,8 @@ struct StartRule {
 //     kBallStartMinMeshDistanceUu from it (its sphere overlaps the mesh by at most what the
 //     recordings' bounces do): one behind a corner curve or deep in the net ended outside the
 //     arena;
-//   car, jump: any legal state.
+//   car, jump: any legal state whose centre is not behind the pitch mesh (under the floor,
+//     beyond a wall, above the ceiling: the same ray test as the ball's).
 std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
                               const std::string& data_root, int* part);
 

@@ -40,7 +40,8 @@ using RegimeClassifier =
 // The starting states `rlsim predict` and the Python Model accept (ModelStartProblem,
 // src/replay/predict.h, words the refusal).
 enum class StartNeeds {
-  kAny,           // any legal state (the car switches regimes; the jump starts anywhere)
+  kAny,           // any legal state inside the arena mesh (the car switches regimes; the
+                  // jump starts anywhere)
   kBallInArena,   // a ball inside the arena mesh, clear of it
   kOnFloor,       // a car resting upright on the flat floor
   kOnSurface,     // a car on a surface of the mesh (floor, ramps, walls, ceiling)
