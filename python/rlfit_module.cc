@@ -22,6 +22,7 @@
 #include "fit/distributed.h"
 #include "src/common/constants.h"
 #include "src/common/error.h"
+#include "src/common/number_text.h"
 #include "src/common/parallel.h"
 #include "src/common/resources.h"
 #include "src/io/arena_file.h"
@@ -488,15 +489,17 @@ class PyArena {
     arena_ = &PitchArena(root);  // InputError naming where it looked when root is ""
   }
 
-  // A query the arena can answer: a finite centre and a finite radius >= 0 (a NaN centre or a
-  // negative radius would come back as a quiet "no hit").
+  // A query the arena can answer: a finite centre and a radius in [0, kMaxQueryRadiusUu] (a NaN
+  // centre or a negative radius would come back as a quiet "no hit", and so would a radius of
+  // 1e50: the mesh's single-precision culls overflow).
+  static constexpr double kMaxQueryRadiusUu = 1.0e6;  // 100 times the arena's length
   static void CheckQuery(const double* center, double radius, const std::string& what, int row) {
     for (int k = 0; k < 3; ++k)
       if (!std::isfinite(center[k]))
         throw InputError(what, row, k + 1, "centre coordinate is not finite");
-    if (!(std::isfinite(radius) && radius >= 0.0))
-      throw InputError("radius", row, 0, "must be a finite number >= 0 (uu), got " +
-                                             std::to_string(radius));
+    if (!(radius >= 0.0 && radius <= kMaxQueryRadiusUu))
+      throw InputError("radius", row, 0,
+                       "must be a number in [0, 1e6] (uu), got " + MessageNumber(radius, 6));
   }
 
   // Arena::Contains: each of the six axis-aligned rays from the point first meets a triangle's

@@ -312,17 +312,26 @@ Array FlatRow(const py::object& o, int width, const char* what) {
 }  // namespace
 
 void BindSimObjects(py::module_& m) {
-  py::class_<PyControls>(m, "Controls",
-                         "The inputs of a tick, RLBot's SimpleControllerState: analog sticks "
-                         "in [-1, 1], buttons as bools.")
+  py::class_<PyControls> controls(m, "Controls",
+                                  "The inputs of a tick, RLBot's SimpleControllerState: analog "
+                                  "sticks in [-1, 1], buttons as bools.");
+  // The sticks checked when set as when constructed (Analog: finite, in [-1, 1]); a plain
+  // attribute let `k.steer = nan` reach the car's state.
+  struct Stick {
+    const char* name;
+    double PyControls::*value;
+  };
+  for (const Stick& stick : {Stick{"throttle", &PyControls::throttle},
+                             Stick{"steer", &PyControls::steer}, Stick{"pitch", &PyControls::pitch},
+                             Stick{"yaw", &PyControls::yaw}, Stick{"roll", &PyControls::roll}}) {
+    controls.def_property(
+        stick.name, [value = stick.value](const PyControls& c) { return c.*value; },
+        [stick](PyControls& c, double v) { c.*stick.value = Analog(v, stick.name); });
+  }
+  controls
       .def(py::init(&MakeControls), py::arg("throttle") = 0.0, py::arg("steer") = 0.0,
            py::arg("pitch") = 0.0, py::arg("yaw") = 0.0, py::arg("roll") = 0.0,
            py::arg("jump") = false, py::arg("boost") = false, py::arg("handbrake") = false)
-      .def_readwrite("throttle", &PyControls::throttle)
-      .def_readwrite("steer", &PyControls::steer)
-      .def_readwrite("pitch", &PyControls::pitch)
-      .def_readwrite("yaw", &PyControls::yaw)
-      .def_readwrite("roll", &PyControls::roll)
       .def_readwrite("jump", &PyControls::jump)
       .def_readwrite("boost", &PyControls::boost)
       .def_readwrite("handbrake", &PyControls::handbrake)

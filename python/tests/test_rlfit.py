@@ -421,8 +421,10 @@ def test_arena_floor_contact_and_batch():
     # A query with no answer is refused, not reported as a miss.
     with pytest.raises(rlfit.InputError, match="not finite"):
         arena.collide([np.nan, 0.0, 100.0], 91.25)
-    with pytest.raises(rlfit.InputError, match=">= 0"):
+    with pytest.raises(rlfit.InputError, match=r"in \[0, 1e6\]"):
         arena.collide([0.0, 0.0, 100.0], -1.0)
+    with pytest.raises(rlfit.InputError, match="got 1e\\+50"):
+        arena.collide([0.0, 0.0, 100.0], 1e50)  # was a quiet miss: the culls overflow
     bad = centers.copy()
     bad[4, 2] = np.inf
     with pytest.raises(rlfit.InputError) as e:

@@ -218,6 +218,20 @@ def test_dt_must_be_whole_ticks_and_inputs_in_range():
         rlfit.Car(position=[0.0, 0.0, 1.0e5])  # refused as rlsim predict refuses it
     with pytest.raises(ValueError, match="outside the arena"):
         rlfit.Ball(position=[0.0, 0.0, -500.0])  # under the floor
+    # Nothing holds a car under the floor or behind a wall: it fell for ever.
+    with pytest.raises(ValueError, match="outside the arena"):
+        rlfit.Car(position=[0.0, 0.0, -100.0])
+    with pytest.raises(ValueError, match="outside the arena"):
+        rlfit.Car(position=[5000.0, 0.0, REST_Z])
+    # The sticks are checked when set as when constructed (a NaN steer reached the state).
+    k = rlfit.Controls(throttle=0.5)
+    with pytest.raises(ValueError, match="outside"):
+        k.throttle = 5.0
+    with pytest.raises(ValueError):
+        k.steer = math.nan
+    assert (k.throttle, k.steer) == (0.5, 0.0)
+    k.steer = -1.0
+    assert k.steer == -1.0
 
 
 STUBS = os.path.join(os.path.dirname(rlfit.__file__), "_rlfit.pyi")
