@@ -17,8 +17,9 @@
 
 namespace rlfit {
 
-// The comma-separated cells on 1-based line `line` of `size` bytes of text (0 past its end): a
-// too_few_columns error's place, the first missing cell being the next column.
+// The comma-separated cells on 1-based line `line` of `size` bytes of text (0 past its end), up
+// to its end or a NUL byte, where fast-cpp-csv-parser ends a line too: a too_few_columns
+// error's place, the first missing cell being the next column.
 inline int CellsOnLine(const char* data, std::size_t size, long long line) {
   const char* p = data;
   const char* end = data + size;
@@ -29,6 +30,8 @@ inline int CellsOnLine(const char* data, std::size_t size, long long line) {
   if (p >= end) return 0;
   const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
   const char* line_end = newline == nullptr ? end : static_cast<const char*>(newline);
+  if (const void* nul = std::memchr(p, '\0', static_cast<std::size_t>(line_end - p)))
+    line_end = static_cast<const char*>(nul);
   return 1 + static_cast<int>(std::count(p, line_end, ','));
 }
 

@@ -680,11 +680,15 @@ std::vector<Episode> ParseBallRows(const std::string& name, std::size_t rows_hin
           return;
         }
         // A stale time stamp: the time of this row is unknown, so is its place on the clock.
+        const std::string stamp = "the time stamp " + Fmt(t_s) + " s";
+        const std::string what =
+            step_s == 0.0 ? stamp + " repeats with a new state"
+            : step_s < 0.0
+                ? stamp + " is " + Fmt(-step_s) + " s before the row before's, with a new state"
+                : stamp + " is only " + Fmt(step_s) +
+                      " s after the row before's (under half a row), with a new state";
         track.gaps.push_back(
-            {k, (step_s == 0.0 ? "the time stamp " + Fmt(t_s) + " s repeats with a new state"
-                               : "the time stamp " + Fmt(t_s) + " s is " + Fmt(-step_s) +
-                                     " s before the row before's, with a new state") +
-                    ": frames dropped or out of step (the parts are replayed apart)"});
+            {k, what + ": frames dropped or out of step (the parts are replayed apart)"});
         track.dt_s.push_back(0.0);
         track.ticks.push_back(0);
       } else if (periods < kMinGapRows) {
@@ -717,7 +721,7 @@ std::vector<Episode> ParseBallRows(const std::string& name, std::size_t rows_hin
                      layout.time_column,
                      "time steps are not whole rows of 1/60.96 s (" +
                          std::to_string(track.gaps.size()) + " of " + std::to_string(steps) +
-                         " steps are gaps of 1.5 rows or more or keep their time stamp): the "
+                         " steps are gaps of 1.5 rows or more, or under half a row): the "
                          "ball model reads recordings of ~61 rows a second");
   }
   if (!off_rows.empty()) {
@@ -1091,9 +1095,7 @@ std::string NotARecordingReason(const std::string& path) {
     return e.message();
   }
   const FirstLine first = FindFirstLine(path, data.data(), data.size());
-  // A .csv or .txt with no rows at all is taken for a recording cut to nothing (an interrupted
-  // copy), so that reading it fails on it rather than a folder passing it over.
-  if (first.line == 0) return "";
+  if (first.line == 0) return kNoRowsReason;
   if (recording_rows::IsHeaderLine(first.begin, first.end)) {
     // A header: a recording's names x, y and z among its cells.
     std::string line(first.begin, first.end);
@@ -1195,7 +1197,9 @@ std::vector<std::string> ExpandRecordingPaths(const std::vector<std::string>& pa
       }
       if (IsDeclaredReference(entry)) continue;  // its manifest says what it is
       const std::string why = NotARecordingReason(entry);
-      if (!why.empty()) {
+      // A .csv or .txt with no rows at all is a recording cut to nothing (an interrupted copy):
+      // listed, so that reading it fails on it rather than the folder passing it over.
+      if (!why.empty() && why != kNoRowsReason) {
         not_recordings.push_back({entry, "not a recording: " + why});
         continue;
       }

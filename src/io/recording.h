@@ -76,13 +76,13 @@ std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& o
 //   Episode::merged_source_rows.
 // - Positions must lie within twice the arena's extent, speeds within twice the game's caps.
 // - Ball rows: a step of under kMinGapRows periods of ~1/61 s by the time column is one row; a
-//   longer step (dropped frames), or a time stamp that repeats (or goes back by under half a
-//   row) with a new state, cuts the recording there (Episode::notes says where and why; parts
+//   longer step (dropped frames), or a step of under half a row (a time stamp repeated, or a
+//   little ahead or back) with a new state, cuts the recording there (Episode::notes says where and why; parts
 //   shorter than min_segment_rows are left out); time going back further is "rows out of
 //   order"; a position jump off the velocity prediction is an error at the x column.
 // - Untimed car rows (25 columns, or named without `t`): a step along which a moving car covers
-//   kMinGapRows rows or more of its velocity (at 120 Hz: more than kMaxTicksPerStep120 ticks)
-//   is a gap of dropped frames and cuts the recording; under kMaxOutOfOrderRows is "rows out of
+//   kMinGapRows rows or more of its velocity (at 120 Hz: kMaxTicksPerStep120 + 0.5 ticks or
+//   more) is a gap of dropped frames and cuts the recording; under kMaxOutOfOrderRows is "rows out of
 //   order"; a position off the velocity prediction by more than kMaxCarRowJumpUu is an error.
 //   At 120 Hz a step spans 1 to 4 ticks.
 // - Timed car rows: a zero time step with a new state is "time does not increase"; a step back
@@ -106,8 +106,9 @@ std::vector<Episode> ParseRecording(const std::string& name, const char* data, s
 // after it is unknown: each part is replayed from its own recorded state (NOTES "Dropped
 // frames"). 120 Hz rows are physics ticks, and a step of 2-4 of them is stepped through.
 inline constexpr double kMinGapRows = 1.5;
-// Most ticks a 120 Hz car step is stepped through; a moving car covering more than 4.5 ticks of
-// its velocity in one step is a gap of dropped frames, cut as at 61 Hz.
+// Most ticks a 120 Hz car step is stepped through; a moving car covering 4.5 ticks of its
+// velocity or more in one step is a gap of dropped frames, cut as at 61 Hz (a car slower than
+// kMovingSpeedUuS shows no gap: its step is counted from the motion, 1 to 4 ticks).
 inline constexpr int kMaxTicksPerStep120 = 4;
 
 // A car step covering less than this many rows along its velocity while moving is "rows out of
@@ -140,9 +141,11 @@ inline constexpr double kMaxBallMedianOffRows = 0.25;
 std::string LoadRowText(const std::string& path);
 
 // Why the file at `path` is not a recording ("" when its first non-blank line reads as one: a
-// header naming x, y and z, or 13, 25 or 26 numbers; also "" when it has no rows at all, a
-// recording cut to nothing, which reading then refuses): "its first line is neither ...", ...
-// Reads only the start of the file; errors reading it are reasons too.
+// header naming x, y and z, or 13, 25 or 26 numbers): kNoRowsReason, "its first line is
+// neither ...", ... Reads only the start of the file; errors reading it are reasons too. A
+// folder's file of kNoRowsReason is listed all the same (ExpandRecordingPaths): a recording cut
+// to nothing, which reading refuses.
+inline constexpr const char* kNoRowsReason = "empty file (no rows)";
 std::string NotARecordingReason(const std::string& path);
 
 // Reads every recording in `paths` (see ExpandRecordingPaths), in that order.

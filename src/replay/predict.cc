@@ -132,7 +132,7 @@ StateProblem FindStateProblem(const InitialState& s, bool car,
   if (box != nullptr) {
     int axis = -1;
     std::string outside = OutsideArenaProblem(s.x, *box, &axis);
-    if (!outside.empty()) return {0, std::move(outside)};
+    if (!outside.empty()) return {0, std::move(outside), std::max(axis, 0)};
   }
   if (rule != nullptr) {
     StateProblem p;
@@ -429,7 +429,7 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
   if (needs_of_model == StartNeeds::kAny) {
     // Under the floor, beyond a wall or above the ceiling no surface holds the car: it fell or
     // flew for ever (z -133405 uu after 60 s from z = -100).
-    if (!root.empty() && BehindMesh(PitchArena(root), state.x))
+    if (BehindMesh(PitchArena(root), state.x))
       return where + " is outside the arena mesh: the " + name +
              " model needs a car inside the arena (under the floor or behind a wall nothing "
              "holds it)";
