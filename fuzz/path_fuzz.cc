@@ -1,12 +1,14 @@
 // libFuzzer target: file names meet no rule of the code but a dataset manifest's patterns. The
 // pattern matcher against the fuzzed name (a name matches itself, `*` and `{n}` as documented),
 // and the folder search (ExpandRecordingPaths) on a temporary folder holding one empty file
-// with the fuzzed name: whatever the name, it is no recording (named as skipped, the folder
+// with the fuzzed name: with a recording's extension it is listed (a recording cut to nothing,
+// which reading refuses), with any other name it is no recording (named as skipped, the folder
 // "holds no recordings"), and given as a path it stands for itself. Only InputError may escape.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -74,15 +76,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, std::size_t size) {
   FUZZ_CHECK(fd >= 0);
   ::close(fd);
   std::vector<rlfit::SkippedInput> skipped, unreadable;
-  try {
-    rlfit::ExpandRecordingPaths({folder.path()}, &skipped);
-    FUZZ_CHECK(false);  // an empty file is no recording, whatever it is called
-  } catch (const rlfit::InputError& e) {
-    FUZZ_CHECK(e.file() == folder.path());
+  // An empty file with a recording's extension (.csv or .txt, any case) is a recording cut to
+  // nothing: a folder lists it, so that reading it fails. Any other empty file is no
+  // recording, whatever it is called.
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".csv" || extension == ".txt") {
+    const auto listed = rlfit::ExpandRecordingPaths({folder.path()}, &skipped, &unreadable);
+    FUZZ_CHECK(listed.size() == 1 && listed[0] == path && skipped.empty() && unreadable.empty());
+  } else {
+    try {
+      rlfit::ExpandRecordingPaths({folder.path()}, &skipped);
+      FUZZ_CHECK(false);
+    } catch (const rlfit::InputError& e) {
+      FUZZ_CHECK(e.file() == folder.path());
+    }
+    FUZZ_CHECK(skipped.size() == 1 && skipped[0].path == path);
+    const auto none = rlfit::ExpandRecordingPaths({folder.path()}, nullptr, &unreadable);
+    FUZZ_CHECK(none.empty() && unreadable.size() == 1 && unreadable[0].path == folder.path());
   }
-  FUZZ_CHECK(skipped.size() == 1 && skipped[0].path == path);
-  const auto none = rlfit::ExpandRecordingPaths({folder.path()}, nullptr, &unreadable);
-  FUZZ_CHECK(none.empty() && unreadable.size() == 1 && unreadable[0].path == folder.path());
   const auto files = rlfit::ExpandRecordingPaths({path});  // a file stands for itself
   FUZZ_CHECK(files.size() == 1 && files[0] == path);
   try {
