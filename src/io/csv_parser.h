@@ -14,12 +14,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <string>
+
+#include "src/common/error.h"
 
 namespace rlfit {
 
 // The comma-separated cells on 1-based line `line` of `size` bytes of text (0 past its end), up
-// to its end or a NUL byte, where fast-cpp-csv-parser ends a line too: a too_few_columns
-// error's place, the first missing cell being the next column.
+// to its end or a NUL byte, where fast-cpp-csv-parser ends a line too.
 inline int CellsOnLine(const char* data, std::size_t size, long long line) {
   const char* p = data;
   const char* end = data + size;
@@ -33,6 +35,17 @@ inline int CellsOnLine(const char* data, std::size_t size, long long line) {
   if (const void* nul = std::memchr(p, '\0', static_cast<std::size_t>(line_end - p)))
     line_end = static_cast<const char*>(nul);
   return 1 + static_cast<int>(std::count(p, line_end, ','));
+}
+
+// The error of a too_few_columns row `row` (its 1-based line in the `size` bytes of `data`):
+// the first missing cell's column and the row's count, against `expected` cells "like `what`"
+// ("the first row", "the header"). The one message of every CSV reader of the project.
+inline InputError TooFewColumns(const std::string& name, int row, const char* data,
+                                std::size_t size, std::size_t expected, const char* what) {
+  const int have = CellsOnLine(data, size, row);
+  return InputError(name, row, have + 1,
+                    "too few columns (" + std::to_string(have) + "), expected " +
+                        std::to_string(expected) + " like " + what);
 }
 
 }  // namespace rlfit

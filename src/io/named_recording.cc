@@ -206,10 +206,8 @@ std::vector<Episode> ParseNamedRecording(const std::string& name, const char* da
         sink(row, t, cells.data());
       }
     } catch (const io::error::too_few_columns& e) {
-      const int have = CellsOnLine(data, size, e.file_line);
-      throw InputError(name, FileLineNumber(name, e.file_line), have + 1,
-                       "too few columns (" + std::to_string(have) + "), expected " +
-                           std::to_string(header.size()) + " like the header");
+      throw TooFewColumns(name, FileLineNumber(name, e.file_line), data, size, header.size(),
+                          "the header");
     } catch (const io::error::too_many_columns& e) {
       throw InputError(name, FileLineNumber(name, e.file_line),
                        static_cast<int>(header.size() + 1),

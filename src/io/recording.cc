@@ -159,10 +159,7 @@ void ForEachRow(const std::string& name, const char* data, std::size_t size, OnR
       on_row(line, values);
     }
   } catch (const io::error::too_few_columns& e) {
-    const int have = CellsOnLine(data, size, e.file_line);
-    throw InputError(name, LineNumber(name, e.file_line), have + 1,
-                     "too few columns (" + std::to_string(have) + "), expected " +
-                         std::to_string(N) + " like the first row");
+    throw TooFewColumns(name, LineNumber(name, e.file_line), data, size, N, "the first row");
   } catch (const io::error::too_many_columns& e) {
     throw InputError(name, LineNumber(name, e.file_line), static_cast<int>(N + 1),
                      "too many columns, expected " + std::to_string(N) + " like the first row");

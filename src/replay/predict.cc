@@ -125,7 +125,7 @@ StateProblem FindStateProblem(const InitialState& s, bool car,
     return {2, "angular speed " + Num(s.omega.stableNorm()) + " rad/s is implausible (limit " +
                    Num(max_omega) + ")"};
   if (Eigen::Index i = 0; s.euler.cwiseAbs().maxCoeff(&i) > kMaxAngleRad)
-    return {3, "Euler angle " + Num(s.euler.cwiseAbs().maxCoeff()) +
+    return {3, "Euler angle " + Num(std::abs(s.euler(i))) +
                    " is not in radians (|angle| <= 2 pi)",
             static_cast<int>(i)};
   if (!car && !s.euler.isZero()) return {3, "the ball model has no orientation"};
@@ -230,10 +230,8 @@ void ReadNamedCsv(const std::string& path, const std::array<const char*, N>& nam
   } catch (const io::error::duplicated_column_in_header& e) {
     throw InputError(path, 1, 0, "column '" + std::string(e.column_name) + "' appears twice");
   } catch (const io::error::too_few_columns& e) {
-    const int have = CellsOnLine(text.data(), text.size(), e.file_line);
-    throw InputError(path, e.file_line, have + 1,
-                     "too few columns (" + std::to_string(have) + "), expected " +
-                         std::to_string(header.size()) + " like the header");
+    throw TooFewColumns(path, static_cast<int>(e.file_line), text.data(), text.size(),
+                        header.size(), "the header");
   } catch (const io::error::too_many_columns& e) {
     throw InputError(
         path, e.file_line, static_cast<int>(header.size()) + 1,
