@@ -877,19 +877,34 @@ void RefuseNonText(const std::string& name, const char* head, std::size_t size) 
            "convert it (tr '\\r' '\\n')");
 }
 
-// The whole contents of a regular file. Opens without blocking (a FIFO with no writer would
-// block a plain open) and refuses anything but a regular file.
-std::string LoadFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError(path, 0, 0, DescribeError(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+// A regular file opened for reading, closed with the object. Opens without blocking (a FIFO
+// with no writer would block a plain open) and refuses anything but a regular file.
+struct RegularFile {
+  explicit RegularFile(const std::string& path)
+      : fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) {
+    if (fd < 0) throw InputError(path, 0, 0, DescribeError(errno));
+    if (::fstat(fd, &st) != 0) {
+      const int error = errno;
+      ::close(fd);
+      throw InputError(path, 0, 0, DescribeError(error));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw InputError(path, 0, 0, "not a regular file (" + FileKind(st.st_mode) + ")");
+    }
+  }
+  ~RegularFile() { ::close(fd); }
+  RegularFile(const RegularFile&) = delete;
+  RegularFile& operator=(const RegularFile&) = delete;
+  int fd;
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw InputError(path, 0, 0, DescribeError(errno));
-  if (!S_ISREG(st.st_mode))
-    throw InputError(path, 0, 0, "not a regular file (" + FileKind(st.st_mode) + ")");
+};
+
+// The whole contents of a regular file (RegularFile's refusals).
+std::string LoadFile(const std::string& path) {
+  const RegularFile file(path);
+  const int fd = file.fd;
+  const struct stat& st = file.st;
   std::string data(std::min(static_cast<std::size_t>(std::max<off_t>(st.st_size, 0)),
                             kSniffBytes),
                    '\0');
@@ -1038,16 +1053,8 @@ void ApplyRecordingFacts(const std::string& path, const RecordingFacts& given,
 // The start of a file: its bytes up to the first non-blank line's end (at most 16 MiB), or
 // less when the file is shorter. Refuses what LoadFile refuses.
 std::string LoadFileStart(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError(path, 0, 0, DescribeError(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw InputError(path, 0, 0, DescribeError(errno));
-  if (!S_ISREG(st.st_mode))
-    throw InputError(path, 0, 0, "not a regular file (" + FileKind(st.st_mode) + ")");
+  const RegularFile file(path);
+  const int fd = file.fd;
   constexpr std::size_t kChunk = 1 << 16, kMost = 16u << 20;
   std::string data;
   char buf[kChunk];
