@@ -237,8 +237,17 @@ std::string CoeffsText(const CoeffFile& c, const ModelInfo& model) {
 
 // --- worker tasks ---------------------------------------------------------------------------
 
+// How a shard's files are read: with the command line's facts (--reference,
+// --handbrake-unrecorded, --clock-origin) the payload carries, as the tools read them.
+ReadOptions ShardReadOptions(const json& p) {
+  ReadOptions read;
+  if (p.contains("facts")) read.facts = RecordingFactsFromJson(p["facts"]);
+  return read;
+}
+
 std::vector<Episode> ReadShard(const json& p) {
-  return ReadRecordingFiles(p["files"].get<std::vector<std::string>>(), {}, p.value("threads", 1));
+  return ReadRecordingFiles(p["files"].get<std::vector<std::string>>(), ShardReadOptions(p),
+                            p.value("threads", 1));
 }
 
 // The shard's episodes as the tools read them with --keep-going (LoadEpisodesFor's rule): a
@@ -248,7 +257,8 @@ std::vector<Episode> ReadShardKeepingGoing(const json& p, const ModelInfo& model
                                            std::vector<SkippedInput>* unreadable) {
   const std::vector<std::string> files = p["files"].get<std::vector<std::string>>();
   std::vector<SkippedInput> failed;
-  std::vector<Episode> episodes = ReadRecordingFiles(files, {}, p.value("threads", 1), &failed);
+  std::vector<Episode> episodes =
+      ReadRecordingFiles(files, ShardReadOptions(p), p.value("threads", 1), &failed);
   SetAsideOtherKinds(model, &episodes, &failed);
   // Named in the shard's file order, as the tools name them.
   std::map<std::string, std::string> reason;
@@ -590,20 +600,23 @@ struct Corpus {
 };
 
 json ShardPayload(const Corpus& c, std::size_t s, const std::string& model,
-                  const std::string& data_root, int threads) {
-  return {{"model", model}, {"files", c.shards[s]}, {"data_root", data_root},
+                  const std::string& data_root, const RecordingFacts& facts, int threads) {
+  return {{"model", model},
+          {"files", c.shards[s]},
+          {"data_root", data_root},
+          {"facts", RecordingFactsJson(facts)},
           {"threads", threads}};
 }
 
 Corpus ReadOutlines(const ModelInfo& model, const std::vector<std::string>& files,
-                    const std::string& data_root, const std::string& program, bool classify,
-                    bool select, bool single_file, bool keep_going,
-                    const DistributedOptions& dist, const ShardMap& map) {
+                    const std::string& data_root, const RecordingFacts& facts,
+                    const std::string& program, bool classify, bool select, bool single_file,
+                    bool keep_going, const DistributedOptions& dist, const ShardMap& map) {
   Corpus c;
   c.shards = ShardFiles(files, dist.shards);
   std::vector<std::string> payloads;
   for (std::size_t s = 0; s < c.shards.size(); ++s) {
-    json p = ShardPayload(c, s, model.name, data_root, dist.worker_threads);
+    json p = ShardPayload(c, s, model.name, data_root, facts, dist.worker_threads);
     p["program"] = program;
     p["classify"] = classify;
     p["select"] = select;
@@ -704,6 +717,7 @@ AddResidualsFn RemoteResiduals(const Corpus& c, const std::vector<int>& train,
       builds.push_back({{"model", model.name},
                         {"files", c.shards[s]},
                         {"data_root", options.data_root},
+                        {"facts", RecordingFactsJson(options.facts)},
                         {"episodes", local[s]},
                         {"window_s", options.window_s},
                         {"stride_s", options.stride_s},
@@ -836,7 +850,7 @@ std::vector<ReplayReport> MapReplay(const Corpus& c, const ModelInfo& model,
                     {"names", names}});
     }
     if (gs.empty()) continue;
-    json p = ShardPayload(c, s, model.name, data_root, dist.worker_threads);
+    json p = ShardPayload(c, s, model.name, data_root, options.facts, dist.worker_threads);
     p["program"] = options.program;
     p["horizons_s"] = options.horizons_s;
     p["window_s"] = options.window_s;
@@ -913,6 +927,7 @@ FitResult FitRemote(const Corpus& c, const std::vector<int>& train,
     const CoeffFile fitted = r.coeffs;
     ReplayOptions replay = options.replay;
     replay.quiet = true;
+    replay.facts = options.facts;  // the workers read their shards again
     // The held-out figures read open loop and windowed errors only: no reference needed.
     std::vector<ReplayGroup> groups(2);
     groups[0].coeffs = start;
@@ -1135,8 +1150,8 @@ Corpus ReadFitCorpus(const ModelInfo& model, const FitOptions& options, bool cla
   const std::vector<std::string> files =
       RecordingFilesFor(model, options.paths, options.data_root, nullptr,
                         options.keep_going ? unreadable : nullptr);
-  Corpus c = ReadOutlines(model, files, options.data_root, "rlfit", classify, false, false,
-                          options.keep_going, dist, map);
+  Corpus c = ReadOutlines(model, files, options.data_root, options.facts, "rlfit", classify,
+                          false, false, options.keep_going, dist, map);
   unreadable->insert(unreadable->end(), c.unreadable.begin(), c.unreadable.end());
   RequireSomethingRead(c.episodes.size(), *unreadable, "fit on");
   return c;
@@ -1156,8 +1171,8 @@ ReplayReport DistributedReplay(const ReplayOptions& options, const DistributedOp
   const bool single_file =
       options.paths.size() == 1 &&
       fs::is_regular_file(ResolveUnderRoot(options.paths[0], options.data_root));
-  Corpus c = ReadOutlines(model, files, options.data_root, options.program, true, true,
-                          single_file, options.keep_going, dist, map);
+  Corpus c = ReadOutlines(model, files, options.data_root, options.facts, options.program, true,
+                          true, single_file, options.keep_going, dist, map);
   unreadable.insert(unreadable.end(), c.unreadable.begin(), c.unreadable.end());
   RequireSomethingRead(c.episodes.size(), unreadable, "replay");
   warnings << c.skip_lines;
@@ -1304,6 +1319,7 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
   groups.insert(groups.end(), before.begin(), before.end());
   ReplayOptions replay = options.replay;
   replay.quiet = true;
+  replay.facts = options.facts;  // the workers read their shards again
   std::vector<ReplayReport> reports = MapReplay(c, model, options.data_root, replay,
                                                 staged ? staged->dir() : "", groups, dist, map);
   ReplayReport combined, combined_start;
@@ -1329,6 +1345,7 @@ ReplayReport DistributedCrossValidation(const FitOptions& requested, int folds,
     o.out_dir = out_dir;
     o.paths = options.paths;
     o.data_root = options.data_root;
+    o.facts = options.facts;
     o.keep_going = options.keep_going;
     o.coeffs_path = "(cross-validation: see coefficients.provenance.fold_coefficients)";
     WriteReplaySummaries(combined, record, o, staged.get());

@@ -751,6 +751,19 @@ T Get(const py::dict& d, const char* key, T fallback) {
   return d.contains(key) && !d[key].is_none() ? d[key].cast<T>() : fallback;
 }
 
+// The tools' --reference, --handbrake-unrecorded and --clock-origin (reference as bytes).
+RecordingFacts FactsFrom(const py::dict& d) {
+  RecordingFacts facts;
+  facts.reference_dir = Get<std::string>(d, "reference", "");
+  facts.handbrake_unrecorded = Get(d, "handbrake_unrecorded", false);
+  facts.clock_origin_rows = Get(d, "clock_origin", facts.clock_origin_rows);
+  std::string why;
+  if (!facts.Check(&why)) throw InputError("(options)", 0, 0, why);
+  if (!facts.reference_dir.empty() && !fs::is_directory(facts.reference_dir))
+    throw InputError(facts.reference_dir, 0, 0, "--reference: not a folder");
+  return facts;
+}
+
 DistributedOptions DistFrom(const py::dict& d) {
   DistributedOptions o;
   o.shards = Get(d, "shards", o.shards);
@@ -789,6 +802,7 @@ FitOptions FitFrom(const py::dict& d) {
   o.replay.force = Get(d, "force", false);
   o.keep_going = Get(d, "keep_going", false);
   o.replay.keep_going = o.keep_going;
+  o.facts = FactsFrom(d);
   o.quiet = Get(d, "quiet", true);
   o.tail_set = Get(d, "tail_set", o.tail_set);
   std::string why;
@@ -817,6 +831,7 @@ py::dict DaskReplay(const py::dict& d, const py::object& map) {
   o.force = Get(d, "force", false);
   o.plots = Get(d, "plots", false);
   o.keep_going = Get(d, "keep_going", false);
+  o.facts = FactsFrom(d);
   o.quiet = true;
   o.program = "rlfit.dask";
   std::string why;

@@ -75,17 +75,20 @@ def _options(client, shards, default_per_worker, **given):
 
 
 def replay(model, paths=(), *, client, coeffs="", data_root="", horizons_s=(), window_s=0.5,
-           out=None, force=False, plots=False, keep_going=False, shards=None, worker_threads=1,
+           out=None, force=False, plots=False, keep_going=False, reference="",
+           handbrake_unrecorded=False, clock_origin=None, shards=None, worker_threads=1,
            _map=None):
     """`rlsim replay MODEL PATHS` on the cluster of `client`: dict summary (the content of
     replay_summary.json without provenance), table (what rlsim replay prints), warnings. With
     `out`, the same folder rlsim replay --out writes; with `keep_going`, as --keep-going: a file
-    that cannot be read is named with its reason and the others replayed. `shards`: groups of
-    files (default 2 per worker)."""
+    that cannot be read is named with its reason and the others replayed. `reference`,
+    `handbrake_unrecorded`, `clock_origin`: the tools' --reference, --handbrake-unrecorded and
+    --clock-origin. `shards`: groups of files (default 2 per worker)."""
     o = _options(client, shards, 2, model=model, paths=_paths(paths), coeffs=_path(coeffs),
                  data_root=_path(data_root), horizons_s=list(horizons_s), window_s=window_s,
                  out=_path(out), force=force, plots=plots, keep_going=keep_going,
-                 worker_threads=worker_threads)
+                 reference=_path(reference), handbrake_unrecorded=handbrake_unrecorded,
+                 clock_origin=clock_origin, worker_threads=worker_threads)
     return _rlfit._dask_replay(o, _map or shard_map(client))
 
 
@@ -93,7 +96,8 @@ _FIT_DEFAULTS = dict(init="", window_s=1.0, stride_s=0.1, hold=(), free=(), loss
                      loss_scale=0.0, max_iterations=50, step_sigmas=0.1, horizons_s=(),
                      tick_rate_hz=None, input_delay_s=None, tick_phase=None,
                      tick_aligned_inputs=None, rotate_with_new_omega=None, data_root="",
-                     quiet=True, force=False, keep_going=False)
+                     quiet=True, force=False, keep_going=False, reference="",
+                     handbrake_unrecorded=False, clock_origin=None)
 
 
 def _fit_options(client, model, paths, shards, worker_threads, given):
@@ -102,7 +106,7 @@ def _fit_options(client, model, paths, shards, worker_threads, given):
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     o = dict(_FIT_DEFAULTS, **given)
-    for key in ("init", "data_root", "out", "plots"):
+    for key in ("init", "data_root", "out", "plots", "reference"):
         o[key] = _path(o.get(key))
     for key in ("hold", "free", "horizons_s"):
         o[key] = list(o[key])
@@ -116,7 +120,7 @@ def fit(model, paths=(), *, client, out=None, plots=None, holdout_every=4, shard
     text (what rlfit fit prints). Options as rlfit fit's, in Python names: init, window_s,
     stride_s, hold, free, loss, loss_scale, max_iterations, step_sigmas, horizons_s,
     tick_rate_hz, input_delay_s, tick_phase, tick_aligned_inputs, rotate_with_new_omega,
-    data_root, quiet, force, keep_going. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
+    data_root, quiet, force, keep_going, reference, handbrake_unrecorded, clock_origin. `plots`: a folder for the fit's report page (needs `out`), as rlfit fit --plots.
     `shards`: groups of files (default 1 per worker)."""
     o = _fit_options(client, model, paths, shards, worker_threads,
                      dict(options, out=out, holdout_every=holdout_every, plots=plots))
@@ -175,6 +179,15 @@ def _parser():
         cmd.add_argument("--keep-going", action="store_true",
                          help="name each file that cannot be read, with its reason, and go on "
                               "with the others")
+        cmd.add_argument("--reference", default="",
+                         help="folder of an earlier model's predictions (as the tools' "
+                              "--reference)")
+        cmd.add_argument("--handbrake-unrecorded", action="store_true",
+                         help="the recordings' handbrake column holds no presses although the "
+                              "handbrake was used (as the tools' flag)")
+        cmd.add_argument("--clock-origin", type=float, default=None,
+                         help="row of the 61 Hz row clock row 0 of each recording sits on (as "
+                              "the tools' --clock-origin)")
 
     r = sub.add_parser("replay", help="rlsim replay")
     common(r)
@@ -224,7 +237,9 @@ def main(argv=None):
         return 2
     try:
         common = dict(client=client, shards=args.shards or None,
-                      worker_threads=args.worker_threads, out=args.out or None)
+                      worker_threads=args.worker_threads, out=args.out or None,
+                      reference=args.reference, handbrake_unrecorded=args.handbrake_unrecorded,
+                      clock_origin=args.clock_origin)
         if args.command == "replay":
             r = replay(args.model, args.paths, coeffs=args.coeffs, data_root=args.data,
                        horizons_s=args.horizons, window_s=args.window, force=args.force,

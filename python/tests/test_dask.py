@@ -122,6 +122,39 @@ def test_replay_skips_and_references_as_rlsim(client, tmp_path):
 
 
 @needs_data
+def test_command_line_facts_as_rlsim(client, tmp_path):
+    """Recordings outside any manifest with the tools' facts given: --handbrake-unrecorded and
+    --clock-origin (powerslide), --reference (ball) reach the workers' reading as rlsim's, so
+    the replay is rlsim's; without them it is another replay (the facts change what is
+    measured)."""
+    slides, balls, refs = tmp_path / "slides", tmp_path / "balls", tmp_path / "refs"
+    for d in (slides, balls, refs):
+        d.mkdir()
+    for n in ("00", "01", "02"):
+        shutil.copy(os.path.join(DATA, "car_control", "ground_driving_handbrake",
+                                 f"episode_{n}.csv"), slides)
+    for n in ("000000", "000001"):
+        source = os.path.join(DATA, "ball_trajectories")
+        shutil.copy(os.path.join(source, f"episode_{n}.csv"), balls)
+        shutil.copy(os.path.join(source, f"prediction_{n}.csv"), refs / f"episode_{n}.csv")
+    cases = (("powerslide", slides, dict(handbrake_unrecorded=True, clock_origin=0.0),
+              ["--handbrake-unrecorded", "--clock-origin", "0"]),
+             ("ball", balls, dict(reference=str(refs)), ["--reference", str(refs)]))
+    for model, folder, facts, flags in cases:
+        cli, dist = tmp_path / ("cli_" + model), tmp_path / ("dask_" + model)
+        r = run(RLSIM, "replay", model, str(folder), "--out", str(cli), *flags)
+        assert r.returncode == 0, r.stderr
+        got = rlfit.dask.replay(model, [str(folder)], client=client, out=dist, shards=2,
+                                **facts)
+        assert got["table"] == r.stdout and summary(cli) == summary(dist)
+        bare = rlfit.dask.replay(model, [str(folder)], client=client, shards=2)
+        assert bare["table"] != got["table"]
+        if model == "ball":
+            assert got["summary"]["reference"]["kind"] == "shipped_predictions"
+            assert bare["summary"]["reference"]["kind"] == "seed_coefficients"
+
+
+@needs_data
 def test_fit_within_1e6_of_rlfit_fit(client, tmp_path):
     files = aerial_files()
     cli, dist = tmp_path / "cli.json", tmp_path / "dask.json"

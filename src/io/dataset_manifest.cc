@@ -224,6 +224,24 @@ std::shared_ptr<const DatasetManifest> ManifestAndRelative(const std::string& pa
 
 }  // namespace
 
+nlohmann::json RecordingFactsJson(const RecordingFacts& facts) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!facts.reference_dir.empty()) j["reference_dir"] = facts.reference_dir;
+  if (facts.handbrake_unrecorded) j["handbrake_unrecorded"] = true;
+  if (!std::isnan(facts.clock_origin_rows)) j["clock_origin_rows"] = facts.clock_origin_rows;
+  return j;
+}
+
+RecordingFacts RecordingFactsFromJson(const nlohmann::json& j) {
+  RecordingFacts facts;
+  if (!j.is_object()) return facts;
+  facts.reference_dir = j.value("reference_dir", std::string());
+  facts.handbrake_unrecorded = j.value("handbrake_unrecorded", false);
+  const auto origin = j.find("clock_origin_rows");
+  if (origin != j.end() && origin->is_number()) facts.clock_origin_rows = origin->get<double>();
+  return facts;
+}
+
 bool RecordingFacts::Empty() const {
   return reference_dir.empty() && !handbrake_unrecorded && std::isnan(clock_origin_rows);
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace rlfit {
 
 // The manifest's file name in the folder it describes (scripts/fetch_datasets.sh installs the
@@ -38,6 +40,11 @@ struct RecordingFacts {
   // False (with the reason) unless clock_origin_rows is NaN or finite and >= 0.
   bool Check(std::string* why) const;
 };
+// The facts as a summary's options record them and the distributed engine's payloads carry
+// them: an object with the keys of the facts given (reference_dir, handbrake_unrecorded,
+// clock_origin_rows); and back (a missing key, or null, is the fact not given).
+nlohmann::json RecordingFactsJson(const RecordingFacts& facts);
+RecordingFacts RecordingFactsFromJson(const nlohmann::json& j);
 
 // A manifest as read (README "Data", "Dataset manifests"). Paths and patterns are relative to
 // `root` with '/' separators; in a pattern `*` stands for any characters within one path

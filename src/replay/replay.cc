@@ -298,15 +298,6 @@ bool Listed(const nlohmann::json& list, const std::string& full, const std::stri
   return false;
 }
 
-// The command line's facts about the recordings, as the options record them.
-nlohmann::json FactsJson(const RecordingFacts& facts) {
-  nlohmann::json j = nlohmann::json::object();
-  if (!facts.reference_dir.empty()) j["reference_dir"] = facts.reference_dir;
-  if (facts.handbrake_unrecorded) j["handbrake_unrecorded"] = true;
-  if (!std::isnan(facts.clock_origin_rows)) j["clock_origin_rows"] = facts.clock_origin_rows;
-  return j;
-}
-
 // "1104 on the ground, 90 touching a surface"
 std::string LeftOutText(const std::map<std::string, int>& counts) {
   std::string s;
@@ -1067,7 +1058,7 @@ void WriteReplaySummaries(const ReplayReport& report, const CoeffFile& coeffs,
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
                   {"window_s", report.window_s},   {"curve_step_s", report.curve_step_s},
                   {"keep_going", options.keep_going}};
-  if (!options.facts.Empty()) j["options"]["facts"] = FactsJson(options.facts);
+  if (!options.facts.Empty()) j["options"]["facts"] = RecordingFactsJson(options.facts);
   j["git_revision"] = GitRevision();
   dir.WriteFile("replay_summary.json", DumpJson(j, 1) + "\n");
   dir.WriteFile("summary.txt", report.Table());
