@@ -675,6 +675,13 @@ def test_ball_and_wall_starts_overlapping_or_off_the_mesh_are_refused():
     # recorded row is 81.7 uu from the mesh), so accepted; it bounces and stays in the arena.
     t = ball.predict([0, 0, 85, 0, 0, -1500], 2.0)
     assert t[:, 3].min() > 80 and t[-1, 3] < 2044
+    # Deeper, as a fast ball is mid-bounce: 45 uu from the floor at 6000 uu/s toward it (50 uu a
+    # tick) is a state a step leaves; at 1000 uu/s (8.3 uu a tick) or sideways it is refused.
+    assert ball.predict([0, 0, 45, 0, 0, -6000], 1.0)[:, 3].min() > 40
+    with pytest.raises(rlfit.InputError, match="less the 8.33333 uu it moves along the mesh's"):
+        ball.step([0, 0, 45, 0, 0, -1000])
+    with pytest.raises(rlfit.InputError, match=r"up to 9\.5\)$"):
+        ball.step([0, 0, 45, 3000, 0, 0])
     with pytest.raises(rlfit.InputError, match="the wall model needs a car on a surface"):
         rlfit.Model("wall").step([0, 0, 1000, 0, 0, 0])
 

@@ -415,9 +415,20 @@ std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
         Num(kBallStartMinMeshDistanceUu) + " uu from the mesh (radius " + Num(game::kBallRadius) +
         " uu; recorded bounces overlap it by up to 9.5)";
     const Contact c = arena.Collide(state.x, kBallStartMinMeshDistanceUu);
-    if (c.hit)
+    // Mid-bounce a tick moves the ball |v . n| / tick rate along the contact's normal, so a
+    // ball that fast is a state the game (and the model's own step) produces that much closer
+    // to the mesh: Ball.step's ticks at 6000 uu/s come 43.8 uu from the floor, and
+    // Ball.from_array takes them back.
+    // (At most the ball's top speed: a faster start is refused as implausible, but not here.)
+    const double tick_uu =
+        c.hit ? std::min(std::abs(state.v.dot(c.normal)), game::kBallMaxSpeed) / game::kTickRateHz
+              : 0.0;
+    if (c.hit && c.penetration > tick_uu)
       return where + " is " + Num(kBallStartMinMeshDistanceUu - c.penetration) +
-             " uu from the arena mesh" + needs;
+             " uu from the arena mesh" + needs +
+             (tick_uu > 0.0 ? ", less the " + Num(tick_uu) +
+                                  " uu it moves along the mesh's normal in a tick at this velocity"
+                            : "");
     // Behind a wall (e.g. beyond a corner curve, within the box of the mesh's vertices).
     if (BehindMesh(arena, state.x))
       return where + " is outside the arena mesh" + needs;

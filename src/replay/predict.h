@@ -110,8 +110,9 @@ struct StartRule {
 //   ball: a ball not behind the mesh (BallArena: Arena::Contains, or no axis-aligned ray from
 //     the centre first meets the back of a triangle) whose centre is at least
 //     kBallStartMinMeshDistanceUu from it (its sphere overlaps the mesh by at most what the
-//     recordings' bounces do): one behind a corner curve or deep in the net ended outside the
-//     arena;
+//     recordings' bounces do), less the distance its velocity carries it along the contact's
+//     normal in a tick (a fast ball mid-bounce, as a step leaves it): one behind a corner
+//     curve or deep in the net ended outside the arena;
 //   car, jump: any legal state whose centre is not behind the pitch mesh (under the floor,
 //     beyond a wall, above the ceiling: the same ray test as the ball's).
 std::string ModelStartProblem(const ModelInfo& model, const InitialState& state,
