@@ -732,6 +732,76 @@ TEST_CASE("FirstFaces finds a back face where testing every triangle does" *
   CHECK(behind > 400);
 }
 
+// Reference for FirstFacesAlong: every triangle, the same Moller-Trumbore test along the line,
+// the nearest hit on each side and whether it is a front face.
+std::array<Arena::RayFace, 2> FirstFacesEveryTriangle(const Arena& arena, const Eigen::Vector3d& x,
+                                                      const Eigen::Vector3d& d) {
+  double nearest[2] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity()};
+  bool front[2] = {false, false};
+  for (const Triangle& t : arena.triangles()) {
+    const Eigen::Vector3d p0 = t.p[0].cast<double>(), e1 = t.p[1].cast<double>() - p0,
+                          e2 = t.p[2].cast<double>() - p0;
+    const Eigen::Vector3d h = d.cross(e2);
+    const double det = e1.dot(h);
+    if (det == 0.0) continue;
+    const Eigen::Vector3d q = x - p0;
+    const double u = q.dot(h) / det;
+    if (u < 0.0 || u > 1.0) continue;
+    const Eigen::Vector3d r = q.cross(e1);
+    const double v = d.dot(r) / det, s = e2.dot(r) / det;
+    if (v < 0.0 || u + v > 1.0 || s == 0.0) continue;
+    const int ray = s > 0.0 ? 1 : 0;
+    if (std::abs(s) < nearest[ray]) {
+      nearest[ray] = std::abs(s);
+      front[ray] = (e1.cross(e2).dot(d) < 0.0) == (s > 0.0);
+    }
+  }
+  std::array<Arena::RayFace, 2> faces = {Arena::RayFace::kNone, Arena::RayFace::kNone};
+  for (int ray = 0; ray < 2; ++ray)
+    if (std::isfinite(nearest[ray]))
+      faces[ray] = front[ray] ? Arena::RayFace::kFront : Arena::RayFace::kBack;
+  return faces;
+}
+
+TEST_CASE("FirstFacesAlong finds what testing every triangle finds, and FirstFaces on the axes" *
+          doctest::skip(testing::NoData())) {
+  // Random points over and around the pitch's box (a quarter on integer coordinates: lines
+  // through vertices and edges), along the axes, the diagonals and random directions. ~1 s.
+  const Arena& arena = Pitch();
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> ux(-4300, 4300), uy(-6200, 6200), uz(-200, 2300),
+      unit(-1, 1);
+  int hits = 0, backs = 0;
+  for (int i = 0; i < 300; ++i) {
+    Eigen::Vector3d x(ux(rng), uy(rng), uz(rng));
+    if (i % 4 == 0) x = x.array().round();
+    const std::array<Arena::RayFace, 6> axes = arena.FirstFaces(x);
+    const Eigen::Vector3d dirs[5] = {Eigen::Vector3d::UnitX(), Eigen::Vector3d::UnitY(),
+                                     Eigen::Vector3d::UnitZ(), Eigen::Vector3d(1, -1, 1),
+                                     Eigen::Vector3d(unit(rng), unit(rng), unit(rng))};
+    for (int k = 0; k < 5; ++k) {
+      const std::array<Arena::RayFace, 2> got = arena.FirstFacesAlong(x, dirs[k]);
+      CAPTURE(x.transpose());
+      CAPTURE(dirs[k].transpose());
+      REQUIRE(got == FirstFacesEveryTriangle(arena, x, dirs[k]));
+      if (k < 3) {
+        CHECK(got[0] == axes[2 * k]);
+        CHECK(got[1] == axes[2 * k + 1]);
+      }
+      for (const Arena::RayFace f : got) {
+        hits += f != Arena::RayFace::kNone;
+        backs += f == Arena::RayFace::kBack;
+      }
+    }
+  }
+  MESSAGE(hits << " rays of 3000 meet the mesh, " << backs << " a back face first");
+  CHECK(hits > 1000);
+  CHECK(backs > 200);
+  CHECK(arena.FirstFacesAlong({0, 0, 1000}, Eigen::Vector3d::Zero()) ==
+        std::array<Arena::RayFace, 2>{Arena::RayFace::kNone, Arena::RayFace::kNone});
+}
+
 TEST_CASE("inside an axis-aligned triangle the contact is exact: distance and normal") {
   // A floor (z = 0), a side wall (x = 3512) and a ceiling (z = 2044), out of each other's reach:
   // inside each face the offset from the plane gives exactly radius - distance and exactly the

@@ -668,6 +668,9 @@ def test_ball_and_wall_starts_overlapping_or_off_the_mesh_are_refused():
     ball = rlfit.Model("ball")
     with pytest.raises(rlfit.InputError, match="outside the arena mesh: the ball model needs"):
         ball.predict([-4000, -5000, 100, -3000, -3000, 0], 2.0)  # behind the corner curve
+    with pytest.raises(rlfit.InputError, match="outside the arena mesh: the ball model needs"):
+        # behind an upper corner's open curve: no axis ray meets a face, a diagonal a back face
+        ball.predict([4013, -5446, 1983, 701, 448, -742], 2.0)
     with pytest.raises(rlfit.InputError, match="48 uu from the arena mesh"):
         ball.step([0, 0, 2000, 0, 0, 0])  # into the ceiling (z 2044)
     assert ball.predict([0, 0, 93.15, 0, 0, 0], 1.0)[-1, 3] == pytest.approx(93.15, abs=0.5)

@@ -1740,6 +1740,79 @@ std::array<Arena::RayFace, 6> Arena::FirstFaces(const Vector3d& point) const {
   return faces;
 }
 
+std::array<Arena::RayFace, 2> Arena::FirstFacesAlong(const Vector3d& point,
+                                                     const Vector3d& dir) const {
+  std::array<RayFace, 2> faces = {RayFace::kNone, RayFace::kNone};
+  if (!point.allFinite() || !dir.allFinite() || dir.isZero(0.0)) return faces;
+  // Nearest hit along -dir and +dir, in multiples of |dir|, and whether it is a front face.
+  double nearest[2] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity()};
+  bool front[2] = {false, false};
+  // The boxes are floats: a line grazing one is let in (the triangle test is exact).
+  constexpr double kPadUu = 1e-3;
+  std::uint32_t stack[kStackSize];
+  int top = 0;
+  std::uint32_t n = 0;
+  for (;;) {
+    if (nodes_.empty()) break;
+    const Node& node = nodes_[n];
+    for (int lane = 0; lane < 4; ++lane) {
+      if (!(node.lo[0][lane] <= node.hi[0][lane])) continue;  // an unused child
+      // Slabs: the line's parameter range inside the (padded) box, empty if it misses it.
+      double t_lo = -std::numeric_limits<double>::infinity();
+      double t_hi = std::numeric_limits<double>::infinity();
+      for (int axis = 0; axis < 3 && t_lo <= t_hi; ++axis) {
+        const double lo = node.lo[axis][lane] - kPadUu, hi = node.hi[axis][lane] + kPadUu;
+        if (dir[axis] == 0.0) {
+          if (!(lo <= point[axis] && point[axis] <= hi)) {  // outside the slab: no part
+            t_lo = 1.0;
+            t_hi = 0.0;
+          }
+          continue;
+        }
+        double a = (lo - point[axis]) / dir[axis], b = (hi - point[axis]) / dir[axis];
+        if (a > b) std::swap(a, b);
+        t_lo = std::max(t_lo, a);
+        t_hi = std::min(t_hi, b);
+      }
+      if (!(t_lo <= t_hi)) continue;
+      if (node.count[lane] == 0) {
+        stack[top++] = node.index[lane];
+        continue;
+      }
+      for (std::uint32_t t = node.index[lane], e = t + node.count[lane]; t < e; ++t) {
+        const auto& v = leaf_vertices_[t].p;
+        const Vector3d v0(v[0][0], v[0][1], v[0][2]);
+        const Vector3d e1 = Vector3d(v[1][0], v[1][1], v[1][2]) - v0;
+        const Vector3d e2 = Vector3d(v[2][0], v[2][1], v[2][2]) - v0;
+        // Where the line meets the triangle's plane, by barycentric weights (Moller-Trumbore).
+        const Vector3d h = dir.cross(e2);
+        const double det = e1.dot(h);
+        if (det == 0.0) continue;  // the line lies in the plane: the triangle seen edge-on
+        const Vector3d s = point - v0;
+        const double u = s.dot(h) / det;
+        if (u < 0.0 || u > 1.0) continue;
+        const Vector3d q = s.cross(e1);
+        const double w = dir.dot(q) / det;
+        if (w < 0.0 || u + w > 1.0) continue;
+        const double along = e2.dot(q) / det;
+        if (along == 0.0) continue;  // through the point
+        const int ray = along > 0.0 ? 1 : 0;
+        if (std::abs(along) < nearest[ray]) {
+          nearest[ray] = std::abs(along);
+          // A front face turns its normal (e1 x e2, the winding's) against the ray.
+          front[ray] = (e1.cross(e2).dot(dir) < 0.0) == (along > 0.0);
+        }
+      }
+    }
+    if (top == 0) break;
+    n = stack[--top];
+  }
+  for (int ray = 0; ray < 2; ++ray)
+    if (std::isfinite(nearest[ray])) faces[ray] = front[ray] ? RayFace::kFront : RayFace::kBack;
+  return faces;
+}
+
 bool Arena::Contains(const Vector3d& point) const {
   const std::array<RayFace, 6> faces = FirstFaces(point);
   return std::all_of(faces.begin(), faces.end(),

@@ -264,6 +264,10 @@ class Arena {
   // not count; a non-finite point meets nothing. Three line walks of the BVH: about 2 us.
   enum class RayFace : std::uint8_t { kNone, kFront, kBack };
   std::array<RayFace, 6> FirstFaces(const Eigen::Vector3d& point) const;
+  // The same for the two rays from `point` along -dir and +dir (dir any non-zero direction):
+  // one line walk of the BVH. {kNone, kNone} for a non-finite point or a zero direction.
+  std::array<RayFace, 2> FirstFacesAlong(const Eigen::Vector3d& point,
+                                         const Eigen::Vector3d& dir) const;
 
   // True if `point` is inside the arena: each of the six rays of FirstFaces first meets a front
   // face. The mesh is open, so this is a sampling aid for tests and benchmarks, not an exact

@@ -147,12 +147,22 @@ std::string PositionText(const Eigen::Vector3d& x) {
   return "(" + Num(x(0)) + ", " + Num(x(1)) + ", " + Num(x(2)) + ")";
 }
 
-// Whether `x` lies behind the mesh: one of the six axis-aligned rays from it first meets the
-// back of a triangle (Arena::FirstFaces, the test Arena::Contains makes). A ray that meets
-// nothing (the mesh is open: 708 unshared edges; a hand-made floor) says nothing.
+// Whether `x` lies behind the mesh: one of 26 rays from it (along the axes and the diagonals
+// of the faces and of the cube, Arena::FirstFacesAlong) first meets the back of a triangle. A
+// ray that meets nothing (the mesh is open: 708 unshared edges; a hand-made floor) says
+// nothing. The six axis rays alone let starts behind the open curves of the upper corners in:
+// 8 of 4,199 random in-box balls left the arena; every one of them meets a back face along a
+// diagonal.
 bool BehindMesh(const Arena& arena, const Eigen::Vector3d& x) {
-  const std::array<Arena::RayFace, 6> faces = arena.FirstFaces(x);
-  return std::find(faces.begin(), faces.end(), Arena::RayFace::kBack) != faces.end();
+  static constexpr int kLines[13][3] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1},  {1, 1, 0},  {1, -1, 0},
+                                        {1, 0, 1},  {1, 0, -1}, {0, 1, 1},  {0, 1, -1}, {1, 1, 1},
+                                        {1, 1, -1}, {1, -1, 1}, {1, -1, -1}};
+  for (const auto& line : kLines) {
+    const std::array<Arena::RayFace, 2> faces =
+        arena.FirstFacesAlong(x, Eigen::Vector3d(line[0], line[1], line[2]));
+    if (faces[0] == Arena::RayFace::kBack || faces[1] == Arena::RayFace::kBack) return true;
+  }
+  return false;
 }
 
 double Degrees(double cos_angle) {

@@ -107,8 +107,8 @@ struct StartRule {
 //     there (IsOnSurface with the default SurfaceCoeffs, as the car's regime test);
 //   aerial: a car clear of the mesh (no part of it within reach: the centre more than
 //     kCarSurfaceReachUu from the mesh), nor resting on the floor;
-//   ball: a ball not behind the mesh (BallArena: Arena::Contains, or no axis-aligned ray from
-//     the centre first meets the back of a triangle) whose centre is at least
+//   ball: a ball not behind the mesh (BallArena: none of 26 rays from the centre, along the
+//     axes and the diagonals, first meets the back of a triangle) whose centre is at least
 //     kBallStartMinMeshDistanceUu from it (its sphere overlaps the mesh by at most what the
 //     recordings' bounces do), less the distance its velocity carries it along the contact's
 //     normal in a tick (a fast ball mid-bounce, as a step leaves it): one behind a corner
