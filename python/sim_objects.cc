@@ -158,11 +158,143 @@ PyControls MakeControls(double throttle, double steer, double pitch, double yaw,
   return c;
 }
 
+// ---- Pickling (pickle, copy, multiprocessing): each object's whole state as plain numbers ----
+// A pickle is (kPickleVersion, coeffs, data_root, time, numbers): the coefficients and datasets
+// root as the object was given them (loaded again where it is unpickled, as the constructor
+// loads them), and the state's fields in the order of BallStateFields / CarStateFields, every
+// one a double (bools 0/1, the regime its enum value). A pickle of another version or length,
+// or with a field out of its range, is refused (ValueError) rather than read wrong.
+constexpr int kPickleVersion = 1;
+
+struct FieldSaver {
+  std::vector<double>* out;
+  void operator()(const double& v) const { out->push_back(v); }
+  void operator()(const bool& v) const { out->push_back(v ? 1.0 : 0.0); }
+  void operator()(const int& v) const { out->push_back(static_cast<double>(v)); }
+  void operator()(const CarRegime& v) const { out->push_back(static_cast<double>(v)); }
+};
+
+struct FieldLoader {
+  const std::vector<double>* in;
+  const char* what;
+  mutable std::size_t next = 0;
+
+  double Take() const {
+    if (next >= in->size()) Refuse("has too few numbers");
+    return (*in)[next++];
+  }
+  [[noreturn]] void Refuse(const std::string& why) const {
+    throw InputError("pickle", 0, 0,
+                     std::string("a pickled rlfit.") + what + " " + why +
+                         " (made by another version of rlfit?)");
+  }
+  void operator()(double& v) const {
+    v = Take();
+    if (!std::isfinite(v)) Refuse("has a number that is not finite");
+  }
+  void operator()(bool& v) const {
+    const double x = Take();
+    if (x != 0.0 && x != 1.0) Refuse("has a flag that is not 0 or 1");
+    v = x == 1.0;
+  }
+  void operator()(int& v) const {
+    const double x = Take();
+    if (!(std::abs(x) <= 1e9) || x != std::trunc(x)) Refuse("has a count that is not an integer");
+    v = static_cast<int>(x);
+  }
+  void operator()(CarRegime& v) const {
+    const double x = Take();
+    if (!(x >= 0.0 && x <= static_cast<double>(CarRegime::kJump)) || x != std::trunc(x))
+      Refuse("has an unknown regime");
+    v = static_cast<CarRegime>(static_cast<int>(x));
+  }
+  void Finish() const {
+    if (next != in->size()) Refuse("has too many numbers");
+  }
+};
+
+template <class S, class F>
+void BodyFields(S& b, const F& f) {
+  for (int i = 0; i < 3; ++i) f(b.x(i));
+  for (int i = 0; i < 3; ++i) f(b.v(i));
+  for (int i = 0; i < 3; ++i) f(b.omega(i));
+}
+
+template <class S, class F>
+void BallStateFields(S& s, const F& f) {
+  BodyFields(s, f);
+}
+
+// Every member of CarModelState<double>: a member added there must be added here (the round
+// trip test steps a car mid-dodge, mid-powerslide and on a wall from its unpickled copy).
+template <class S, class F>
+void CarStateFields(S& s, const F& f) {
+  BodyFields(s.body, f);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) f(s.body.theta(r, c));
+  f(s.regime);
+  f(s.on_floor);
+  f(s.on_surface);
+  f(s.left_surface);
+  f(s.regime_ticks);
+  auto& j = s.jump;
+  f(j.in_contact);
+  f(j.jump_held);
+  f(j.jumping);
+  f(j.has_jumped);
+  f(j.jump_time_s);
+  f(j.since_jump_s);
+  f(j.has_double_jumped);
+  f(j.has_flipped);
+  f(j.flipping);
+  f(j.flip_time_s);
+  f(j.flip_forward);
+  f(j.flip_side);
+  auto& w = s.wheels;
+  f(w.steer_angle);
+  f(w.drive);
+  f(w.brake);
+  f(w.handbrake);
+  f(w.set);
+  f(s.boost);
+  f(s.unlimited_boost);
+}
+
+struct PickledParts {
+  std::string coeffs, data_root;
+  double time_s = 0.0;
+  std::vector<double> numbers;
+};
+
+PickledParts PickledPartsOf(const py::tuple& t, const char* what) {
+  const std::string bad = std::string("a pickled rlfit.") + what +
+                          " of another form (made by another version of rlfit?)";
+  if (t.size() != 5) throw InputError("pickle", 0, 0, bad);
+  int version = 0;
+  PickledParts p;
+  try {
+    version = t[0].cast<int>();
+    p.coeffs = t[1].cast<std::string>();
+    p.data_root = t[2].cast<std::string>();
+    p.time_s = t[3].cast<double>();
+    p.numbers = t[4].cast<std::vector<double>>();
+  } catch (const py::cast_error&) {
+    throw InputError("pickle", 0, 0, bad);
+  }
+  if (version != kPickleVersion)
+    throw InputError("pickle", 0, 0,
+                     std::string("a pickled rlfit.") + what + " of version " +
+                         std::to_string(version) + ", this rlfit reads version " +
+                         std::to_string(kPickleVersion));
+  if (!std::isfinite(p.time_s)) throw InputError("pickle", 0, 0, bad);
+  return p;
+}
+
 class PyBall {
  public:
   PyBall(const py::object& position, const py::object& velocity, const py::object& angular_velocity,
          const std::string& coeffs, const std::string& data_root)
-      : ctx_(ContextFor("ball", coeffs, data_root)) {
+      : ctx_(ContextFor("ball", coeffs, data_root)), coeffs_name_(coeffs), data_root_(data_root) {
     InitialState s;
     s.x = Vec3From(position, "position");
     s.v = Vec3From(velocity, "velocity");
@@ -197,12 +329,36 @@ class PyBall {
     return a;
   }
 
+  // The object as pickle carries it: (kPickleVersion, coeffs, data_root, time, numbers), the
+  // numbers BallStateFields' (Unpickled: the same object, bit for bit).
+  py::tuple Pickled() const {
+    std::vector<double> numbers;
+    BallStateFields(state_, FieldSaver{&numbers});
+    return py::make_tuple(kPickleVersion, coeffs_name_, data_root_, time_s_, numbers);
+  }
+  static PyBall Unpickled(const py::tuple& t) {
+    const PickledParts p = PickledPartsOf(t, "Ball");
+    PyBall b(p.coeffs, p.data_root);
+    b.time_s_ = p.time_s;
+    FieldLoader load{&p.numbers, "Ball"};
+    BallStateFields(b.state_, load);
+    load.Finish();
+    return b;
+  }
+
   BallState<double> state_;
   double time_s_ = 0.0;
 
  private:
+  PyBall(const std::string& coeffs, const std::string& data_root)
+      : ctx_(ContextFor("ball", coeffs, data_root)),
+        coeffs_(BallCoeffs<double>::FromArray(ctx_->file.values.data())),
+        coeffs_name_(coeffs),
+        data_root_(data_root) {}
+
   std::shared_ptr<const Context> ctx_;
   BallCoeffs<double> coeffs_;
+  std::string coeffs_name_, data_root_;  // as given: what a pickle carries
 };
 
 class PyCar {
@@ -211,7 +367,7 @@ class PyCar {
         const py::object& orientation, double pitch, double yaw, double roll, double boost,
         const py::object& on_ground, bool jumped, bool double_jumped, const std::string& coeffs,
         const std::string& data_root)
-      : ctx_(ContextFor("car", coeffs, data_root)) {
+      : ctx_(ContextFor("car", coeffs, data_root)), coeffs_name_(coeffs), data_root_(data_root) {
     InitialState s;
     s.x = Vec3From(position, "position");
     s.v = Vec3From(velocity, "velocity");
@@ -285,12 +441,35 @@ class PyCar {
            (state_.regime == CarRegime::kJump && state_.jump.in_contact);
   }
 
+  // As PyBall's, the numbers CarStateFields'.
+  py::tuple Pickled() const {
+    std::vector<double> numbers;
+    CarStateFields(state_, FieldSaver{&numbers});
+    return py::make_tuple(kPickleVersion, coeffs_name_, data_root_, time_s_, numbers);
+  }
+  static PyCar Unpickled(const py::tuple& t) {
+    const PickledParts p = PickledPartsOf(t, "Car");
+    PyCar c(p.coeffs, p.data_root);
+    c.time_s_ = p.time_s;
+    FieldLoader load{&p.numbers, "Car"};
+    CarStateFields(c.state_, load);
+    load.Finish();
+    return c;
+  }
+
   CarModelState<double> state_;
   double time_s_ = 0.0;
 
  private:
+  PyCar(const std::string& coeffs, const std::string& data_root)
+      : ctx_(ContextFor("car", coeffs, data_root)),
+        coeffs_(CarCoeffs<double>::FromArray(ctx_->file.values.data())),
+        coeffs_name_(coeffs),
+        data_root_(data_root) {}
+
   std::shared_ptr<const Context> ctx_;
   CarCoeffs<double> coeffs_;
+  std::string coeffs_name_, data_root_;  // as given: what a pickle carries
 };
 
 // Vectors of a flat predict row: (9,) ball x, v, omega; (12,) car with pitch, yaw, roll.
@@ -352,6 +531,34 @@ void BindSimObjects(py::module_& m) {
           },
           "(8,) throttle, steer, pitch, yaw, roll, jump, boost, handbrake: a row of the "
           "controls Model.rollout takes without t_s.")
+      .def(
+          "copy", [](const PyControls& c) { return PyControls(c); }, "An independent copy.")
+      .def("__copy__", [](const PyControls& c) { return PyControls(c); })
+      .def(
+          "__deepcopy__", [](const PyControls& c, const py::object&) { return PyControls(c); },
+          py::arg("memo"))
+      .def(
+          "__eq__",
+          [](const PyControls& a, const py::object& o) {
+            if (!py::isinstance<PyControls>(o)) return false;
+            const PyControls& b = o.cast<const PyControls&>();
+            return a.throttle == b.throttle && a.steer == b.steer && a.pitch == b.pitch &&
+                   a.yaw == b.yaw && a.roll == b.roll && a.jump == b.jump &&
+                   a.boost == b.boost && a.handbrake == b.handbrake;
+          },
+          py::is_operator())
+      .def(py::pickle(
+          [](const PyControls& c) {
+            return py::make_tuple(c.throttle, c.steer, c.pitch, c.yaw, c.roll, c.jump, c.boost,
+                                  c.handbrake);
+          },
+          [](const py::tuple& t) {
+            if (t.size() != 8)
+              throw InputError("pickle", 0, 0, "a pickled rlfit.Controls of another form");
+            return MakeControls(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>(),
+                                t[3].cast<double>(), t[4].cast<double>(), t[5].cast<bool>(),
+                                t[6].cast<bool>(), t[7].cast<bool>());
+          }))
       .def("__repr__", [](const PyControls& c) -> std::string {
         return "Controls(throttle=" + MessageNumber(c.throttle, 6) +
                ", steer=" + MessageNumber(c.steer, 6) + ", pitch=" + MessageNumber(c.pitch, 6) +
@@ -389,6 +596,8 @@ void BindSimObjects(py::module_& m) {
       .def(
           "__deepcopy__", [](const PyBall& b, const py::object&) { return PyBall(b); },
           py::arg("memo"))
+      .def(py::pickle([](const PyBall& b) { return b.Pickled(); },
+                      [](const py::tuple& t) { return PyBall::Unpickled(t); }))
       .def("to_array", &PyBall::ToFlat,
            "(9,) x, y, z, vx, vy, vz, wx, wy, wz: a row of Model('ball').predict without t_s.")
       .def_static(
@@ -477,6 +686,8 @@ void BindSimObjects(py::module_& m) {
       .def(
           "__deepcopy__", [](const PyCar& c, const py::object&) { return PyCar(c); },
           py::arg("memo"))
+      .def(py::pickle([](const PyCar& c) { return c.Pickled(); },
+                      [](const py::tuple& t) { return PyCar::Unpickled(t); }))
       .def("to_array", &PyCar::ToFlat,
            "(12,) x, y, z, vx, vy, vz, wx, wy, wz, pitch, yaw, roll: a row of "
            "Model('car').predict without t_s (the rest of the state is not in it).")

@@ -282,3 +282,114 @@ def test_stubs_and_example_pass_mypy():
          STUBS, os.path.join(SRC, "scripts", "aerial_example.py")],
         capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+CAR_PROPERTIES = ("position", "velocity", "angular_velocity", "orientation", "boost", "on_ground",
+                  "jumped", "double_jumped", "dodged", "jump_timer", "dodge_timer", "handbrake",
+                  "time")
+
+
+def same_car(a, b):
+    for name in CAR_PROPERTIES:
+        x, y = getattr(a, name), getattr(b, name)
+        assert np.array_equal(x, y), (name, x, y)
+
+
+def car_script():
+    """Drives that visit every part of the car's state: floor, powerslide, the curve and the
+    side wall, a jump and a double jump, a dodge; yields (car, controls of the next ticks)."""
+    C = rlfit.Controls
+    wall = ([C(throttle=1.0, boost=True)] * 40 + [C(throttle=1.0, steer=1.0)] * 40 +
+            [C(throttle=1.0, steer=-1.0, handbrake=True)] * 40)
+    double_jump = [C(jump=True)] * 8 + [C()] * 4 + [C(jump=True)] * 2 + [C()] * 30
+    dodge = [C(throttle=1.0)] * 20 + [C(jump=True)] * 3 + [C()] * 5 + [C(pitch=-1.0, jump=True)] * 2 + [
+        C(pitch=-1.0)] * 30
+    for velocity, plan in (([1200.0, 0.0, 0.0], wall), ([0.0, 0.0, 0.0], double_jump),
+                           ([500.0, 0.0, 0.0], dodge)):
+        car = rlfit.Car(position=[3000.0, 0.0, REST_Z], velocity=velocity, boost=40.0)
+        for k, u in enumerate(plan):
+            yield car, plan[k:k + 30]
+            car.step(u, TICK)
+
+
+@needs_data
+def test_pickled_car_steps_as_the_original():
+    # A bot hands cars to worker processes (multiprocessing pickles them): the copy must carry
+    # the whole state (timers, wheels, regime), so that it steps bit for bit as the original.
+    import pickle
+    seen = set()
+    for k, (car, coming) in enumerate(car_script()):
+        seen.add((car.on_ground, car.jumped, car.double_jumped, car.dodged, car.handbrake > 0,
+                  abs(car.up[2]) < 0.5))
+        if k % 7:
+            continue
+        twin = pickle.loads(pickle.dumps(car))
+        same_car(car, twin)
+        for u in coming:
+            a = car.copy()
+            a.step(u, TICK)
+            twin.step(u, TICK)
+            same_car(a, twin)
+            car = a
+    # The script reached a wall, a powerslide, a double jump and a dodge.
+    assert any(wall for *_, wall in seen)
+    assert any(hb for *_, hb, _ in seen)
+    assert any(dj for _, _, dj, *_ in seen) and any(d for _, _, _, d, *_ in seen)
+
+
+@needs_data
+def test_pickled_ball_and_controls():
+    import pickle
+    ball = rlfit.Ball(position=[0.0, 0.0, 300.0], velocity=[800.0, -300.0, -1500.0],
+                      angular_velocity=[1.0, 2.0, -3.0])
+    for _ in range(10):
+        ball.step(4 * TICK)
+        twin = pickle.loads(pickle.dumps(ball))
+        for name in ("position", "velocity", "angular_velocity", "time"):
+            assert np.array_equal(getattr(ball, name), getattr(twin, name)), name
+        a = ball.copy()
+        a.step(0.5)
+        twin.step(0.5)
+        assert np.array_equal(a.to_array(), twin.to_array())
+    u = rlfit.Controls(throttle=0.5, steer=-1.0, yaw=0.25, boost=True, handbrake=True)
+    for other in (copy.copy(u), copy.deepcopy(u), u.copy(), pickle.loads(pickle.dumps(u))):
+        assert other == u and other is not u and repr(other) == repr(u)
+    v = u.copy()
+    v.steer = 0.0
+    assert u.steer == -1.0 and v != u and u != "Controls"
+
+
+@needs_data
+def test_pickle_reaches_another_process():
+    import pickle
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z], boost=30.0)
+    car.step(rlfit.Controls(jump=True), 0.1)
+    script = ("import pickle, sys; import rlfit; c = pickle.loads(sys.stdin.buffer.read()); "
+              "c.step(rlfit.Controls(), 0.5); print(repr(c.position.tolist()), c.jumped)")
+    out = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(car),
+                         capture_output=True, check=True, env=dict(os.environ)).stdout.decode()
+    car.step(rlfit.Controls(), 0.5)
+    assert out.split()[-1] == "True"
+    assert ast.literal_eval(out[:out.rindex("]") + 1]) == car.position.tolist()
+
+
+@needs_data
+def test_a_foreign_pickle_is_refused():
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z])
+    version, coeffs, root, time_s, numbers = car.__getstate__()
+    blank = rlfit.Car.__new__(rlfit.Car)
+    bad_states = [
+        (version + 1, coeffs, root, time_s, numbers),         # another version
+        (version, coeffs, root, time_s, numbers[:-1]),        # a field missing
+        (version, coeffs, root, time_s, numbers + [0.0]),     # a field too many
+        (version, coeffs, root, time_s, [float("nan")] + numbers[1:]),
+        (version, coeffs, root, "t", numbers),
+        (version, coeffs, root),
+    ]
+    for bad in bad_states:
+        with pytest.raises(ValueError, match="pickled rlfit.Car"):
+            rlfit.Car.__new__(rlfit.Car).__setstate__(bad)
+    flags = list(numbers)
+    flags[19] = 0.5  # on_floor, neither 0 nor 1 (after 18 body numbers and the regime)
+    with pytest.raises(ValueError, match="not 0 or 1"):
+        blank.__setstate__((version, coeffs, root, time_s, flags))
