@@ -587,10 +587,22 @@ TEST_CASE("errors name the column that is wrong") {
     ExpectParseError("episode_000001.csv", WithCell(BallFile(40), 20, 1, "900"), 20, 2,
                      "position jumps");
   }
-  SUBCASE("a timed .txt whose time stands still while the state changes: the time column") {
+  SUBCASE("a timed .txt whose time stamp repeats with a new state: cut there, as a ball's") {
+    std::string s = CarFile(80, false, true);
+    s = WithCell(s, 41, 0, Line(s, 40).substr(0, Line(s, 40).find(',')));
+    const auto episodes = Parse("timed.txt", s);
+    REQUIRE(episodes.size() == 2);
+    CHECK(episodes[0].size() == 40);
+    CHECK(episodes[1].rows[0].source_row == 41);
+    REQUIRE(!episodes[0].notes.empty());
+    CHECK(episodes[0].notes[0].find("cut at row 41: the time stamp") == 0);
+    CHECK(episodes[0].notes[0].find("repeats with a new state") != std::string::npos);
+  }
+  SUBCASE("a timed .txt whose time mostly stands still: the time column, not a clock") {
     std::string s = CarFile(40, false, true);
-    s = WithCell(s, 21, 0, Line(s, 20).substr(0, Line(s, 20).find(',')));
-    ExpectParseError("timed.txt", s, 21, 1, "time does not increase");
+    const std::string t0 = Line(s, 1).substr(0, Line(s, 1).find(','));
+    for (int line = 2; line <= 40; ++line) s = WithCell(s, line, 0, t0);
+    ExpectParseError("timed.txt", s, 2, 1, "time does not increase on 39 of 39 steps");
   }
   SUBCASE("26 columns in a .csv: the timed format, whatever the extension") {
     const auto episodes = Parse("episode_00.csv", CarFile(40, false, true));

@@ -534,10 +534,6 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
         track.merged.push_back(line);
         return;
       }
-      if (timed && t_s == game_time.back())
-        throw InputError(name, line, layout.time_column,
-                         "time does not increase (" + Fmt(t_s) +
-                             " s as in the row before) while the state changes");
       // The clock going back while the car stays where it was is not a restart of the game
       // (which teleports it) but rows out of order.
       if (timed && t_s < game_time.back() &&
@@ -565,6 +561,12 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
       if (step > 0.0 && step <= options.max_step_s) {
         track.dt_s[k] = step;
         track.ticks[k] = std::max(1, static_cast<int>(std::lround(step * game::kTickRateHz)));
+      } else if (step == 0.0) {
+        // A stale time stamp (the ball's rule, ParseBallRows): the state moved on while the
+        // clock did not, so this row's time, and the tick it sits on, is unknown. Cut.
+        track.gaps.push_back({k, "the time stamp " + Fmt(game_time[k + 1]) +
+                                     " s repeats with a new state: frames dropped or out of "
+                                     "step (the parts are replayed apart)"});
       } else {
         track.clock_breaks.push_back(
             {k, step < 0.0 ? "the game clock goes back from " + Fmt(game_time[k]) + " s to " +
@@ -573,6 +575,14 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
                                  Fmt(options.max_step_s) + " s): a pause of the game"});
       }
     }
+    // A clock that mostly stands still is not a clock (as a ball file whose steps are mostly
+    // gaps): refused at the first stale stamp rather than cut into pieces of a row.
+    if (track.gaps.size() * 2 > static_cast<std::size_t>(n - 1))
+      throw InputError(name, rows[track.gaps.front().first + 1].source_row, layout.time_column,
+                       "time does not increase on " + std::to_string(track.gaps.size()) +
+                           " of " + std::to_string(n - 1) +
+                           " steps while the state changes: the time column is not the game's "
+                           "clock");
   } else {
     std::vector<double> estimates;
     for (int k = 0; k + 1 < n; ++k) {

@@ -85,10 +85,10 @@ std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& o
 //   more) is a gap of dropped frames and cuts the recording; under kMaxOutOfOrderRows is "rows out of
 //   order"; a position off the velocity prediction by more than kMaxCarRowJumpUu is an error.
 //   At 120 Hz a step spans 1 to 4 ticks.
-// - Timed car rows: a zero time step with a new state is "time does not increase"; a step back
-//   with the car within max_teleport_uu of where it was is "rows out of order"; a step back
-//   beyond it (restart), beyond max_step_s (pause), or a teleport starts a new segment, with a
-//   note saying where and why.
+// - Timed car rows: a zero time step with a new state (a stale time stamp) cuts the recording
+//   there, as a ball's does; a step back with the car within max_teleport_uu of where it was
+//   is "rows out of order"; a step back beyond it (restart), beyond max_step_s (pause), or a
+//   teleport starts a new segment, with a note saying where and why.
 std::vector<Episode> ParseRecording(const std::string& name, const char* data, std::size_t size,
                                     const ReadOptions& options = {});
 
