@@ -329,22 +329,18 @@ class PyBall {
     return a;
   }
 
-  // The object as pickle carries it: (kPickleVersion, coeffs, data_root, time, numbers), the
-  // numbers BallStateFields' (Unpickled: the same object, bit for bit).
-  py::tuple Pickled() const {
-    std::vector<double> numbers;
-    BallStateFields(state_, FieldSaver{&numbers});
-    return py::make_tuple(kPickleVersion, coeffs_name_, data_root_, time_s_, numbers);
+  // For Pickled / Unpickled: the state's fields, and a ball of these coefficients whose state
+  // the caller sets.
+  static constexpr const char* kWhat = "Ball";
+  template <class S, class F>
+  static void Fields(S& s, const F& f) {
+    BallStateFields(s, f);
   }
-  static PyBall Unpickled(const py::tuple& t) {
-    const PickledParts p = PickledPartsOf(t, "Ball");
-    PyBall b(p.coeffs, p.data_root);
-    b.time_s_ = p.time_s;
-    FieldLoader load{&p.numbers, "Ball"};
-    BallStateFields(b.state_, load);
-    load.Finish();
-    return b;
+  static PyBall Blank(const std::string& coeffs, const std::string& data_root) {
+    return PyBall(coeffs, data_root);
   }
+  const std::string& coeffs_name() const { return coeffs_name_; }
+  const std::string& data_root() const { return data_root_; }
 
   BallState<double> state_;
   double time_s_ = 0.0;
@@ -441,21 +437,17 @@ class PyCar {
            (state_.regime == CarRegime::kJump && state_.jump.in_contact);
   }
 
-  // As PyBall's, the numbers CarStateFields'.
-  py::tuple Pickled() const {
-    std::vector<double> numbers;
-    CarStateFields(state_, FieldSaver{&numbers});
-    return py::make_tuple(kPickleVersion, coeffs_name_, data_root_, time_s_, numbers);
+  // As PyBall's.
+  static constexpr const char* kWhat = "Car";
+  template <class S, class F>
+  static void Fields(S& s, const F& f) {
+    CarStateFields(s, f);
   }
-  static PyCar Unpickled(const py::tuple& t) {
-    const PickledParts p = PickledPartsOf(t, "Car");
-    PyCar c(p.coeffs, p.data_root);
-    c.time_s_ = p.time_s;
-    FieldLoader load{&p.numbers, "Car"};
-    CarStateFields(c.state_, load);
-    load.Finish();
-    return c;
+  static PyCar Blank(const std::string& coeffs, const std::string& data_root) {
+    return PyCar(coeffs, data_root);
   }
+  const std::string& coeffs_name() const { return coeffs_name_; }
+  const std::string& data_root() const { return data_root_; }
 
   CarModelState<double> state_;
   double time_s_ = 0.0;
@@ -471,6 +463,25 @@ class PyCar {
   CarCoeffs<double> coeffs_;
   std::string coeffs_name_, data_root_;  // as given: what a pickle carries
 };
+
+// A Ball or Car as pickle carries it: (kPickleVersion, coeffs, data_root, time, numbers), the
+// numbers its Fields' (Unpickled: the same object, bit for bit).
+template <class Obj>
+py::tuple Pickled(const Obj& o) {
+  std::vector<double> numbers;
+  Obj::Fields(o.state_, FieldSaver{&numbers});
+  return py::make_tuple(kPickleVersion, o.coeffs_name(), o.data_root(), o.time_s_, numbers);
+}
+template <class Obj>
+Obj Unpickled(const py::tuple& t) {
+  const PickledParts p = PickledPartsOf(t, Obj::kWhat);
+  Obj o = Obj::Blank(p.coeffs, p.data_root);
+  o.time_s_ = p.time_s;
+  const FieldLoader load{&p.numbers, Obj::kWhat};
+  Obj::Fields(o.state_, load);
+  load.Finish();
+  return o;
+}
 
 // Vectors of a flat predict row: (9,) ball x, v, omega; (12,) car with pitch, yaw, roll.
 Eigen::Vector3d Part(const Array& a, int part) {
@@ -596,8 +607,7 @@ void BindSimObjects(py::module_& m) {
       .def(
           "__deepcopy__", [](const PyBall& b, const py::object&) { return PyBall(b); },
           py::arg("memo"))
-      .def(py::pickle([](const PyBall& b) { return b.Pickled(); },
-                      [](const py::tuple& t) { return PyBall::Unpickled(t); }))
+      .def(py::pickle(&Pickled<PyBall>, &Unpickled<PyBall>))
       .def("to_array", &PyBall::ToFlat,
            "(9,) x, y, z, vx, vy, vz, wx, wy, wz: a row of Model('ball').predict without t_s.")
       .def_static(
@@ -686,8 +696,7 @@ void BindSimObjects(py::module_& m) {
       .def(
           "__deepcopy__", [](const PyCar& c, const py::object&) { return PyCar(c); },
           py::arg("memo"))
-      .def(py::pickle([](const PyCar& c) { return c.Pickled(); },
-                      [](const py::tuple& t) { return PyCar::Unpickled(t); }))
+      .def(py::pickle(&Pickled<PyCar>, &Unpickled<PyCar>))
       .def("to_array", &PyCar::ToFlat,
            "(12,) x, y, z, vx, vy, vz, wx, wy, wz, pitch, yaw, roll: a row of "
            "Model('car').predict without t_s (the rest of the state is not in it).")
