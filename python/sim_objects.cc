@@ -159,7 +159,7 @@ PyControls MakeControls(double throttle, double steer, double pitch, double yaw,
 }
 
 // ---- Pickling (pickle, copy, multiprocessing): each object's whole state as plain numbers ----
-// A pickle is (kPickleVersion, coeffs, data_root, time, numbers): the coefficients and datasets
+// A pickle is (kPickleVersion, coeffs, data_root, ticks stepped, numbers): the coefficients and datasets
 // root as the object was given them (loaded again where it is unpickled, as the constructor
 // loads them), and the state's fields in the order of BallStateFields / CarStateFields, every
 // one a double (bools 0/1, the regime its enum value). A pickle of another version or length,
@@ -262,7 +262,7 @@ void CarStateFields(S& s, const F& f) {
 
 struct PickledParts {
   std::string coeffs, data_root;
-  double time_s = 0.0;
+  long ticks = 0;
   std::vector<double> numbers;
 };
 
@@ -276,7 +276,7 @@ PickledParts PickledPartsOf(const py::tuple& t, const char* what) {
     version = t[0].cast<int>();
     p.coeffs = t[1].cast<std::string>();
     p.data_root = t[2].cast<std::string>();
-    p.time_s = t[3].cast<double>();
+    p.ticks = t[3].cast<long>();
     p.numbers = t[4].cast<std::vector<double>>();
   } catch (const py::cast_error&) {
     throw InputError("pickle", 0, 0, bad);
@@ -286,7 +286,7 @@ PickledParts PickledPartsOf(const py::tuple& t, const char* what) {
                      std::string("a pickled rlfit.") + what + " of version " +
                          std::to_string(version) + ", this rlfit reads version " +
                          std::to_string(kPickleVersion));
-  if (!std::isfinite(p.time_s)) throw InputError("pickle", 0, 0, bad);
+  if (p.ticks < 0) throw InputError("pickle", 0, 0, bad);
   return p;
 }
 
@@ -316,7 +316,7 @@ class PyBall {
       PredictBall(coeffs_, state_, tick_s, static_cast<int>(n), arena, out.data());
     }
     state_ = out.back();
-    time_s_ += n * tick_s;
+    ticks_ += n;
   }
 
   Array ToFlat() const {
@@ -342,8 +342,11 @@ class PyBall {
   const std::string& coeffs_name() const { return coeffs_name_; }
   const std::string& data_root() const { return data_root_; }
 
+  // Seconds stepped since construction, from the whole ticks (never accumulated in seconds).
+  double TimeS() const { return static_cast<double>(ticks_) / ctx_->file.integration.tick_rate_hz; }
+
   BallState<double> state_;
-  double time_s_ = 0.0;
+  long ticks_ = 0;  // ticks stepped since construction
 
  private:
   PyBall(const std::string& coeffs, const std::string& data_root)
@@ -415,7 +418,7 @@ class PyCar {
       for (long i = 0; i < n; ++i)
         state_ = StepCar(coeffs_, arena, state_, u, tick_s, integ.rotate_with_new_omega);
     }
-    time_s_ += n * tick_s;
+    ticks_ += n;
   }
 
   Array ToFlat() const {
@@ -449,8 +452,11 @@ class PyCar {
   const std::string& coeffs_name() const { return coeffs_name_; }
   const std::string& data_root() const { return data_root_; }
 
+  // As PyBall's.
+  double TimeS() const { return static_cast<double>(ticks_) / ctx_->file.integration.tick_rate_hz; }
+
   CarModelState<double> state_;
-  double time_s_ = 0.0;
+  long ticks_ = 0;  // ticks stepped since construction
 
  private:
   PyCar(const std::string& coeffs, const std::string& data_root)
@@ -464,19 +470,19 @@ class PyCar {
   std::string coeffs_name_, data_root_;  // as given: what a pickle carries
 };
 
-// A Ball or Car as pickle carries it: (kPickleVersion, coeffs, data_root, time, numbers), the
+// A Ball or Car as pickle carries it: (kPickleVersion, coeffs, data_root, ticks, numbers), the
 // numbers its Fields' (Unpickled: the same object, bit for bit).
 template <class Obj>
 py::tuple Pickled(const Obj& o) {
   std::vector<double> numbers;
   Obj::Fields(o.state_, FieldSaver{&numbers});
-  return py::make_tuple(kPickleVersion, o.coeffs_name(), o.data_root(), o.time_s_, numbers);
+  return py::make_tuple(kPickleVersion, o.coeffs_name(), o.data_root(), o.ticks_, numbers);
 }
 template <class Obj>
 Obj Unpickled(const py::tuple& t) {
   const PickledParts p = PickledPartsOf(t, Obj::kWhat);
   Obj o = Obj::Blank(p.coeffs, p.data_root);
-  o.time_s_ = p.time_s;
+  o.ticks_ = p.ticks;
   const FieldLoader load{&p.numbers, Obj::kWhat};
   Obj::Fields(o.state_, load);
   load.Finish();
@@ -598,7 +604,7 @@ void BindSimObjects(py::module_& m) {
           "angular_velocity", [](const PyBall& b) { return ToArray(b.state_.omega); },
           "Angular velocity (3,), world axes, rad/s.")
       .def_property_readonly(
-          "time", [](const PyBall& b) { return b.time_s_; }, "Seconds stepped since construction.")
+          "time", &PyBall::TimeS, "Seconds stepped since construction (whole ticks / tick rate).")
       .def("step", &PyBall::Step, py::arg("dt"),
            "Advances dt s: a whole number (>= 1) of 1/120 s ticks, else ValueError.")
       .def(
@@ -685,7 +691,7 @@ void BindSimObjects(py::module_& m) {
           "handbrake", [](const PyCar& c) { return c.state_.wheels.handbrake; },
           "Handbrake level 0-1 (ramps toward the input).")
       .def_property_readonly(
-          "time", [](const PyCar& c) { return c.time_s_; }, "Seconds stepped since construction.")
+          "time", &PyCar::TimeS, "Seconds stepped since construction (whole ticks / tick rate).")
       .def("step", &PyCar::Step, py::arg("controls"), py::arg("dt"),
            "Advances dt s (a whole number >= 1 of 1/120 s ticks, else ValueError) holding "
            "`controls`: the car model's tick, as `rlsim predict car` (which also delays inputs "

@@ -376,14 +376,15 @@ def test_pickle_reaches_another_process():
 @needs_data
 def test_a_foreign_pickle_is_refused():
     car = rlfit.Car(position=[0.0, 0.0, REST_Z])
-    version, coeffs, root, time_s, numbers = car.__getstate__()
+    version, coeffs, root, ticks, numbers = car.__getstate__()
     blank = rlfit.Car.__new__(rlfit.Car)
     bad_states = [
-        (version + 1, coeffs, root, time_s, numbers),         # another version
-        (version, coeffs, root, time_s, numbers[:-1]),        # a field missing
-        (version, coeffs, root, time_s, numbers + [0.0]),     # a field too many
-        (version, coeffs, root, time_s, [float("nan")] + numbers[1:]),
+        (version + 1, coeffs, root, ticks, numbers),         # another version
+        (version, coeffs, root, ticks, numbers[:-1]),        # a field missing
+        (version, coeffs, root, ticks, numbers + [0.0]),     # a field too many
+        (version, coeffs, root, ticks, [float("nan")] + numbers[1:]),
         (version, coeffs, root, "t", numbers),
+        (version, coeffs, root, -1, numbers),                 # negative ticks
         (version, coeffs, root),
     ]
     for bad in bad_states:
@@ -392,4 +393,18 @@ def test_a_foreign_pickle_is_refused():
     flags = list(numbers)
     flags[19] = 0.5  # on_floor, neither 0 nor 1 (after 18 body numbers and the regime)
     with pytest.raises(ValueError, match="not 0 or 1"):
-        blank.__setstate__((version, coeffs, root, time_s, flags))
+        blank.__setstate__((version, coeffs, root, ticks, flags))
+
+
+@needs_data
+def test_time_counts_whole_ticks():
+    # Time is ticks over the tick rate, never seconds summed: three steps of 1/120 s are
+    # 3/120 s exactly (summed in floats they would be 0.024999999999999998).
+    car = rlfit.Car(position=[0.0, 0.0, REST_Z])
+    ball = rlfit.Ball(position=[0.0, 0.0, 500.0])
+    for _ in range(3):
+        car.step(rlfit.Controls(), TICK)
+        ball.step(TICK)
+    assert car.time == 3 / 120 and ball.time == 3 / 120
+    car.step(rlfit.Controls(), 0.5)
+    assert car.time == 63 / 120
