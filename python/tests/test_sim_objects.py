@@ -398,13 +398,13 @@ def test_a_foreign_pickle_is_refused():
 
 @needs_data
 def test_time_counts_whole_ticks():
-    # Time is ticks over the tick rate, never seconds summed: three steps of 1/120 s are
-    # 3/120 s exactly (summed in floats they would be 0.024999999999999998).
+    # Time is ticks over the tick rate, never seconds summed: six steps of 1/120 s are 6/120 s
+    # exactly (summed in floats they would be 0.049999999999999996).
     car = rlfit.Car(position=[0.0, 0.0, REST_Z])
     ball = rlfit.Ball(position=[0.0, 0.0, 500.0])
-    for _ in range(3):
+    for _ in range(6):
         car.step(rlfit.Controls(), TICK)
         ball.step(TICK)
-    assert car.time == 3 / 120 and ball.time == 3 / 120
+    assert car.time == 6 / 120 and ball.time == 6 / 120
     car.step(rlfit.Controls(), 0.5)
-    assert car.time == 63 / 120
+    assert car.time == 66 / 120
