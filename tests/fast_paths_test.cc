@@ -189,7 +189,7 @@ TEST_CASE("RoundHalfAwayBothSmallSse2 is RoundHalfAwaySse2, and answers below 2^
   for (std::size_t i = 0; i + 3 < ys.size(); ++i) {
     const __m128d a = _mm_set_pd(ys[i + 1], ys[i]);
     const __m128d b = _mm_set_pd(ys[i + 3], ys[i + 2]);
-    __m128d ra, rb;
+    __m128d ra = _mm_setzero_pd(), rb = _mm_setzero_pd();  // set by the call where it answers
     const bool small = RoundHalfAwayBothSmallSse2(a, b, &ra, &rb);
     bool must = true;
     for (int k = 0; k < 4; ++k)
