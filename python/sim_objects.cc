@@ -290,11 +290,32 @@ PickledParts PickledPartsOf(const py::tuple& t, const char* what) {
   return p;
 }
 
-class PyBall {
+// What Ball and Car share: the model's context, the coefficients and datasets root as they were
+// given (what a pickle carries, loaded again where it is unpickled), and the ticks stepped.
+class SimObject {
+ public:
+  // Seconds stepped since construction, from the whole ticks (never accumulated in seconds).
+  double TimeS() const { return static_cast<double>(ticks_) / ctx_->file.integration.tick_rate_hz; }
+  const std::string& coeffs_name() const { return coeffs_name_; }
+  const std::string& data_root() const { return data_root_; }
+
+  long ticks_ = 0;  // ticks stepped since construction
+
+ protected:
+  SimObject(const char* model, const std::string& coeffs, const std::string& data_root)
+      : ctx_(ContextFor(model, coeffs, data_root)), coeffs_name_(coeffs), data_root_(data_root) {}
+
+  std::shared_ptr<const Context> ctx_;
+
+ private:
+  std::string coeffs_name_, data_root_;
+};
+
+class PyBall : public SimObject {
  public:
   PyBall(const py::object& position, const py::object& velocity, const py::object& angular_velocity,
          const std::string& coeffs, const std::string& data_root)
-      : ctx_(ContextFor("ball", coeffs, data_root)), coeffs_name_(coeffs), data_root_(data_root) {
+      : PyBall(coeffs, data_root) {
     InitialState s;
     s.x = Vec3From(position, "position");
     s.v = Vec3From(velocity, "velocity");
@@ -303,7 +324,6 @@ class PyBall {
     state_.x = s.x;
     state_.v = s.v;
     state_.omega = s.omega;
-    coeffs_ = BallCoeffs<double>::FromArray(ctx_->file.values.data());
   }
 
   void Step(double dt_s) {
@@ -339,34 +359,25 @@ class PyBall {
   static PyBall Blank(const std::string& coeffs, const std::string& data_root) {
     return PyBall(coeffs, data_root);
   }
-  const std::string& coeffs_name() const { return coeffs_name_; }
-  const std::string& data_root() const { return data_root_; }
-
-  // Seconds stepped since construction, from the whole ticks (never accumulated in seconds).
-  double TimeS() const { return static_cast<double>(ticks_) / ctx_->file.integration.tick_rate_hz; }
 
   BallState<double> state_;
-  long ticks_ = 0;  // ticks stepped since construction
 
  private:
+  // The ball of these coefficients with a zero state (the constructors set it).
   PyBall(const std::string& coeffs, const std::string& data_root)
-      : ctx_(ContextFor("ball", coeffs, data_root)),
-        coeffs_(BallCoeffs<double>::FromArray(ctx_->file.values.data())),
-        coeffs_name_(coeffs),
-        data_root_(data_root) {}
+      : SimObject("ball", coeffs, data_root),
+        coeffs_(BallCoeffs<double>::FromArray(ctx_->file.values.data())) {}
 
-  std::shared_ptr<const Context> ctx_;
   BallCoeffs<double> coeffs_;
-  std::string coeffs_name_, data_root_;  // as given: what a pickle carries
 };
 
-class PyCar {
+class PyCar : public SimObject {
  public:
   PyCar(const py::object& position, const py::object& velocity, const py::object& angular_velocity,
         const py::object& orientation, double pitch, double yaw, double roll, double boost,
         const py::object& on_ground, bool jumped, bool double_jumped, const std::string& coeffs,
         const std::string& data_root)
-      : ctx_(ContextFor("car", coeffs, data_root)), coeffs_name_(coeffs), data_root_(data_root) {
+      : PyCar(coeffs, data_root) {
     InitialState s;
     s.x = Vec3From(position, "position");
     s.v = Vec3From(velocity, "velocity");
@@ -403,7 +414,6 @@ class PyCar {
     if (!on_ground.is_none()) row.on_ground = on_ground.cast<bool>();
     row.jumped = jumped;
     row.double_jumped = double_jumped;
-    coeffs_ = CarCoeffs<double>::FromArray(ctx_->file.values.data());
     state_ = CarStartState(ep, 0, integ, coeffs_.jump.timing);
   }
 
@@ -449,25 +459,16 @@ class PyCar {
   static PyCar Blank(const std::string& coeffs, const std::string& data_root) {
     return PyCar(coeffs, data_root);
   }
-  const std::string& coeffs_name() const { return coeffs_name_; }
-  const std::string& data_root() const { return data_root_; }
-
-  // As PyBall's.
-  double TimeS() const { return static_cast<double>(ticks_) / ctx_->file.integration.tick_rate_hz; }
 
   CarModelState<double> state_;
-  long ticks_ = 0;  // ticks stepped since construction
 
  private:
+  // As PyBall's.
   PyCar(const std::string& coeffs, const std::string& data_root)
-      : ctx_(ContextFor("car", coeffs, data_root)),
-        coeffs_(CarCoeffs<double>::FromArray(ctx_->file.values.data())),
-        coeffs_name_(coeffs),
-        data_root_(data_root) {}
+      : SimObject("car", coeffs, data_root),
+        coeffs_(CarCoeffs<double>::FromArray(ctx_->file.values.data())) {}
 
-  std::shared_ptr<const Context> ctx_;
   CarCoeffs<double> coeffs_;
-  std::string coeffs_name_, data_root_;  // as given: what a pickle carries
 };
 
 // A Ball or Car as pickle carries it: (kPickleVersion, coeffs, data_root, ticks, numbers), the
