@@ -88,7 +88,8 @@ class VehicleRolloutResidual {
 
 // Adds one VehicleRolloutResidual per window (options.window_s long, options.stride_s apart)
 // in which every row is flat-ground driving (IsFlatGroundRow, the ground fit's windows), with
-// the handbrake of VehicleActingHandbrake (recorded, or the powerslide model's inferred switch).
+// the handbrake of VehicleActingHandbrake (recorded, or the switch inferred with the vehicle's
+// own step).
 // Returns the number of residual blocks.
 int AddVehicleResiduals(ceres::Problem* problem, double* params,
                         const std::vector<Episode>& episodes, const FitOptions& options,

@@ -13,11 +13,36 @@
 #include <doctest/doctest.h>
 
 #include "fit/fit.h"
+#include "src/replay/episode_steps.h"
 
 #undef CHECK
 #define CHECK DOCTEST_CHECK
 
 namespace rlfit::testing {
+
+// An inference of an unrecorded handbrake (InferHandbrake, InferVehicleHandbrake) run on `ep`
+// with its handbrake column blanked: `infer(blank)` must agree with the handbrake acting on
+// each step of `ep` (ControlsOver at `integ`) on more than `min_share` of the steps; the
+// handbrake must act on more than `min_on` of them.
+template <typename Infer>
+void CheckInferredHandbrake(const Episode& ep, const Integration& integ, Infer infer,
+                            double min_share, int min_on) {
+  std::vector<double> acting(ep.size(), 0.0);
+  for (int k = 0; k + 1 < ep.size(); ++k)
+    acting[k] = ControlsOver(ep, ep.rows[k].t_s, ep.rows[k + 1].t_s, integ).handbrake;
+  Episode blank = ep;
+  for (Sample& s : blank.rows) s.input.handbrake = false;
+  const std::vector<double> inferred = infer(blank);
+  REQUIRE(inferred.size() == acting.size());
+  int agree = 0, on = 0;
+  for (int k = 0; k + 1 < ep.size(); ++k) {
+    agree += (inferred[k] > 0.5) == (acting[k] > 0.5);
+    on += acting[k] > 0.5;
+  }
+  INFO("agree " << agree << " of " << ep.size() - 1 << ", handbrake on " << on);
+  REQUIRE(on > min_on);
+  CHECK(static_cast<double>(agree) / (ep.size() - 1) > min_share);
+}
 
 // Compares autodiff with Ceres' numeric Jacobian of `cost` at `blocks`, block by block: each
 // block's worst absolute error must be at most `block_relative_precision` times its largest

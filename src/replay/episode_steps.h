@@ -395,9 +395,9 @@ EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& i
 
 // The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
 // or empty when the recording holds it (ChooseHandbrakeSource: the recorded input acts): the
-// powerslide model's inferred switch, InferHandbrake with the committed powerslide fit
-// (results/powerslide/coeffs.json, read once) and its integration, at the vehicle's settings
-// (switch penalty 40, v_scale 5 uu/s; decision 0129). InputError when that file is bad.
+// switch InferVehicleHandbrake infers with the committed vehicle fit
+// (results/vehicle/coeffs.json, read once) and its integration, at the vehicle's settings
+// (switch penalty 40, v_scale 5 uu/s; decisions 0129, 0140). InputError when that file is bad.
 std::vector<double> VehicleActingHandbrake(const Episode& ep);
 
 // Which handbrake drives a rollout.
@@ -421,6 +421,12 @@ struct HandbrakeInference {
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
                                    const PowerslideCoeffs<double>& c, const Episode& ep,
                                    const Integration& integ, const HandbrakeInference& opt = {});
+// The same inference with the vehicle's step (StepVehicle from the recorded row, its wheels
+// decided on the first tick, the level carried as above): the switch the vehicle replays and
+// fits with (VehicleActingHandbrake).
+std::vector<double> InferVehicleHandbrake(const VehicleCoeffs<double>& c, const Episode& ep,
+                                          const Integration& integ,
+                                          const HandbrakeInference& opt = {});
 
 // Recorded when any row of `ep` has the handbrake pressed; inferred when the file has no
 // handbrake column (named format), when its dataset manifest or the command line declares it

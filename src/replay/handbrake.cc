@@ -69,6 +69,62 @@ std::vector<double> VehicleLevelsTo(const Episode& ep, int last, const Integrati
   return levels;
 }
 
+// The scaled squared error of a one-row prediction `predicted` of row k + 1 of `ep` (the
+// inference's cost of a state on step k -> k + 1); 0 off the flat floor at either end.
+double OneRowCost(const CarState<double>& predicted, const Episode& ep, int k,
+                  const HandbrakeInference& opt) {
+  if (!OnFlatFloor(ep.rows[k]) || !OnFlatFloor(ep.rows[k + 1])) return 0.0;
+  const Sample& rec = ep.rows[k + 1];
+  const double dw = (predicted.omega(2) - rec.omega(2)) / opt.omega_scale_rad_s;
+  const double dvx = (predicted.v(0) - rec.v(0)) / opt.v_scale_uu_s;
+  const double dvy = (predicted.v(1) - rec.v(1)) / opt.v_scale_uu_s;
+  return dw * dw + dvx * dvx + dvy * dvy;
+}
+
+// The handbrake released, resp. held, on every step of an episode of n rows.
+std::array<std::vector<double>, 2> HeldSwitches(int n) {
+  return {std::vector<double>(n, 0.0), std::vector<double>(n, 1.0)};
+}
+
+// The two-state switch (0 or 1) on each step of `ep` of least total cost, by Viterbi:
+// step_cost(k, h, level, &level_after) is the cost of step k -> k+1 in state h from handbrake
+// level `level` and writes the level after it; a switch costs opt.switch_penalty. best[k][h] is
+// the least total cost of steps 0..k ending in state h, level[k][h] the level after step k along
+// that path (the level ramps, so a state's step depends on the path into it: it is carried along
+// the best one). Row-aligned; the last entry repeats the one before.
+template <typename StepCost>
+std::vector<double> ViterbiSwitch(const Episode& ep, const HandbrakeInference& opt,
+                                  StepCost step_cost) {
+  const int n = ep.size();
+  std::vector<double> out(n, 0.0);
+  if (n < 2) return out;
+  std::vector<std::array<double, 2>> best(n - 1), level(n - 1);
+  std::vector<std::array<int, 2>> from(n - 1);
+  for (int h = 0; h < 2; ++h) {
+    best[0][h] = step_cost(0, h, h, &level[0][h]);
+    from[0][h] = h;
+  }
+  for (int k = 1; k + 1 < n; ++k) {
+    for (int h = 0; h < 2; ++h) {
+      double total[2], after[2];
+      for (int p = 0; p < 2; ++p)
+        total[p] = best[k - 1][p] + (p == h ? 0.0 : opt.switch_penalty) +
+                   step_cost(k, h, level[k - 1][p], &after[p]);
+      const int p = total[h] <= total[1 - h] ? h : 1 - h;
+      from[k][h] = p;
+      best[k][h] = total[p];
+      level[k][h] = after[p];
+    }
+  }
+  int h = best[n - 2][0] <= best[n - 2][1] ? 0 : 1;
+  for (int k = n - 2; k >= 0; --k) {
+    out[k] = h;
+    h = from[k][h];
+  }
+  out[n - 1] = out[n - 2];
+  return out;
+}
+
 }  // namespace
 
 PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
@@ -125,69 +181,44 @@ EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& i
 
 std::vector<double> VehicleActingHandbrake(const Episode& ep) {
   if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred) return {};
-  static const CoeffFile file = LoadCoefficients(FindModel("powerslide"), "");
-  // The vehicle's switch is dearer and its velocity error counts more than the defaults the
-  // powerslide model is fitted with (decision 0129): held out on the handbrake set (4 folds),
-  // |dx| at 1 s 9.48 / 35.6 / 197 -> 7.92 / 26.4 / 77 uu. The powerslide fit under these
-  // settings loses its held-out windowed errors, so the defaults stay its own.
+  static const CoeffFile file = LoadCoefficients(FindModel("vehicle"), "");
+  // Inferred with the vehicle's own step (decision 0140; before, with the powerslide model's:
+  // held out on the handbrake set, 4 folds, |dx| at 1 s 7.92 / 26.4 / 76.6 -> 7.57 / 18.1 / 57.7
+  // uu). A switch is dearer and the velocity error counts more than the powerslide's defaults
+  // (decision 0129); the vehicle's switches hardly move with the penalty (5-200 the same
+  // figures but the last row's).
   HandbrakeInference vehicle;
   vehicle.switch_penalty = 40.0;
   vehicle.v_scale_uu_s = 5.0;
-  return InferHandbrake(GroundBeneath(file, PowerslideLayout()),
-                        PowerslideCoeffs<double>::FromArray(file.values.data()), ep,
-                        file.integration, vehicle);
+  return InferVehicleHandbrake(VehicleCoeffs<double>::FromArray(file.values.data()), ep,
+                               file.integration, vehicle);
 }
 
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
                                    const PowerslideCoeffs<double>& c, const Episode& ep,
                                    const Integration& integ, const HandbrakeInference& opt) {
-  const int n = ep.size();
-  std::vector<double> out(n, 0.0);
-  if (n < 2) return out;
-  const std::array<std::vector<double>, 2> held = {std::vector<double>(n, 0.0),
-                                                   std::vector<double>(n, 1.0)};
-  // One-row error of step k -> k+1 with switch h from level `level`, and the level after it.
-  auto step_cost = [&](int k, int h, double level, double* level_after) {
+  const std::array<std::vector<double>, 2> held = HeldSwitches(ep.size());
+  return ViterbiSwitch(ep, opt, [&](int k, int h, double level, double* level_after) {
     PowerslideState<double> s;
     s.body = FromSample<CarState<double>>(ep.rows[k]);
     s.handbrake = level;
     s = AdvancePowerslideRow(g, c, s, ep, k, integ, held[h].data());
     *level_after = s.handbrake;
-    if (!OnFlatFloor(ep.rows[k]) || !OnFlatFloor(ep.rows[k + 1])) return 0.0;
-    const Sample& rec = ep.rows[k + 1];
-    const double dw = (s.body.omega(2) - rec.omega(2)) / opt.omega_scale_rad_s;
-    const double dvx = (s.body.v(0) - rec.v(0)) / opt.v_scale_uu_s;
-    const double dvy = (s.body.v(1) - rec.v(1)) / opt.v_scale_uu_s;
-    return dw * dw + dvx * dvx + dvy * dvy;
-  };
-  // Viterbi: best[k][h] the least total cost of steps 0..k ending in state h; level[k][h] the
-  // handbrake level after step k along that path (the level ramps, so a state's step depends
-  // on the path into it: it is carried along the best one).
-  std::vector<std::array<double, 2>> best(n - 1), level(n - 1);
-  std::vector<std::array<int, 2>> from(n - 1);
-  for (int h = 0; h < 2; ++h) {
-    best[0][h] = step_cost(0, h, h, &level[0][h]);
-    from[0][h] = h;
-  }
-  for (int k = 1; k + 1 < n; ++k) {
-    for (int h = 0; h < 2; ++h) {
-      double total[2], after[2];
-      for (int p = 0; p < 2; ++p)
-        total[p] = best[k - 1][p] + (p == h ? 0.0 : opt.switch_penalty) +
-                   step_cost(k, h, level[k - 1][p], &after[p]);
-      const int p = total[h] <= total[1 - h] ? h : 1 - h;
-      from[k][h] = p;
-      best[k][h] = total[p];
-      level[k][h] = after[p];
-    }
-  }
-  int h = best[n - 2][0] <= best[n - 2][1] ? 0 : 1;
-  for (int k = n - 2; k >= 0; --k) {
-    out[k] = h;
-    h = from[k][h];
-  }
-  out[n - 1] = out[n - 2];
-  return out;
+    return OneRowCost(s.body, ep, k, opt);
+  });
+}
+
+std::vector<double> InferVehicleHandbrake(const VehicleCoeffs<double>& c, const Episode& ep,
+                                          const Integration& integ,
+                                          const HandbrakeInference& opt) {
+  const std::array<std::vector<double>, 2> held = HeldSwitches(ep.size());
+  return ViterbiSwitch(ep, opt, [&](int k, int h, double level, double* level_after) {
+    VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[k]);
+    s.wheels.handbrake = level;
+    s = AdvanceVehicleRow(c, s, ep, k, integ, held[h].data());
+    *level_after = s.wheels.handbrake;
+    return OneRowCost(s.body, ep, k, opt);
+  });
 }
 
 double RearSlipShare(const Episode& ep, int* flat_rows) {

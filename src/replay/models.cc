@@ -79,8 +79,8 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
 
 // The vehicle's rollouts start from the recorded car, its wheels decided on the first tick, and
 // the handbrake level ramped over the rows before (VehicleStartState). The handbrake acting on
-// each step is the recorded input, or the powerslide model's inferred switch where the recording
-// does not hold it (VehicleActingHandbrake). Both are worked out once per episode
+// each step is the recorded input, or the switch inferred with the vehicle's own step where the
+// recording does not hold it (VehicleActingHandbrake). Both are worked out once per episode
 // (VehicleEpisodeHandbrake: the switch and the level at every row).
 class VehiclePredictor : public PreparedPredictor<EpisodeHandbrake> {
  public:
