@@ -1,5 +1,5 @@
-// The powerslide's start state on a recording, its handbrake source and the inference of an
-// unrecorded handbrake (declared in src/replay/episode_steps.h).
+// The powerslide's and the vehicle's start states on a recording, the handbrake source and the
+// inferences of an unrecorded handbrake (declared in src/replay/episode_steps.h).
 #include "src/replay/episode_steps.h"
 
 #include <array>
@@ -185,8 +185,8 @@ std::vector<double> VehicleActingHandbrake(const Episode& ep) {
   // Inferred with the vehicle's own step (decision 0140; before, with the powerslide model's:
   // held out on the handbrake set, 4 folds, |dx| at 1 s 7.92 / 26.4 / 76.6 -> 7.57 / 18.1 / 57.7
   // uu). A switch is dearer and the velocity error counts more than the powerslide's defaults
-  // (decision 0129); the vehicle's switches hardly move with the penalty (5-200 the same
-  // figures but the last row's).
+  // (decision 0129); the vehicle's switches hardly move with the penalty (20 to 200 give the
+  // same figures).
   HandbrakeInference vehicle;
   vehicle.switch_penalty = 40.0;
   vehicle.v_scale_uu_s = 5.0;
