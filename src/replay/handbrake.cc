@@ -81,14 +81,11 @@ double OneRowCost(const CarState<double>& predicted, const Episode& ep, int k,
   return dw * dw + dvx * dvx + dvy * dvy;
 }
 
-// The handbrake released, resp. held, on every step of an episode of n rows.
-std::array<std::vector<double>, 2> HeldSwitches(int n) {
-  return {std::vector<double>(n, 0.0), std::vector<double>(n, 1.0)};
-}
-
 // The two-state switch (0 or 1) on each step of `ep` of least total cost, by Viterbi:
-// step_cost(k, h, level, &level_after) is the cost of step k -> k+1 in state h from handbrake
-// level `level` and writes the level after it; a switch costs opt.switch_penalty. best[k][h] is
+// step_cost(k, acting, level, &level_after) is the cost of step k -> k+1 in state h, `acting`
+// the handbrake released (h = 0) or held (h = 1) on every step (row-aligned, as the Advance*Row
+// steps read it), from handbrake level `level`, and writes the level after it; a switch costs
+// opt.switch_penalty. best[k][h] is
 // the least total cost of steps 0..k ending in state h, level[k][h] the level after step k along
 // that path (the level ramps, so a state's step depends on the path into it: it is carried along
 // the best one). Row-aligned; the last entry repeats the one before.
@@ -98,10 +95,12 @@ std::vector<double> ViterbiSwitch(const Episode& ep, const HandbrakeInference& o
   const int n = ep.size();
   std::vector<double> out(n, 0.0);
   if (n < 2) return out;
+  const std::array<std::vector<double>, 2> held = {std::vector<double>(n, 0.0),
+                                                   std::vector<double>(n, 1.0)};
   std::vector<std::array<double, 2>> best(n - 1), level(n - 1);
   std::vector<std::array<int, 2>> from(n - 1);
   for (int h = 0; h < 2; ++h) {
-    best[0][h] = step_cost(0, h, h, &level[0][h]);
+    best[0][h] = step_cost(0, held[h].data(), h, &level[0][h]);
     from[0][h] = h;
   }
   for (int k = 1; k + 1 < n; ++k) {
@@ -109,7 +108,7 @@ std::vector<double> ViterbiSwitch(const Episode& ep, const HandbrakeInference& o
       double total[2], after[2];
       for (int p = 0; p < 2; ++p)
         total[p] = best[k - 1][p] + (p == h ? 0.0 : opt.switch_penalty) +
-                   step_cost(k, h, level[k - 1][p], &after[p]);
+                   step_cost(k, held[h].data(), level[k - 1][p], &after[p]);
       const int p = total[h] <= total[1 - h] ? h : 1 - h;
       from[k][h] = p;
       best[k][h] = total[p];
@@ -197,12 +196,12 @@ std::vector<double> VehicleActingHandbrake(const Episode& ep) {
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
                                    const PowerslideCoeffs<double>& c, const Episode& ep,
                                    const Integration& integ, const HandbrakeInference& opt) {
-  const std::array<std::vector<double>, 2> held = HeldSwitches(ep.size());
-  return ViterbiSwitch(ep, opt, [&](int k, int h, double level, double* level_after) {
+  return ViterbiSwitch(ep, opt, [&](int k, const double* acting, double level,
+                                   double* level_after) {
     PowerslideState<double> s;
     s.body = FromSample<CarState<double>>(ep.rows[k]);
     s.handbrake = level;
-    s = AdvancePowerslideRow(g, c, s, ep, k, integ, held[h].data());
+    s = AdvancePowerslideRow(g, c, s, ep, k, integ, acting);
     *level_after = s.handbrake;
     return OneRowCost(s.body, ep, k, opt);
   });
@@ -211,11 +210,11 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
 std::vector<double> InferVehicleHandbrake(const VehicleCoeffs<double>& c, const Episode& ep,
                                           const Integration& integ,
                                           const HandbrakeInference& opt) {
-  const std::array<std::vector<double>, 2> held = HeldSwitches(ep.size());
-  return ViterbiSwitch(ep, opt, [&](int k, int h, double level, double* level_after) {
+  return ViterbiSwitch(ep, opt, [&](int k, const double* acting, double level,
+                                   double* level_after) {
     VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[k]);
     s.wheels.handbrake = level;
-    s = AdvanceVehicleRow(c, s, ep, k, integ, held[h].data());
+    s = AdvanceVehicleRow(c, s, ep, k, integ, acting);
     *level_after = s.wheels.handbrake;
     return OneRowCost(s.body, ep, k, opt);
   });
