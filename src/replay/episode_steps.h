@@ -390,15 +390,18 @@ struct EpisodeHandbrake {
 // The powerslide's, with the switch `acting` (empty: the recorded input).
 EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration& integ,
                                             std::vector<double> acting);
-// The vehicle's: VehicleActingHandbrake's switch and VehicleHandbrakeLevels.
+// The vehicle's: VehicleActingHandbrake's switch and the levels ramped over it from the level
+// inferred at row 0 (VehicleHandbrakeLevels where the recorded input acts).
 EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ);
 
 // The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
 // or empty when the recording holds it (ChooseHandbrakeSource: the recorded input acts): the
 // switch InferVehicleHandbrake infers with the committed vehicle fit
 // (results/vehicle/coeffs.json, read once) and its integration, at the vehicle's settings
-// (switch penalty 40, v_scale 5 uu/s; decisions 0129, 0140). InputError when that file is bad.
-std::vector<double> VehicleActingHandbrake(const Episode& ep);
+// (switch penalty 40, v_scale 5 uu/s; decisions 0129, 0140), with the level at row 0 inferred
+// with it into `start_level` when given (-1 where the recorded input acts: the level starts from
+// it). InputError when that file is bad.
+std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_level = nullptr);
 
 // Which handbrake drives a rollout.
 enum class HandbrakeSource { kRecorded, kInferred };
@@ -423,10 +426,15 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
                                    const Integration& integ, const HandbrakeInference& opt = {});
 // The same inference with the vehicle's step (StepVehicle from the recorded row, its wheels
 // decided on the first tick, the level carried as above): the switch the vehicle replays and
-// fits with (VehicleActingHandbrake).
+// fits with (VehicleActingHandbrake). Each state starts from its own level (0 or 1). With
+// `start_level`, the level at row 0 is inferred too: the switch is inferred from each of 0,
+// 0.05, ..., 1 at row 0 (both states), and the path of least cost is kept where it costs less
+// than the own levels' path by more than opt.switch_penalty (a change of the handbrake before
+// row 0), its level written there; else -1 is written and the own levels' switch returned.
 std::vector<double> InferVehicleHandbrake(const VehicleCoeffs<double>& c, const Episode& ep,
                                           const Integration& integ,
-                                          const HandbrakeInference& opt = {});
+                                          const HandbrakeInference& opt = {},
+                                          double* start_level = nullptr);
 
 // Recorded when any row of `ep` has the handbrake pressed; inferred when the file has no
 // handbrake column (named format), when its dataset manifest or the command line declares it

@@ -13,6 +13,10 @@
 namespace rlfit {
 namespace {
 
+// The grid of start levels InferVehicleHandbrake tries: 0, 1/20, ..., 1 (from one to the next
+// the level falls in 3 ticks at the game's rate of 2 /s, kVehicleHandbrakeFallRate).
+constexpr int kStartLevelSteps = 20;
+
 // The flat-floor test of the ground model's regime (src/replay/regime.h: on_ground, within
 // 1 uu of the rest height, up axis within 1 degree of vertical).
 bool OnFlatFloor(const Sample& s) {
@@ -47,13 +51,16 @@ std::vector<double> PowerslideLevelsTo(const Episode& ep, int last, const Integr
 }
 
 // The vehicle's handbrake level at rows 0..last of `ep` (last < ep.size()): ramped tick by tick
-// (NextVehicleHandbrake) from the switch acting on the first step.
+// (NextVehicleHandbrake) from `start_level` at row 0 or, where that is negative, from the switch
+// acting on the first step (0 or 1).
 std::vector<double> VehicleLevelsTo(const Episode& ep, int last, const Integration& integ,
-                                    const double* acting) {
+                                    const double* acting, double start_level = -1.0) {
   std::vector<double> levels(last + 1, 0.0);
   const VehicleCoeffs<double> rates{};  // only the (fixed) ramp rates are read
   double level = 0.0;
-  if (ep.size() > 1) {
+  if (start_level >= 0.0) {
+    level = start_level;
+  } else if (ep.size() > 1) {
     const double first = acting != nullptr
                              ? acting[0]
                              : ControlsOver(ep, ep.rows[0].t_s, ep.rows[1].t_s, integ).handbrake;
@@ -88,19 +95,23 @@ double OneRowCost(const CarState<double>& predicted, const Episode& ep, int k,
 // opt.switch_penalty. best[k][h] is
 // the least total cost of steps 0..k ending in state h, level[k][h] the level after step k along
 // that path (the level ramps, so a state's step depends on the path into it: it is carried along
-// the best one). Row-aligned; the last entry repeats the one before.
+// the best one). Both states start from `start_level` at row 0 or, where it is negative, each
+// from its own (0 or 1). Row-aligned; the last entry repeats the one before. The least total
+// cost into `total` when given.
 template <typename StepCost>
 std::vector<double> ViterbiSwitch(const Episode& ep, const HandbrakeInference& opt,
-                                  StepCost step_cost) {
+                                  StepCost step_cost, double start_level = -1.0,
+                                  double* total = nullptr) {
   const int n = ep.size();
   std::vector<double> out(n, 0.0);
+  if (total != nullptr) *total = 0.0;
   if (n < 2) return out;
   const std::array<std::vector<double>, 2> held = {std::vector<double>(n, 0.0),
                                                    std::vector<double>(n, 1.0)};
   std::vector<std::array<double, 2>> best(n - 1), level(n - 1);
   std::vector<std::array<int, 2>> from(n - 1);
   for (int h = 0; h < 2; ++h) {
-    best[0][h] = step_cost(0, held[h].data(), h, &level[0][h]);
+    best[0][h] = step_cost(0, held[h].data(), start_level >= 0.0 ? start_level : h, &level[0][h]);
     from[0][h] = h;
   }
   for (int k = 1; k + 1 < n; ++k) {
@@ -116,6 +127,7 @@ std::vector<double> ViterbiSwitch(const Episode& ep, const HandbrakeInference& o
     }
   }
   int h = best[n - 2][0] <= best[n - 2][1] ? 0 : 1;
+  if (total != nullptr) *total = best[n - 2][h];
   for (int k = n - 2; k >= 0; --k) {
     out[k] = h;
     h = from[k][h];
@@ -173,12 +185,15 @@ EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration
 
 EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ) {
   EpisodeHandbrake out;
-  out.acting = VehicleActingHandbrake(ep);
-  out.levels = VehicleHandbrakeLevels(ep, integ, out.acting_or_null());
+  double start_level = -1.0;
+  out.acting = VehicleActingHandbrake(ep, &start_level);
+  if (ep.size() > 0)
+    out.levels = VehicleLevelsTo(ep, ep.size() - 1, integ, out.acting_or_null(), start_level);
   return out;
 }
 
-std::vector<double> VehicleActingHandbrake(const Episode& ep) {
+std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_level) {
+  if (start_level != nullptr) *start_level = -1.0;
   if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred) return {};
   static const CoeffFile file = LoadCoefficients(FindModel("vehicle"), "");
   // Inferred with the vehicle's own step (decision 0140; before, with the powerslide model's:
@@ -190,7 +205,7 @@ std::vector<double> VehicleActingHandbrake(const Episode& ep) {
   vehicle.switch_penalty = 40.0;
   vehicle.v_scale_uu_s = 5.0;
   return InferVehicleHandbrake(VehicleCoeffs<double>::FromArray(file.values.data()), ep,
-                               file.integration, vehicle);
+                               file.integration, vehicle, start_level);
 }
 
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
@@ -209,15 +224,35 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
 
 std::vector<double> InferVehicleHandbrake(const VehicleCoeffs<double>& c, const Episode& ep,
                                           const Integration& integ,
-                                          const HandbrakeInference& opt) {
-  return ViterbiSwitch(ep, opt, [&](int k, const double* acting, double level,
-                                   double* level_after) {
+                                          const HandbrakeInference& opt, double* start_level) {
+  auto step_cost = [&](int k, const double* acting, double level, double* level_after) {
     VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[k]);
     s.wheels.handbrake = level;
     s = AdvanceVehicleRow(c, s, ep, k, integ, acting);
     *level_after = s.wheels.handbrake;
     return OneRowCost(s.body, ep, k, opt);
-  });
+  };
+  double best_total = 0.0;
+  std::vector<double> best_switch = ViterbiSwitch(ep, opt, step_cost, -1.0, &best_total);
+  if (start_level == nullptr) return best_switch;
+  // The level at row 0 is unknown: the handbrake may have been let go (or pressed) shortly
+  // before the recording starts, so the level is between 0 and 1. Each level of a grid is
+  // tried at row 0; one is kept where its path costs less than the path from the switch's own
+  // level by more than a switch's penalty (a change of the handbrake before row 0 is one more
+  // switch), the lowest level among equals (decision 0141).
+  *start_level = -1.0;
+  const double own_total = best_total;
+  for (int i = 0; i <= kStartLevelSteps; ++i) {
+    const double level = static_cast<double>(i) / kStartLevelSteps;
+    double total = 0.0;
+    std::vector<double> path = ViterbiSwitch(ep, opt, step_cost, level, &total);
+    if (total + opt.switch_penalty < own_total && total < best_total) {
+      best_total = total;
+      best_switch = std::move(path);
+      *start_level = level;
+    }
+  }
+  return best_switch;
 }
 
 double RearSlipShare(const Episode& ep, int* flat_rows) {
