@@ -193,8 +193,9 @@ class RocketSimCar : public rlfit::Predictor {
     RocketSim::Car* car = *arena->GetCars().begin();
 
     std::vector<double> inferred;
-    if (handbrake_ == Handbrake::kInferred)
-      inferred = rlfit::VehicleActingHandbrake(ep);  // the vehicle's switch (decision 0129)
+    double inferred_start_level = -1.0;  // the level the vehicle infers at row 0 (decision 0141)
+    if (handbrake_ == Handbrake::kInferred)  // the vehicle's switch (decisions 0129, 0140)
+      inferred = rlfit::VehicleActingHandbrake(ep, &inferred_start_level);
     const double delay_s = options_.delay_ticks * kTickS;
     auto controls_at = [&](double t_s) {
       const int j = ActingRow(ep, t_s, delay_s);
@@ -224,9 +225,11 @@ class RocketSimCar : public rlfit::Predictor {
     cs.hasDoubleJumped = s0.double_jumped;
     cs.boost = 100.0f;
     // The handbrake level ramped over the inputs before the start (held since before row 0 if
-    // row 0's is), at the game's rates, as the car's state carries it.
+    // row 0's is, or from the level the vehicle inferred there), at the game's rates, as the
+    // car's state carries it.
     const double t0 = ep.rows[0].t_s, t_start = ep.rows[start].t_s;
-    double level = controls_at(t0).handbrake ? 1.0 : 0.0;
+    double level = inferred_start_level >= 0.0 ? inferred_start_level
+                                               : (controls_at(t0).handbrake ? 1.0 : 0.0);
     for (double t = t0; t + 1e-9 < t_start; t += kTickS)
       level = std::clamp(level + (controls_at(t).handbrake ? 5.0 : -2.0) * kTickS, 0.0, 1.0);
     cs.handbrakeVal = static_cast<float>(level);
