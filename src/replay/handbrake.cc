@@ -225,12 +225,29 @@ std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,
 std::vector<double> InferVehicleHandbrake(const VehicleCoeffs<double>& c, const Episode& ep,
                                           const Integration& integ,
                                           const HandbrakeInference& opt, double* start_level) {
+  // A step's cost depends on the row, the state and the level alone, and the grid's runs below
+  // meet the same ones wherever their levels have reached 0 or 1 alike: each is computed once
+  // (remembered per row and state by its exact level; the same values): the handbrake set's
+  // replay takes 0.24 s, 1.0 s without it, 0.20 s with one run.
+  struct Known {
+    double level, cost, after;
+  };
+  std::vector<std::array<std::vector<Known>, 2>> known(ep.size());
   auto step_cost = [&](int k, const double* acting, double level, double* level_after) {
+    std::vector<Known>& seen = known[k][acting[k] > 0.5 ? 1 : 0];
+    for (const Known& e : seen) {
+      if (e.level == level) {
+        *level_after = e.after;
+        return e.cost;
+      }
+    }
     VehicleState<double> s = FromSample<VehicleState<double>>(ep.rows[k]);
     s.wheels.handbrake = level;
     s = AdvanceVehicleRow(c, s, ep, k, integ, acting);
     *level_after = s.wheels.handbrake;
-    return OneRowCost(s.body, ep, k, opt);
+    const double cost = OneRowCost(s.body, ep, k, opt);
+    seen.push_back({level, cost, *level_after});
+    return cost;
   };
   double best_total = 0.0;
   std::vector<double> best_switch = ViterbiSwitch(ep, opt, step_cost, -1.0, &best_total);
