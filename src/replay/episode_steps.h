@@ -372,8 +372,10 @@ VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integ
 // instead of ramping from row 0 each time.
 std::vector<double> PowerslideHandbrakeLevels(const Episode& ep, const Integration& integ,
                                               const double* acting);
+// VehicleHandbrakeLevels ramps from `start_level` at row 0 where it is not negative (a level
+// InferVehicleHandbrake inferred there), else as VehicleStartState does.
 std::vector<double> VehicleHandbrakeLevels(const Episode& ep, const Integration& integ,
-                                           const double* acting);
+                                           const double* acting, double start_level = -1.0);
 
 // The start states at row `start` with the level at that row of `levels` (the tables above).
 PowerslideState<double> PowerslideStartState(const Episode& ep, int start,
@@ -390,8 +392,8 @@ struct EpisodeHandbrake {
 // The powerslide's, with the switch `acting` (empty: the recorded input).
 EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration& integ,
                                             std::vector<double> acting);
-// The vehicle's: VehicleActingHandbrake's switch and the levels ramped over it from the level
-// inferred at row 0 (VehicleHandbrakeLevels where the recorded input acts).
+// The vehicle's: VehicleActingHandbrake's switch and VehicleHandbrakeLevels ramped over it
+// from the level inferred at row 0.
 EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ);
 
 // The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
@@ -399,8 +401,9 @@ EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& i
 // switch InferVehicleHandbrake infers with the committed vehicle fit
 // (results/vehicle/coeffs.json, read once) and its integration, at the vehicle's settings
 // (switch penalty 40, v_scale 5 uu/s; decisions 0129, 0140), with the level at row 0 inferred
-// with it into `start_level` when given (-1 where the recorded input acts: the level starts from
-// it). InputError when that file is bad.
+// with it into `start_level` when given (-1 where the recorded input acts or no level beats the
+// switch's own: the level then starts from the switch or the input). InputError when that file
+// is bad.
 std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_level = nullptr);
 
 // Which handbrake drives a rollout.

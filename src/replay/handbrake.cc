@@ -170,9 +170,9 @@ VehicleState<double> VehicleStartState(const Episode& ep, int start, const Integ
 }
 
 std::vector<double> VehicleHandbrakeLevels(const Episode& ep, const Integration& integ,
-                                           const double* acting) {
+                                           const double* acting, double start_level) {
   if (ep.size() == 0) return {};
-  return VehicleLevelsTo(ep, ep.size() - 1, integ, acting);
+  return VehicleLevelsTo(ep, ep.size() - 1, integ, acting, start_level);
 }
 
 EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration& integ,
@@ -187,8 +187,7 @@ EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& i
   EpisodeHandbrake out;
   double start_level = -1.0;
   out.acting = VehicleActingHandbrake(ep, &start_level);
-  if (ep.size() > 0)
-    out.levels = VehicleLevelsTo(ep, ep.size() - 1, integ, out.acting_or_null(), start_level);
+  out.levels = VehicleHandbrakeLevels(ep, integ, out.acting_or_null(), start_level);
   return out;
 }
 
