@@ -393,7 +393,11 @@ struct EpisodeHandbrake {
 EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration& integ,
                                             std::vector<double> acting);
 // The vehicle's: VehicleActingHandbrake's switch and VehicleHandbrakeLevels ramped over it
-// from the level inferred at row 0.
+// from the level inferred at row 0, both inferred with the vehicle fit `coeffs` and `integ`
+// (the coefficients the rollouts run with: a replay's --coeffs, a fold's refit); without them,
+// with the committed fit.
+EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const VehicleCoeffs<double>& coeffs,
+                                         const Integration& integ);
 EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ);
 
 // The handbrake acting on each step of `ep` for the vehicle (row-aligned like InferHandbrake's),
@@ -405,6 +409,9 @@ EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& i
 // switch's own: the level then starts from the switch or the input). InputError when that file
 // is bad.
 std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_level = nullptr);
+// The same, inferred with the vehicle fit `coeffs` and `integ` instead of the committed fit.
+std::vector<double> VehicleActingHandbrake(const Episode& ep, const VehicleCoeffs<double>& coeffs,
+                                           const Integration& integ, double* start_level);
 
 // Which handbrake drives a rollout.
 enum class HandbrakeSource { kRecorded, kInferred };

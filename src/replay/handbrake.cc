@@ -183,18 +183,53 @@ EpisodeHandbrake PowerslideEpisodeHandbrake(const Episode& ep, const Integration
   return out;
 }
 
-EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ) {
+namespace {
+
+// The committed vehicle fit (results/vehicle/coeffs.json), read once.
+const CoeffFile& CommittedVehicleFit() {
+  static const CoeffFile file = LoadCoefficients(FindModel("vehicle"), "");
+  return file;
+}
+
+EpisodeHandbrake VehicleEpisodeHandbrakeWith(const Episode& ep, const VehicleCoeffs<double>& c,
+                                             const Integration& infer_integ,
+                                             const Integration& integ) {
   EpisodeHandbrake out;
   double start_level = -1.0;
-  out.acting = VehicleActingHandbrake(ep, &start_level);
+  out.acting = VehicleActingHandbrake(ep, c, infer_integ, &start_level);
   out.levels = VehicleHandbrakeLevels(ep, integ, out.acting_or_null(), start_level);
   return out;
 }
 
+}  // namespace
+
+EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const VehicleCoeffs<double>& coeffs,
+                                         const Integration& integ) {
+  return VehicleEpisodeHandbrakeWith(ep, coeffs, integ, integ);
+}
+
+EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ) {
+  if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred)
+    return VehicleEpisodeHandbrakeWith(ep, {}, integ, integ);
+  const CoeffFile& file = CommittedVehicleFit();
+  return VehicleEpisodeHandbrakeWith(ep, VehicleCoeffs<double>::FromArray(file.values.data()),
+                                     file.integration, integ);
+}
+
 std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_level) {
+  if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred) {
+    if (start_level != nullptr) *start_level = -1.0;
+    return {};
+  }
+  const CoeffFile& file = CommittedVehicleFit();
+  return VehicleActingHandbrake(ep, VehicleCoeffs<double>::FromArray(file.values.data()),
+                                file.integration, start_level);
+}
+
+std::vector<double> VehicleActingHandbrake(const Episode& ep, const VehicleCoeffs<double>& coeffs,
+                                           const Integration& integ, double* start_level) {
   if (start_level != nullptr) *start_level = -1.0;
   if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred) return {};
-  static const CoeffFile file = LoadCoefficients(FindModel("vehicle"), "");
   // Inferred with the vehicle's own step (decision 0140; before, with the powerslide model's:
   // held out on the handbrake set, 4 folds, |dx| at 1 s 7.92 / 26.4 / 76.6 -> 7.57 / 18.1 / 57.7
   // uu). A switch is dearer and the velocity error counts more than the powerslide's defaults
@@ -203,8 +238,7 @@ std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_leve
   HandbrakeInference vehicle;
   vehicle.switch_penalty = 40.0;
   vehicle.v_scale_uu_s = 5.0;
-  return InferVehicleHandbrake(VehicleCoeffs<double>::FromArray(file.values.data()), ep,
-                               file.integration, vehicle, start_level);
+  return InferVehicleHandbrake(coeffs, ep, integ, vehicle, start_level);
 }
 
 std::vector<double> InferHandbrake(const GroundCoeffs<double>& g,

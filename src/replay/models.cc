@@ -79,9 +79,9 @@ std::unique_ptr<Predictor> MakeGround(const CoeffFile& file, const std::string&)
 
 // The vehicle's rollouts start from the recorded car, its wheels decided on the first tick, and
 // the handbrake level ramped over the rows before (VehicleStartState). The handbrake acting on
-// each step is the recorded input, or the switch inferred with the vehicle's own step where the
-// recording does not hold it (VehicleActingHandbrake). Both are worked out once per episode
-// (VehicleEpisodeHandbrake: the switch and the level at every row).
+// each step is the recorded input, or the switch inferred with the vehicle's own step and these
+// coefficients where the recording does not hold it (VehicleActingHandbrake). Both are worked out
+// once per episode (VehicleEpisodeHandbrake: the switch and the level at every row).
 class VehiclePredictor : public PreparedPredictor<EpisodeHandbrake> {
  public:
   VehiclePredictor(VehicleCoeffs<double> coeffs, Integration integ)
@@ -89,7 +89,7 @@ class VehiclePredictor : public PreparedPredictor<EpisodeHandbrake> {
 
  private:
   EpisodeHandbrake Prepare(const Episode& ep) const override {
-    return VehicleEpisodeHandbrake(ep, integ_);
+    return VehicleEpisodeHandbrake(ep, coeffs_, integ_);
   }
 
   std::vector<PredictedState> RolloutOn(const Episode& ep, const EpisodeHandbrake& handbrake,
