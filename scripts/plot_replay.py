@@ -104,7 +104,9 @@ class Summary:
         return r.get("n", 0) if r else 0
 
     def episode_value(self, e, mode, quantity, horizon):
-        return self.stat(e["name"], e["split"], mode, quantity, horizon)
+        # The records name an episode by its output name (its name, prefixed by its folder where
+        # two collide); older summaries named it by the name alone, which was the same.
+        return self.stat(e.get("output", e["name"]), e["split"], mode, quantity, horizon)
 
     def split_episodes(self, split):
         return [e for e in self.episodes if split == "all" or e["split"] == split]
@@ -586,8 +588,8 @@ def worst_html(summary, drawn):
              "</tr>\n", H("<th>earlier model</th>") if with_ref else H(""))
     rows = H("")
     for e in worst:
-        name = e["name"]
-        link = H("<a href=\"#{}\">{}</a>", anchor(e), name) if name in drawn else name
+        name = e.get("output", e["name"])
+        link = H("<a href=\"#{}\">{}</a>", anchor(e), name) if stem(e) in drawn else name
         note = (f"diverged at {e['diverged_at_s']:g} s" if e.get("diverged_at_s") is not None
                 else "")
         ref_cell = (H("<td>{}</td>", na(summary.episode_value(e, "reference", "dx", None)))
@@ -652,7 +654,7 @@ def episodes_table(summary, split, drawn):
             note.append(f"diverged at {e['diverged_at_s']:g} s")
         for regime, count in (e.get("rows_left_out") or {}).items():
             note.append(f"{count} rows {regime}")
-        fig = H("<a href=\"#{}\">figure</a>", anchor(e)) if e["name"] in drawn else H("")
+        fig = H("<a href=\"#{}\">figure</a>", anchor(e)) if stem(e) in drawn else H("")
         cells = H("").join(H("<td>{}</td>", na(summary.episode_value(e, "open_loop", "dx", h)))
                            for h in summary.horizons)
         if with_ref:
@@ -769,7 +771,7 @@ def build(out_dir, figure_count, shown_dir=None):
         data = read_trajectory(os.path.join(out_dir, e["output"]), summary)
         draw_episode(plt, summary, e, data, role, os.path.join(out_dir, image_name(e)))
         figures.append((e, role))
-    drawn = {e["name"] for e, _ in figures}
+    drawn = {stem(e) for e, _ in figures}
 
     split = summary.verdict_split()
     curve_image = f"{PLOTS}/error_vs_horizon.png"

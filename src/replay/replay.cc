@@ -621,6 +621,9 @@ nlohmann::json ReplayReport::ToJson() const {
   };
   nlohmann::json eps = nlohmann::json::array();
   nlohmann::json errors = nlohmann::json::array();
+  // An episode's records name it by its output name: its own name, unless another folder holds
+  // one of the same name (a record named by the name alone could not be told from the other's).
+  const std::vector<std::string> outputs = ReplayOutputNames(episodes);
   auto record = [&](const nlohmann::json& episode, const std::string& split, const char* mode,
                     const Quantity& q, int h, const Stats& s) {
     nlohmann::json rec{{"episode", episode}, {"split", split}, {"mode", mode},
@@ -633,10 +636,12 @@ nlohmann::json ReplayReport::ToJson() const {
     c.Add(p, q);
     return c.Done();
   };
-  for (const EpisodeReport& e : episodes) {
+  for (std::size_t i = 0; i < episodes.size(); ++i) {
+    const EpisodeReport& e = episodes[i];
+    const std::string& output = outputs[i];
     nlohmann::json left_out = nlohmann::json::object();
     for (const auto& [label, n] : e.rows_left_out) left_out[label] = n;
-    eps.push_back({{"name", e.name}, {"path", e.path}, {"output", e.name}, {"split", e.split},
+    eps.push_back({{"name", e.name}, {"path", e.path}, {"output", output}, {"split", e.split},
                    {"rows", e.rows}, {"rows_scored", e.rows_scored}, {"rows_left_out", left_out},
                    {"duration_s", e.duration_s},
                    {"diverged_at_s", e.diverged_at_s ? nlohmann::json(*e.diverged_at_s) : nullptr},
@@ -649,13 +654,13 @@ nlohmann::json ReplayReport::ToJson() const {
     if (!e.checks.empty()) eps.back()["checks"] = e.checks;
     for (const Quantity& q : quantities)
       for (int h = 0; h < labels; ++h) {
-        record(e.name, e.split, "open_loop", q, h, one(e.open_loop[h], q));
+        record(output, e.split, "open_loop", q, h, one(e.open_loop[h], q));
         if (h < static_cast<int>(horizons_s.size())) {
           Collector c;
           for (const ErrorPoint& p : e.windowed[h]) c.Add(p, q);
-          record(e.name, e.split, "windowed", q, h, c.Done());
+          record(output, e.split, "windowed", q, h, c.Done());
         }
-        if (e.has_reference) record(e.name, e.split, "reference", q, h, one(e.reference[h], q));
+        if (e.has_reference) record(output, e.split, "reference", q, h, one(e.reference[h], q));
       }
   }
   j["episodes"] = eps;
@@ -713,6 +718,7 @@ nlohmann::json AggregateJson(const ReplayReport& report) {
 
 std::string ReplayReport::Table() const {
   const auto& quantities = Quantities(has_orientation);
+  const std::vector<std::string> outputs = ReplayOutputNames(episodes);  // unique, as the JSON's
   const int numeric = static_cast<int>(horizons_s.size());
   std::ostringstream out;
   char line[512];
@@ -830,7 +836,8 @@ std::string ReplayReport::Table() const {
     for (const EpisodeReport* e : ranked) {
       const ErrorPoint& p = *e->open_loop[last_label];
       const std::string departs = e->departure_row < 0 ? "never" : Fmt(e->departure_t_s);
-      std::snprintf(line, sizeof(line), "  %-30s %-8s %10s %10s  %s\n", e->name.c_str(),
+      std::snprintf(line, sizeof(line), "  %-30s %-8s %10s %10s  %s\n",
+                    outputs[static_cast<std::size_t>(e - episodes.data())].c_str(),
                     e->split.c_str(), p.diverged ? "diverged" : Fmt(p.error.dx).c_str(),
                     departs.c_str(),
                     e->departure_situation.empty() ? "-" : e->departure_situation.c_str());
@@ -847,8 +854,9 @@ std::string ReplayReport::Table() const {
     out << line;
   }
   out << "\n";
-  for (const EpisodeReport& e : episodes) {
-    std::snprintf(line, sizeof(line), "  %-30s %-8s", e.name.c_str(), e.split.c_str());
+  for (std::size_t i = 0; i < episodes.size(); ++i) {
+    const EpisodeReport& e = episodes[i];
+    std::snprintf(line, sizeof(line), "  %-30s %-8s", outputs[i].c_str(), e.split.c_str());
     out << line;
     for (const auto& p : e.open_loop) {
       std::string cell = "n/a";
@@ -1050,9 +1058,7 @@ void WriteReplayOutputs(const ReplayReport& report, const std::vector<Episode>& 
 void WriteReplaySummaries(const ReplayReport& report, const CoeffFile& coeffs,
                           const ReplayOptions& options, StagedDir* staged) {
   StagedDir& dir = *staged;
-  const std::vector<std::string> names = ReplayOutputNames(report.episodes);
   nlohmann::json j = report.ToJson();
-  for (std::size_t i = 0; i < names.size(); ++i) j["episodes"][i]["output"] = names[i];
   j["coefficients"] = CoeffFileToJson(coeffs, *FindModel(report.model).layout);
   j["options"] = {{"paths", options.paths},       {"data_root", options.data_root},
                   {"coeffs", options.coeffs_path}, {"horizons_s", report.horizons_s},
