@@ -771,6 +771,50 @@ TEST_CASE("a 61 Hz car gap of dropped frames cuts the recording") {
   for (const Episode& ep : episodes) CHECK(std::isnan(ep.clock_origin_rows));
 }
 
+// A 25-column row of a car on the floor at (x, y) with velocity (vx, vy).
+std::string FloorRow(double x, double y, double vx, double vy) {
+  return std::to_string(x) + ", " + std::to_string(y) + ", 17.01, " + std::to_string(vx) + ", " +
+         std::to_string(vy) + ", 0, 0, 0, 0, 0., 0, 0, 0, 0, 0, 1, 100, 0, 0, 0, 0, 0, 0, 0, 0";
+}
+
+TEST_CASE("a 61 Hz car gap across a turn or an S-bend cuts the recording; a jump does not") {
+  const double dt = 1.0 / 60.96;
+  constexpr int kRows = 100, kFirstDropped = 41, kDropped = 20;  // 0.33 s
+  SUBCASE("a steady turn: 1000 uu/s at 2 rad/s, 76 degrees within a gap of 40 rows") {
+    std::string s;
+    for (int k = 0; k < kRows + kDropped; ++k) {
+      if (k >= kFirstDropped && k < kFirstDropped + 2 * kDropped) continue;
+      const double a = 2.0 * k * dt;
+      s += FloorRow(500.0 * std::sin(a), 500.0 * (1.0 - std::cos(a)), 1000.0 * std::cos(a),
+                    1000.0 * std::sin(a)) + "\n";
+    }
+    const auto episodes = Parse("turn.csv", s);
+    REQUIRE(episodes.size() == 2);
+    CHECK_MESSAGE(episodes[0].notes[0].find("cut at row 42: the car covers 4") == 0,
+                  episodes[0].notes[0]);
+  }
+  // Along x at 1000 uu/s, moving sideways by `side` uu within the gap (a smooth step, its
+  // sideways velocity 0 on both sides: the path is off the line of the mean velocity by `side`).
+  auto s_bend = [&](double side) {
+    const double t0 = kFirstDropped * dt - 0.5 * dt, span = (kDropped + 1) * dt;
+    std::string s;
+    for (int k = 0; k < kRows; ++k) {
+      if (k >= kFirstDropped && k < kFirstDropped + kDropped) continue;
+      const double u = std::clamp((k * dt - t0) / span, 0.0, 1.0);  // 0 or 1 outside the gap
+      s += FloorRow(1000.0 * k * dt, side * u * u * (3.0 - 2.0 * u), 1000.0, 0.0) + "\n";
+    }
+    return s;
+  };
+  SUBCASE("an S-bend of 64 uu (a powerslide's, 3,500 uu/s^2 at most): a gap") {
+    const auto episodes = Parse("bend.csv", s_bend(64.0));
+    REQUIRE(episodes.size() == 2);
+    CHECK(episodes[0].notes[0].find("cut at row 42: the car covers 2") == 0);
+  }
+  SUBCASE("300 uu sideways within the gap, beyond what the car can do in 0.33 s: a jump") {
+    ExpectParseError("bend.csv", s_bend(300.0), 42, 1, "position jumps");
+  }
+}
+
 TEST_CASE("a 120 Hz car gap of dropped frames cuts the recording") {
   // A car flying at 120 Hz with rows 41-50 dropped: 11 ticks in one step, beyond the 4 a step
   // is stepped through (was refused as a position jump).

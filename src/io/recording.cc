@@ -634,7 +634,15 @@ std::vector<Episode> ParseCarRows(const std::string& name, std::size_t rows_hint
         // At 61 Hz a step of kMinGapRows rows or more; at 120 Hz more ticks than a step is
         // stepped through (kMaxTicksPerStep120).
         const double gap_rows = period == row61 ? kMinGapRows : kMaxTicksPerStep120 + 0.5;
-        if (along >= gap_rows && (dx - along * period * v_avg).norm() <= kMaxCarRowJumpUu) {
+        // Across a gap the car may turn or change speed: its path then lies off the line of
+        // its mean velocity by up to half the gap's time times the change of velocity (made
+        // at any moment within it; a steady turn of up to 6 rad misses by less), plus a quarter
+        // of kMaxCarAccelUuS2 times the time squared where the velocity strays and comes back
+        // (an S-bend in a powerslide), on top of what one row may miss.
+        const double gap_s = along * period;
+        const double gap_miss_uu = kMaxCarRowJumpUu + 0.5 * gap_s * (b.v - a.v).norm() +
+                                   0.25 * kMaxCarAccelUuS2 * gap_s * gap_s;
+        if (along >= gap_rows && (dx - gap_s * v_avg).norm() <= gap_miss_uu) {
           track.gaps.push_back(
               {k, "the car covers " + Fmt(along) + " rows of its velocity in one step: frames "
                   "dropped (the parts are replayed apart)"});

@@ -82,8 +82,10 @@ std::vector<Episode> ReadRecording(const std::string& path, const ReadOptions& o
 //   order"; a position jump off the velocity prediction is an error at the x column.
 // - Untimed car rows (25 columns, or named without `t`): a step along which a moving car covers
 //   kMinGapRows rows or more of its velocity (at 120 Hz: kMaxTicksPerStep120 + 0.5 ticks or
-//   more) is a gap of dropped frames and cuts the recording; under kMaxOutOfOrderRows is "rows out of
-//   order"; a position off the velocity prediction by more than kMaxCarRowJumpUu is an error.
+//   more), its path within what the car can turn and speed up or slow down over that time
+//   (kMaxCarAccelUuS2), is a gap of dropped frames and cuts the recording; under
+//   kMaxOutOfOrderRows is "rows out of order"; a position off the velocity prediction by more
+//   than kMaxCarRowJumpUu is an error.
 //   At 120 Hz a step spans 1 to 4 ticks.
 // - Timed car rows: a zero time step with a new state (a stale time stamp) cuts the recording
 //   there, as a ball's does; a step back with the car within max_teleport_uu of where it was
@@ -127,6 +129,14 @@ inline constexpr double kMovingSpeedUuS = 100.0;
 // is refused down to 31 uu/s (faster moving rows out of order are refused by
 // kMaxOutOfOrderRows first). Was 60 (then, as for timed recordings, a teleport).
 inline constexpr double kMaxCarRowJumpUu = 25.0;
+// Largest acceleration a car keeps up on a surface over a gap of dropped frames, uu/s²: how far
+// its path across the gap may stray from the line of its mean velocity (with the change of
+// velocity and kMaxCarRowJumpUu; a step off by more is a jump, an error). Measured row to row
+// over the 61 Hz car_control episodes: ground_driving_no_handbrake p99.9 4,810 (max 5,454),
+// ground_driving_handbrake 4,542 (4,548), aerial 1,072; wall_driving's p99 9,215 lasts a row
+// or two (landings, the curve's seams). 20 rows dropped in a powerslide's S-bend (its velocity
+// the same on both sides within 41 uu/s, its path 64 uu off that line) are within it.
+inline constexpr double kMaxCarAccelUuS2 = 6000.0;
 
 // Largest median distance of a ball episode's steps from a whole number of rows, in rows: a
 // recording at 120 Hz (0.51 row a step) or 40 Hz (1.52) is refused. The recordings' median is
