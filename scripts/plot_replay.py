@@ -354,7 +354,7 @@ def draw_episode(plt, summary, e, data, role, path):
                handlelength=1.8, columnspacing=1.2)
     last = summary.episode_value(e, "open_loop", "dx", None)
     role_text = {"worst": ", among the worst", "best": ", best", "median": ", median"}.get(role, "")
-    fig.suptitle(f"{summary.model}: {e['name']} ({SPLIT_NAMES.get(e['split'], e['split'])}"
+    fig.suptitle(f"{summary.model}: {e.get('output', e['name'])} ({SPLIT_NAMES.get(e['split'], e['split'])}"
                  f"{role_text}); open-loop |dx| at the last covered row: {na(last)} uu",
                  fontsize=11, x=0.01, ha="left", y=0.995)
     fig.tight_layout()
@@ -594,7 +594,7 @@ def worst_html(summary, drawn):
                 else "")
         ref_cell = (H("<td>{}</td>", na(summary.episode_value(e, "reference", "dx", None)))
                     if with_ref else H(""))
-        rows += H("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>"
+        rows += H("<tr><td class=\"l name\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>"
                   "{}<td class=\"l\">{}</td>"
                   "<td class=\"l\"><a href=\"{}\">CSV</a></td></tr>\n",
                   link, SPLIT_NAMES.get(e["split"], e["split"]), na(e.get("duration_s")),
@@ -662,7 +662,7 @@ def episodes_table(summary, split, drawn):
         cells += H("<td>{}</td>", na(summary.episode_value(e, "open_loop", "domega", None)))
         if car:
             cells += H("<td>{}</td>", na(summary.episode_value(e, "open_loop", "angle_deg", None)))
-        rows += H("<tr><td class=\"l\"><a href=\"{}\">{}</a></td><td>{} / {}</td><td>{}</td>"
+        rows += H("<tr><td class=\"l name\"><a href=\"{}\">{}</a></td><td>{} / {}</td><td>{}</td>"
                   "{}<td class=\"l\">{}</td><td class=\"l note\">{}</td></tr>\n",
                   rc.href(e["output"]), e["output"], e.get("rows_scored", "n/a"),
                   e.get("rows", "n/a"), na(e.get("duration_s")), cells, fig, "; ".join(note))
@@ -841,10 +841,10 @@ def page_body(summary, out_dir, split, figures, drawn, has_curve, curve_image, c
     for e, role in figures:
         role_text = {"worst": " (among the worst)", "best": " (best)",
                      "median": " (median)"}.get(role, "")
-        body += [H("<h3 id=\"{}\">{} · {}{}</h3>", anchor(e), e["name"],
+        body += [H("<h3 id=\"{}\">{} · {}{}</h3>", anchor(e), e.get("output", e["name"]),
                    SPLIT_NAMES.get(e["split"], e["split"]), role_text),
                  H("<img src=\"{}\" alt=\"{}: recorded vs predicted\">", rc.href(image_name(e)),
-                   e["name"])]
+                   e.get("output", e["name"]))]
     body.append(H("<h2 id=\"coefficients\">Coefficients used</h2>"))
     if coeff_entries:
         body.append(plot_fit.coefficients_table_html(coeff_entries, value_label="used"))

@@ -153,6 +153,7 @@ table { border-collapse: collapse; margin: 0.6em 0 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; vertical-align: top; }
 th { background: #f2f2f2; }
 td.l, th.l { text-align: left; }
+td.name { overflow-wrap: anywhere; }  /* a long "folder__episode.csv" wraps, not the page */
 table.kv td:first-child { text-align: left; font-weight: bold; background: #fafafa;
                           white-space: nowrap; }
 table.kv td { text-align: left; }
