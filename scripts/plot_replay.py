@@ -105,8 +105,8 @@ class Summary:
 
     def episode_value(self, e, mode, quantity, horizon):
         # The records name an episode by its output name (its name, prefixed by its folder where
-        # two collide); older summaries named it by the name alone, which was the same.
-        return self.stat(e.get("output", e["name"]), e["split"], mode, quantity, horizon)
+        # two collide).
+        return self.stat(e["output"], e["split"], mode, quantity, horizon)
 
     def split_episodes(self, split):
         return [e for e in self.episodes if split == "all" or e["split"] == split]
@@ -354,7 +354,7 @@ def draw_episode(plt, summary, e, data, role, path):
                handlelength=1.8, columnspacing=1.2)
     last = summary.episode_value(e, "open_loop", "dx", None)
     role_text = {"worst": ", among the worst", "best": ", best", "median": ", median"}.get(role, "")
-    fig.suptitle(f"{summary.model}: {e.get('output', e['name'])} ({SPLIT_NAMES.get(e['split'], e['split'])}"
+    fig.suptitle(f"{summary.model}: {e['output']} ({SPLIT_NAMES.get(e['split'], e['split'])}"
                  f"{role_text}); open-loop |dx| at the last covered row: {na(last)} uu",
                  fontsize=11, x=0.01, ha="left", y=0.995)
     fig.tight_layout()
@@ -588,7 +588,7 @@ def worst_html(summary, drawn):
              "</tr>\n", H("<th>earlier model</th>") if with_ref else H(""))
     rows = H("")
     for e in worst:
-        name = e.get("output", e["name"])
+        name = e["output"]
         link = H("<a href=\"#{}\">{}</a>", anchor(e), name) if stem(e) in drawn else name
         note = (f"diverged at {e['diverged_at_s']:g} s" if e.get("diverged_at_s") is not None
                 else "")
@@ -841,10 +841,10 @@ def page_body(summary, out_dir, split, figures, drawn, has_curve, curve_image, c
     for e, role in figures:
         role_text = {"worst": " (among the worst)", "best": " (best)",
                      "median": " (median)"}.get(role, "")
-        body += [H("<h3 id=\"{}\">{} · {}{}</h3>", anchor(e), e.get("output", e["name"]),
+        body += [H("<h3 id=\"{}\">{} · {}{}</h3>", anchor(e), e["output"],
                    SPLIT_NAMES.get(e["split"], e["split"]), role_text),
                  H("<img src=\"{}\" alt=\"{}: recorded vs predicted\">", rc.href(image_name(e)),
-                   e.get("output", e["name"]))]
+                   e["output"])]
     body.append(H("<h2 id=\"coefficients\">Coefficients used</h2>"))
     if coeff_entries:
         body.append(plot_fit.coefficients_table_html(coeff_entries, value_label="used"))

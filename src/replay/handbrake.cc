@@ -191,12 +191,12 @@ const CoeffFile& CommittedVehicleFit() {
   return file;
 }
 
-EpisodeHandbrake VehicleEpisodeHandbrakeWith(const Episode& ep, const VehicleCoeffs<double>& c,
-                                             const Integration& infer_integ,
-                                             const Integration& integ) {
+// The switch `acting` (empty: the recorded input) and the levels ramped over it from
+// `start_level`.
+EpisodeHandbrake RampedOver(const Episode& ep, const Integration& integ,
+                            std::vector<double> acting, double start_level) {
   EpisodeHandbrake out;
-  double start_level = -1.0;
-  out.acting = VehicleActingHandbrake(ep, c, infer_integ, &start_level);
+  out.acting = std::move(acting);
   out.levels = VehicleHandbrakeLevels(ep, integ, out.acting_or_null(), start_level);
   return out;
 }
@@ -205,18 +205,20 @@ EpisodeHandbrake VehicleEpisodeHandbrakeWith(const Episode& ep, const VehicleCoe
 
 EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const VehicleCoeffs<double>& coeffs,
                                          const Integration& integ) {
-  return VehicleEpisodeHandbrakeWith(ep, coeffs, integ, integ);
+  double start_level = -1.0;
+  std::vector<double> acting = VehicleActingHandbrake(ep, coeffs, integ, &start_level);
+  return RampedOver(ep, integ, std::move(acting), start_level);
 }
 
 EpisodeHandbrake VehicleEpisodeHandbrake(const Episode& ep, const Integration& integ) {
-  if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred)
-    return VehicleEpisodeHandbrakeWith(ep, {}, integ, integ);
-  const CoeffFile& file = CommittedVehicleFit();
-  return VehicleEpisodeHandbrakeWith(ep, VehicleCoeffs<double>::FromArray(file.values.data()),
-                                     file.integration, integ);
+  double start_level = -1.0;
+  std::vector<double> acting = VehicleActingHandbrake(ep, &start_level);
+  return RampedOver(ep, integ, std::move(acting), start_level);
 }
 
 std::vector<double> VehicleActingHandbrake(const Episode& ep, double* start_level) {
+  // The committed fit is read only where a switch is inferred: a recording that holds the
+  // handbrake never needs the file.
   if (ChooseHandbrakeSource(ep) != HandbrakeSource::kInferred) {
     if (start_level != nullptr) *start_level = -1.0;
     return {};
