@@ -255,6 +255,7 @@ void CarStateFields(S& s, const F& f) {
   f(w.drive);
   f(w.brake);
   f(w.handbrake);
+  for (int i = 0; i < 4; ++i) f(w.slip_ratio[i]);
   f(w.set);
   f(s.boost);
   f(s.unlimited_boost);

@@ -181,10 +181,13 @@ TEST_CASE("synthetic round trip: perturbed car coefficients of both sub-models a
   ceres::Solver::Summary summary;
   ceres::Solve(options, &problem, &summary);
   INFO(summary.BriefReport());
-  CHECK(summary.initial_cost > 1e6 * summary.final_cost);  // it started off and moved
-  // Noise-free data: the fit lands on the truth to the solver's tolerance (1e-6 relative
-  // function tolerance over ~100 windows leaves ~1e-5 relative in the coefficients).
-  constexpr double kRelativeTolerance = 1e-4;
+  // It started off and moved. Not to a cost of 0: each window's first floor tick decides its
+  // wheels from its start state, where the truth's were decided a tick earlier, on the speed and
+  // slip ratios at that tick's start (decision 0144), and no recorded state holds them; that
+  // leaves ~1e-5 of the start's cost (0.07 of 3,800) and ~4e-4 relative in the yaw inertia.
+  CHECK(summary.initial_cost > 1e4 * summary.final_cost);
+  // Noise-free data: the fit lands on the truth to within that.
+  constexpr double kRelativeTolerance = 1e-3;
   for (const ParamBlock& b : layout.blocks)
     for (int i = 0; i < b.size; ++i) {
       INFO(layout.names[b.offset + i]);

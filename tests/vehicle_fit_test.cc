@@ -94,10 +94,31 @@ TEST_CASE("vehicle: steering acts one tick late and turns the car the steered wa
   straight = StepVehicle(GameValues(), straight, none, kTick);
   const VehicleState<double> late = StepVehicle(GameValues(), straight, u, kTick);
   CHECK(late.body.omega(2) == 0.0);
+  // Decided, as the game decides them, on the speed at the start of the tick (0144).
   CHECK(late.wheels.steer_angle ==
-        doctest::Approx(VehicleCurve(game::kSteerAngleSpeeds, game::kSteerAngles,
-                                     late.body.v.head<2>().norm()))
-            .epsilon(1e-3));
+        VehicleCurve(game::kSteerAngleSpeeds, game::kSteerAngles, straight.body.v(0)));
+}
+
+TEST_CASE("vehicle: a wheel grips with the slip ratio read when the wheels were decided (0144)") {
+  const VehicleCoeffs<double> c = GameValues();
+  Controls u;  // coasting, no steer
+  VehicleState<double> sliding = Resting(0.0, 0.0);
+  sliding.body.v(1) = 300.0;  // sideways only: every wheel's slip ratio is 1
+  // Wheels decided while rolling straight (ratios 0) grip fully on this tick ...
+  VehicleState<double> gripping = sliding;
+  gripping.wheels.set = true;
+  VehicleState<double> slid = gripping;
+  for (double& r : slid.wheels.slip_ratio) r = 1.0;
+  const VehicleState<double> a = StepVehicle(c, gripping, u, kTick);
+  // ... and wheels decided while sliding fully grip at LAT_FRICTION_CURVE's 0.2.
+  const VehicleState<double> b = StepVehicle(c, slid, u, kTick);
+  CHECK(300.0 - b.body.v(1) ==
+        doctest::Approx(c.slide_grip * (300.0 - a.body.v(1))).epsilon(kHandTolerance));
+  // The next tick's wheels carry this tick's ratios, read at its start: all 1 here.
+  for (double r : a.wheels.slip_ratio) CHECK(r == 1.0);
+  // A rollout's first tick decides its own wheels and grips with its own ratios.
+  const VehicleState<double> first = StepVehicle(c, sliding, u, kTick);
+  CHECK(first.body.v(1) == b.body.v(1));
 }
 
 TEST_CASE("vehicle: the handbrake level ramps at the game's 5 /s up and 2 /s down") {

@@ -164,6 +164,10 @@ struct WheelSettings {
   // Handbrake level 0..1 the wheels act with (the game's handbrakeVal; it depends on the inputs
   // alone: no derivative). Before the wheels are set: the level at the rollout's start.
   double handbrake = 0.0;
+  // Each wheel's slip ratio when the wheels were decided (front left, front right, rear left,
+  // rear right; 0 below slide_min_speed): the game reads its tyres' friction off the curves
+  // then, so a wheel grips with the ratio of the tick before (decision 0144).
+  T slip_ratio[4] = {T(0), T(0), T(0), T(0)};
   bool set = false;       // false: not decided yet (a rollout's first tick decides its own)
 };
 
@@ -227,16 +231,18 @@ RLFIT_ALWAYS_INLINE WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, con
 
 // One tick of dt_s with inputs u, the car on the flat floor (z = 0 under its wheels), as the
 // game's vehicle: in the car's planar frame (forward f, left l, the yaw rate w about +z),
-//   1. the wheels act with the settings decided last tick (WheelSettings; the first tick of a
-//      rollout decides its own from its state, inputs and the start's handbrake level);
+//   1. the wheels act with the settings decided last tick (WheelSettings: steer angle, drive,
+//      brake, handbrake level and each wheel's slip ratio; the first tick of a rollout decides
+//      its own from its state, inputs and the start's handbrake level);
 //   2. each wheel i at (a_i, b_i) (kVehicleWheelX/Y: front wheels 51.25 uu ahead, 25.9 to
 //      the side; rear 33.75 behind, 29.5 to the side; contact points contact_below_uu below the
 //      centre) with heading h_i (f turned by the steer angle for the front wheels) and axle
 //      e_i = z x h_i: contact velocity c_i = v + w z x r_i; the sideways impulse
 //        J_lat = -rate dt grip_i (c_i . e_i) / K_i,  K_i = 1 + |r_i x e_i|^2 weighted by the
 //        inverse inertias (yaw_gyration_sq about z; roll and pitch: the Octane hitbox's),
-//      grip_i = 1 - (1 - slide_grip) s_i, s_i = |c_i . e_i| / (|c_i . e_i| + |c_i . h_i|)
-//      when |c_i . e_i| > slide_min_speed, else 1 (LAT_FRICTION_CURVE of the slip ratio);
+//      grip_i = 1 - (1 - slide_grip) s_i (LAT_FRICTION_CURVE of the slip ratio), s_i the
+//      wheel's slip ratio |c_i . e_i| / (|c_i . e_i| + |c_i . h_i|) (0 when |c_i . e_i| <=
+//      slide_min_speed) read when the wheels were decided, at the start of the tick before;
 //      the lengthways impulse: the drive, drive dt / 4 along h_i, or, without drive, the
 //      rolling friction clamp(-rolling_gain dt (c_i . h_i), -brake dt / 4, brake dt / 4);
 //      with the handbrake at level h > 0, the sideways impulse times 1 + (handbrake_lat_factor
@@ -244,8 +250,11 @@ RLFIT_ALWAYS_INLINE WheelSettings<T> DecideWheels(const VehicleCoeffs<T>& c, con
 //      lengthways factor (0.5 at slip ratio s_i = 0, 0.9 at 1; RocketSim Car::_UpdateWheels);
 //   3. all impulses, computed from the state at the start of the tick, are applied together:
 //      v += sum J_i, w += sum (r_i x J_i) . z / yaw_gyration_sq; boost adds boost_accel dt
-//      along f (a force on the centre); then the next tick's wheels are decided (1.), the
-//      handbrake level moved one tick toward the input (NextVehicleHandbrake);
+//      along f (a force on the centre); then the next tick's wheels are decided (1.) as the
+//      game decides them before its physics step (RocketSim Car::_PreTickUpdate runs the
+//      friction impulses with the last settings, then Car::_UpdateWheels): from this tick's
+//      inputs, the forward speed and slip ratios at the tick's start, the handbrake level
+//      moved one tick toward the input (NextVehicleHandbrake);
 //   4. heading turns by w dt, |v| <= max_speed, |w| <= the car's 5.5 rad/s; the position moves
 //      with the velocity from before the tick (the recorded position trails the recorded
 //      velocity by one tick, see StepGround), the car stays on the plane (z = rest_height,
@@ -278,7 +287,9 @@ inline double WheelAbs(const double& x) { return std::fabs(x); }
 template <typename T, bool kFront, bool kLeft>
 inline void AddWheelImpulse(const VehicleCoeffs<T>& c, const WheelSettings<T>& wheels,
                             const T& v_f, const T& v_l, const T& w, const T& cs, const T& sn,
-                            const T& dt, T* dv_f, T* dv_l, T* dw) {
+                            const T& dt, const T* last_ratio, T* dv_f, T* dv_l, T* dw,
+                            T* next_ratio) {
+  constexpr int kWheel = (kFront ? 0 : 2) + (kLeft ? 0 : 1);
   const T a(game::kVehicleWheelX[kFront ? 0 : 1]);
   const T b(kLeft ? game::kVehicleWheelY[kFront ? 0 : 1] : -game::kVehicleWheelY[kFront ? 0 : 1]);
   const T hz(c.contact_below_uu);
@@ -295,13 +306,16 @@ inline void AddWheelImpulse(const VehicleCoeffs<T>& c, const WheelSettings<T>& w
               m_pitch * m_pitch / T(c.pitch_gyration_sq) + m_yaw * m_yaw / c.yaw_gyration_sq;
   const T abs_slip = WheelAbs(slip);
   const T abs_roll = WheelAbs(roll);
-  T grip(1);
-  if (abs_slip > T(c.slide_min_speed))
-    grip = T(1) - (T(1) - c.slide_grip) * abs_slip / (abs_slip + abs_roll);
+  // This tick's slip ratio, which the next tick's wheels grip with; this tick's wheels grip with
+  // the one read when they were decided (last_ratio), or, on a rollout's first tick, which
+  // decides its own wheels (last_ratio null), with this one.
+  next_ratio[kWheel] =
+      abs_slip > T(c.slide_min_speed) ? T(abs_slip / (abs_slip + abs_roll)) : T(0);
+  const T& ratio = last_ratio ? last_ratio[kWheel] : next_ratio[kWheel];
+  T grip = T(1) - (T(1) - c.slide_grip) * ratio;
   T long_factor(1);
   if (wheels.handbrake > 0.0) {
     const T h(wheels.handbrake);
-    const T ratio = abs_slip > T(c.slide_min_speed) ? T(abs_slip / (abs_slip + abs_roll)) : T(0);
     grip *= T(1) + (T(c.handbrake_lat_factor) - T(1)) * h;
     long_factor = T(1) + (VehicleCurve(kVehicleHandbrakeLongRatios, kVehicleHandbrakeLongFactors,
                                        ratio) - T(1)) * h;
@@ -368,15 +382,26 @@ RLFIT_ALWAYS_INLINE void StepVehicleInto(const VehicleCoeffs<T>& c, const CarSta
   const T w = body.omega(2);
   const WheelSettings<T> wheels =
       wheels_in.set ? wheels_in : DecideWheels(c, v_f, u, wheels_in.handbrake);
+  const T* last_ratio = wheels_in.set ? wheels_in.slip_ratio : nullptr;
+  // The next tick's wheels, from this tick's inputs on the speed and slip ratios at the tick's
+  // start, as the game decides them before the physics step that follows (decision 0144); the
+  // impulses below write the slip ratios.
+  *next_wheels =
+      DecideWheels(c, v_f, u, NextVehicleHandbrake(c, wheels.handbrake, u.handbrake, dt_s));
 
   T cs, sn;
   SteerCosSin(wheels.steer_angle, &cs, &sn);
   T dv_f(0), dv_l(0), dw(0);
+  T* ratio = next_wheels->slip_ratio;
   // Front left, front right, rear left, rear right: the order of the sums.
-  AddWheelImpulse<T, true, true>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
-  AddWheelImpulse<T, true, false>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
-  AddWheelImpulse<T, false, true>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
-  AddWheelImpulse<T, false, false>(c, wheels, v_f, v_l, w, cs, sn, dt, &dv_f, &dv_l, &dw);
+  AddWheelImpulse<T, true, true>(c, wheels, v_f, v_l, w, cs, sn, dt, last_ratio, &dv_f, &dv_l,
+                                  &dw, ratio);
+  AddWheelImpulse<T, true, false>(c, wheels, v_f, v_l, w, cs, sn, dt, last_ratio, &dv_f, &dv_l,
+                                  &dw, ratio);
+  AddWheelImpulse<T, false, true>(c, wheels, v_f, v_l, w, cs, sn, dt, last_ratio, &dv_f, &dv_l,
+                                  &dw, ratio);
+  AddWheelImpulse<T, false, false>(c, wheels, v_f, v_l, w, cs, sn, dt, last_ratio, &dv_f, &dv_l,
+                                  &dw, ratio);
   const T boost = T(u.boost) * c.boost_accel * dt;
   T nv_f = v_f + dv_f + boost;
   T nv_l = v_l + dv_l;
@@ -385,9 +410,6 @@ RLFIT_ALWAYS_INLINE void StepVehicleInto(const VehicleCoeffs<T>& c, const CarSta
   if (nw > cap_w) nw = cap_w;
   if (nw < -cap_w) nw = -cap_w;
 
-  // The next tick's wheels, from this tick's inputs on the new speed.
-  *next_wheels =
-      DecideWheels(c, nv_f, u, NextVehicleHandbrake(c, wheels.handbrake, u.handbrake, dt_s));
   next_body->omega = Vec3<T>(T(0), T(0), nw);
   next_body->theta = RotateAboutZ<T>(nw * dt, theta);
   if (keep_reported_tilt_rate) {
