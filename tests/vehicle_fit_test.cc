@@ -138,7 +138,7 @@ TEST_CASE("vehicle: the handbrake level ramps at the game's 5 /s up and 2 /s dow
   CHECK(NextVehicleHandbrake(c, 0.0, 0.0, kTick) == 0.0);               // held at 0
 }
 
-// The car's wheels set as given (no steer), the handbrake at `level`.
+// The car's wheels set as given (no steer, slip ratios 0), the handbrake at `level`.
 VehicleState<double> WithWheels(VehicleState<double> s, double drive, double level) {
   s.wheels.set = true;
   s.wheels.drive = drive;
@@ -151,7 +151,9 @@ TEST_CASE("vehicle: at full handbrake the sideways impulses are 0.1 of those wit
   Controls u;
   u.handbrake = 1.0;
   VehicleState<double> sliding = Resting(0.0, 0.0);
-  sliding.body.v(1) = 300.0;  // sideways only: every wheel's slip ratio is 1
+  // Sideways only. WithWheels' wheels were decided at slip ratio 0 (0144), so both cars grip
+  // fully and only the handbrake's factor differs.
+  sliding.body.v(1) = 300.0;
   const VehicleState<double> free = StepVehicle(c, WithWheels(sliding, 0.0, 0.0), u, kTick);
   const VehicleState<double> held = StepVehicle(c, WithWheels(sliding, 0.0, 1.0), u, kTick);
   // HANDBRAKE_LAT_FRICTION_FACTOR_CURVE 0.1; no drive and no brake: nothing lengthways.
